@@ -1,0 +1,1 @@
+"""Scaffolding: `opkit new`, msOpGen import/export."""

@@ -1,0 +1,161 @@
+"""Typed objects of an operator spec (op.yaml). Built only by ``opkit.spec.load``; read everywhere."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from opkit.dtypes import DTYPES, DType
+from opkit.spec.yamlio import Document
+
+Dim = int | str  # a size, a symbol ("S") or alternatives ("B|1")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """When a conditional output is produced: ``attr``, ``not attr``, ``attr == v``, ``attr != v``."""
+
+    attr: str
+    op: str  # "truthy" | "falsy" | "==" | "!="
+    value: Any = None
+    text: str = ""
+
+    def holds(self, attrs: dict[str, Any]) -> bool:
+        current = attrs.get(self.attr)
+        if self.op == "truthy":
+            return bool(current)
+        if self.op == "falsy":
+            return not current
+        if self.op == "==":
+            return current == self.value
+        return current != self.value
+
+
+@dataclass(frozen=True)
+class Param:
+    """An input or output tensor of the operator."""
+
+    name: str
+    dtypes: tuple[str, ...]  # one per dtype column
+    formats: tuple[str, ...]  # one per dtype column
+    param: str  # "required" | "optional" | "dynamic"
+    shape: tuple[Dim, ...] | None
+    is_output: bool
+    index: int  # position among the inputs, or among the outputs
+    description: str = ""
+    when: Condition | None = None
+
+    @property
+    def upper(self) -> str:
+        """The ``<ARG>`` of the ``DTYPE_<ARG>`` build macros."""
+        return self.name.upper()
+
+    def dtype(self, column: int) -> DType:
+        return DTYPES[self.dtypes[column]]
+
+
+@dataclass(frozen=True)
+class Attr:
+    name: str
+    type: str  # float | int | bool | string | list_int | list_float | list_bool | list_list_int
+    default: Any
+    required: bool
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class SocTarget:
+    """An OpDef SoC key and the dtype columns it supports (all when ``columns`` is None)."""
+
+    key: str
+    columns: tuple[int, ...] | None = None
+
+    def supports(self, column: int) -> bool:
+        return self.columns is None or column in self.columns
+
+
+@dataclass
+class Case:
+    name: str
+    shapes: dict[str, Any]  # input name -> shape (a list of shapes for dynamic inputs); absent = not given
+    columns: tuple[int, ...]  # dtype columns this case runs in
+    attrs: dict[str, Any]  # every attr, defaults filled in
+    tags: tuple[str, ...] = ()
+    init: dict[str, Any] = field(default_factory=dict)
+    special: dict[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    precision: dict[str, Any] = field(default_factory=dict)
+    description: str = ""
+    index: int = 0
+
+
+@dataclass(frozen=True)
+class PerfCase:
+    case: str
+    soc: str | None
+
+
+@dataclass
+class Spec:
+    path: Path  # the op.yaml
+    name: str
+    op_type: str
+    family: str
+    summary: str
+    socs: list[SocTarget]
+    kernel: str
+    inputs: list[Param]
+    outputs: list[Param]
+    attrs: list[Attr]
+    golden_file: str
+    golden_func: str
+    cases: list[Case]
+    precision: dict[str, Any]
+    perf: list[PerfCase]
+    doc: Document | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def dir(self) -> Path:
+        return self.path.parent
+
+    @property
+    def params(self) -> list[Param]:
+        return [*self.inputs, *self.outputs]
+
+    @property
+    def n_columns(self) -> int:
+        return len(self.params[0].dtypes)
+
+    def column(self, index: int) -> dict[str, str]:
+        """Tensor name -> dtype of one dtype column."""
+        return {p.name: p.dtypes[index] for p in self.params}
+
+    def column_label(self, index: int) -> str:
+        """A short label for a column: the distinct dtypes in parameter order (``float16``, ``int8-float16``)."""
+        seen: list[str] = []
+        for p in self.params:
+            if p.dtypes[index] not in seen:
+                seen.append(p.dtypes[index])
+        return "-".join(seen)
+
+    def attr(self, name: str) -> Attr:
+        for a in self.attrs:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+    def case(self, name: str) -> Case:
+        for c in self.cases:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def dtypes_used(self) -> list[str]:
+        out: list[str] = []
+        for p in self.params:
+            for d in p.dtypes:
+                if d not in out:
+                    out.append(d)
+        return out
