@@ -1,0 +1,3 @@
+from opkit.cli import main
+
+main()

@@ -1,0 +1,239 @@
+"""The `opkit` command: a thin typer layer over the library. Heavy modules are imported lazily."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from opkit import __version__
+
+app = typer.Typer(
+    name="opkit",
+    help="Operator development kit for Ascend C fused operators: scaffold, check and verify operator packages.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+spec_app = typer.Typer(help="Check op.yaml files and print their JSON Schema.", no_args_is_help=True)
+app.add_typer(spec_app, name="spec")
+
+
+def _console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+def _fail(message: str, code: int) -> None:
+    from rich.markup import escape
+
+    _console(stderr=True).print(f"[bold red]error:[/] {escape(message)}")
+    raise typer.Exit(code)
+
+
+def _user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn an OpkitError into one clear message and a non-zero exit code, never a traceback."""
+
+    @wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        from opkit.errors import OpkitError
+
+        try:
+            return fn(*args, **kwargs)
+        except OpkitError as exc:
+            _fail(exc.message, exc.exit_code)
+        except KeyboardInterrupt:
+            _fail("interrupted", 130)
+
+    return run
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"opkit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """opkit: write an Ascend C operator once; build and verify it on a CPU; build the same source for the NPU."""
+
+
+@app.command()
+@_user_errors
+def new(
+    name: Annotated[Optional[str], typer.Argument(help="Op name in snake_case (OpType is derived).")] = None,
+    family: Annotated[Optional[str], typer.Option(help="Family folder: writes ops/FAMILY/NAME (unless --dir).")] = None,
+    template: Annotated[str, typer.Option(help="Package template (vector).")] = "vector",
+    dir: Annotated[Optional[Path], typer.Option("--dir", help="Write the package to DIR/NAME.")] = None,
+    spec: Annotated[Optional[Path], typer.Option(help="Generate from your own op.yaml.")] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite generated files in an existing package.")] = False,
+    interactive: Annotated[bool, typer.Option(help="Ask for name, family, template and folder.")] = False,
+) -> None:
+    """Scaffold a complete operator package (spec, OpDef, InferShape, tiling, kernel, golden, cases)."""
+    from opkit.paths import template_names
+    from opkit.scaffold.new import new_package
+
+    if interactive:
+        if name is None and spec is None:
+            name = typer.prompt("Op name (snake_case)")
+        template = typer.prompt(f"Template ({', '.join(template_names())})", default=template)
+        family = typer.prompt("Family (folder under ops/)", default=family or "custom")
+        if dir is None:
+            where = typer.prompt("Directory to create it in (empty: ops/FAMILY)", default="", show_default=False)
+            dir = Path(where) if where else None
+    result = new_package(name, family=family, template=template, directory=dir, spec_file=spec, force=force)
+    out = _console()
+    out.print(f"[green]created[/] {result.spec.op_type} ({result.spec.name}) in {result.path}")
+    if result.unchanged and result.written:
+        out.print(f"  {len(result.written)} file(s) written, {len(result.unchanged)} already up to date")
+    for f in result.written:
+        out.print(f"  {f.relative_to(result.path)}")
+    out.print("next: opkit spec check " + str(result.path))
+
+
+@app.command("list")
+@_user_errors
+def list_(
+    path: Annotated[Optional[Path], typer.Argument(help="Folder to search (default: ./ops, else .).")] = None,
+) -> None:
+    """List the operator packages under ops/ (or PATH): family, op, OpType, dtypes, SoCs, cases, validity."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from opkit.errors import UsageError
+    from opkit.listing import list_packages
+
+    root = path if path is not None else (Path("ops") if Path("ops").is_dir() else Path("."))
+    if not root.is_dir():
+        raise UsageError(f"{root}: no such folder")
+    rows = list_packages(root)
+    if not rows:
+        raise UsageError(f"no operator packages (folders holding op.yaml) under {root}")
+    table = Table(title=f"operator packages under {root}")
+    for col in ("family", "op", "OpType", "dtypes", "SoCs", "cases", "spec"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        status = "[green]valid[/]" if r.valid else f"[red]{escape(r.status)}[/]"
+        table.add_row(r.family, r.name, r.op_type, r.dtypes, r.socs, r.cases, status)
+    _console().print(table)
+    if not all(r.valid for r in rows):
+        raise typer.Exit(1)
+
+
+@spec_app.command("check")
+@_user_errors
+def spec_check(
+    ops: Annotated[Optional[list[str]], typer.Argument(help="Packages: paths or op names (default: see docs).")] = None,
+) -> None:
+    """Validate op.yaml files: schema, dtype columns, cases, golden entry point."""
+    from opkit.discover import resolve_ops
+    from opkit.errors import SpecError
+    from opkit.spec import load
+
+    problems: list[str] = []
+    out = _console()
+    for d in resolve_ops(ops, Path.cwd()):
+        try:
+            s = load(d)
+            out.print(f"[green]ok[/] {d / 'op.yaml'}: {s.op_type}, {len(s.params)} tensors, "
+                      f"{s.n_columns} dtype column(s), {len(s.cases)} case(s)")
+        except SpecError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise SpecError(problems)
+
+
+@spec_app.command("schema")
+@_user_errors
+def spec_schema(
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write to a file instead of stdout.")] = None,
+) -> None:
+    """Print the JSON Schema of op.yaml (for editors: yaml-language-server, VS Code, PyCharm)."""
+    from opkit.spec.schema import schema_text
+
+    text = schema_text()
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+
+
+@app.command("import-msopgen")
+@_user_errors
+def import_msopgen_cmd(
+    json_file: Annotated[Path, typer.Argument(help="msOpGen operator prototype JSON.")],
+    op: Annotated[Optional[str], typer.Option("--op", help="OpType to take when the file defines several.")] = None,
+    family: Annotated[Optional[str], typer.Option(help="Family folder: writes ops/FAMILY/NAME.")] = None,
+    dir: Annotated[Optional[Path], typer.Option("--dir", help="Write the package to DIR/NAME.")] = None,
+    soc: Annotated[Optional[list[str]], typer.Option("--soc", help="OpDef SoC key(s) (default ascend910b).")] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite generated files in an existing package.")] = False,
+) -> None:
+    """Create an operator package from msOpGen's prototype JSON (op.yaml plus every package file)."""
+    from opkit.scaffold.msopgen import import_msopgen
+
+    result = import_msopgen(json_file, op=op, family=family, directory=dir, force=force, socs=soc)
+    _console().print(f"[green]imported[/] {result.spec.op_type} into {result.path}")
+
+
+@app.command("export-msopgen")
+@_user_errors
+def export_msopgen_cmd(
+    op: Annotated[Optional[str], typer.Argument(help="Package: a path or an op name.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output JSON file.")] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite an existing output file.")] = False,
+) -> None:
+    """Write the package's interface as msOpGen prototype JSON."""
+    from opkit.discover import resolve_ops
+    from opkit.errors import UsageError
+    from opkit.scaffold.msopgen import export_msopgen
+
+    pkgs = resolve_ops([op] if op else None, Path.cwd())
+    if len(pkgs) != 1:
+        raise UsageError(f"export-msopgen takes one package; {len(pkgs)} found (name one)")
+    path = export_msopgen(pkgs[0], out, force=force)
+    _console().print(f"[green]wrote[/] {path}")
+
+
+@app.command()
+@_user_errors
+def doctor() -> None:
+    """Report what is installed (Python, C++ compiler, cmake, CANN) and what each missing piece blocks."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from opkit.doctor import diagnose
+
+    checks = diagnose()
+    table = Table(title="opkit doctor")
+    for col in ("check", "status", "found", "blocks", "fix"):
+        table.add_column(col, overflow="fold")
+    for c in checks:
+        status = "[green]ok[/]" if c.ok else ("[yellow]optional[/]" if c.ok is None else "[red]missing[/]")
+        table.add_row(c.name, status, escape(c.found), escape(c.blocks if not c.ok else ""),
+                      escape(c.fix if not c.ok else ""))
+    out = _console()
+    out.print(table)
+    out.print("NPU builds (the cann backend) are not available in opkit yet: packages carry a CMakeLists.txt "
+              "for the CANN toolchain, but `opkit build` does not drive it.")
+    if any(c.ok is False for c in checks if c.name.startswith(("python", "c++"))):
+        raise typer.Exit(1)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""Finding operator packages: what every command that takes OP means by it (design §9).
+
+OP is a path to a package (a folder holding op.yaml, or the op.yaml itself) or an op name looked
+up under ``./ops``. With no OP, a command acts on the package that contains the current
+directory, else on every package under ``./ops``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from opkit.errors import UsageError
+
+SPEC_NAME = "op.yaml"
+_SKIP = {".opkit", ".git", "__pycache__", "node_modules", ".venv"}
+
+
+def packages_under(root: Path) -> list[Path]:
+    """Every package folder below ``root`` (sorted), skipping build and hidden folders."""
+    found: list[Path] = []
+    if not root.is_dir():
+        return found
+
+    def walk(d: Path) -> None:
+        if (d / SPEC_NAME).is_file():
+            found.append(d)
+            return
+        try:
+            children = sorted(d.iterdir())
+        except OSError:
+            return
+        for c in children:
+            if c.is_dir() and not c.is_symlink() and c.name not in _SKIP and not c.name.startswith("."):
+                walk(c)
+
+    walk(root)
+    return found
+
+
+def enclosing_package(start: Path) -> Path | None:
+    """The package folder that contains ``start`` (itself included), if any."""
+    for d in [start, *start.parents]:
+        if (d / SPEC_NAME).is_file():
+            return d
+    return None
+
+
+def find_package(op: str, cwd: Path) -> Path:
+    """The package folder OP names (a path, or an op name under ./ops)."""
+    p = Path(op)
+    candidate = p if p.is_absolute() else cwd / p
+    if candidate.is_file() and candidate.name == SPEC_NAME:
+        return candidate.parent
+    if candidate.is_dir():
+        if (candidate / SPEC_NAME).is_file():
+            return candidate
+        raise UsageError(f"{op}: this folder holds no {SPEC_NAME}, so it is not an operator package")
+    if "/" in op or op.startswith("."):
+        raise UsageError(f"{op}: no such folder")
+    ops_root = cwd / "ops"
+    matches = [d for d in packages_under(ops_root) if d.name == op]
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        listed = ", ".join(str(m.relative_to(cwd)) for m in matches)
+        raise UsageError(f"{op}: several packages have this name ({listed}); give a path instead")
+    where = f"under {ops_root}" if ops_root.is_dir() else f"(there is no {ops_root} folder)"
+    raise UsageError(f"{op}: no operator package of that name {where}; give a path to a folder holding {SPEC_NAME}")
+
+
+def resolve_ops(ops: list[str] | None, cwd: Path) -> list[Path]:
+    """The packages a command acts on, by the rules of this module."""
+    if ops:
+        out: list[Path] = []
+        for op in ops:
+            d = find_package(op, cwd)
+            if d not in out:
+                out.append(d)
+        return out
+    here = enclosing_package(cwd)
+    if here is not None:
+        return [here]
+    found = packages_under(cwd / "ops")
+    if not found:
+        raise UsageError(f"no operator package here: {cwd} is not inside one and has no ops/ folder with "
+                         f"{SPEC_NAME} files (name one: a path or an op name)")
+    return found
