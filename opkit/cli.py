@@ -125,10 +125,14 @@ def list_(
     for col in ("family", "op", "OpType", "dtypes", "SoCs", "cases", "spec"):
         table.add_column(col, overflow="fold")
     for r in rows:
-        status = "[green]valid[/]" if r.valid else f"[red]{escape(r.status)}[/]"
+        status = "[green]valid[/]" if r.valid else "[red]invalid[/]"
         table.add_row(r.family, r.name, r.op_type, r.dtypes, r.socs, r.cases, status)
-    _console().print(table)
-    if not all(r.valid for r in rows):
+    out = _console()
+    out.print(table)
+    bad = [r for r in rows if not r.valid]
+    for r in bad:
+        out.print(f"[red]invalid[/] {escape(r.status)}")
+    if bad:
         raise typer.Exit(1)
 
 
