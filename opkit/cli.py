@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -73,11 +73,11 @@ def _main(
 @app.command()
 @_user_errors
 def new(
-    name: Annotated[Optional[str], typer.Argument(help="Op name in snake_case (OpType is derived).")] = None,
-    family: Annotated[Optional[str], typer.Option(help="Family folder: writes ops/FAMILY/NAME (unless --dir).")] = None,
+    name: Annotated[str | None, typer.Argument(help="Op name in snake_case (OpType is derived).")] = None,
+    family: Annotated[str | None, typer.Option(help="Family folder: writes ops/FAMILY/NAME (unless --dir).")] = None,
     template: Annotated[str, typer.Option(help="Package template (vector).")] = "vector",
-    dir: Annotated[Optional[Path], typer.Option("--dir", help="Write the package to DIR/NAME.")] = None,
-    spec: Annotated[Optional[Path], typer.Option(help="Generate from your own op.yaml.")] = None,
+    dir: Annotated[Path | None, typer.Option("--dir", help="Write the package to DIR/NAME.")] = None,
+    spec: Annotated[Path | None, typer.Option(help="Generate from your own op.yaml.")] = None,
     force: Annotated[bool, typer.Option(help="Overwrite generated files in an existing package.")] = False,
     interactive: Annotated[bool, typer.Option(help="Ask for name, family, template and folder.")] = False,
 ) -> None:
@@ -106,7 +106,7 @@ def new(
 @app.command("list")
 @_user_errors
 def list_(
-    path: Annotated[Optional[Path], typer.Argument(help="Folder to search (default: ./ops, else .).")] = None,
+    path: Annotated[Path | None, typer.Argument(help="Folder to search (default: ./ops, else .).")] = None,
 ) -> None:
     """List the operator packages under ops/ (or PATH): family, op, OpType, dtypes, SoCs, cases, validity."""
     from rich.markup import escape
@@ -139,7 +139,7 @@ def list_(
 @spec_app.command("check")
 @_user_errors
 def spec_check(
-    ops: Annotated[Optional[list[str]], typer.Argument(help="Packages: paths or op names (default: see docs).")] = None,
+    ops: Annotated[list[str] | None, typer.Argument(help="Packages: paths or op names (default: see docs).")] = None,
 ) -> None:
     """Validate op.yaml files: schema, dtype columns, cases, golden entry point."""
     from opkit.discover import resolve_ops
@@ -162,7 +162,7 @@ def spec_check(
 @spec_app.command("schema")
 @_user_errors
 def spec_schema(
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write to a file instead of stdout.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to a file instead of stdout.")] = None,
 ) -> None:
     """Print the JSON Schema of op.yaml (for editors: yaml-language-server, VS Code, PyCharm)."""
     from opkit.spec.schema import schema_text
@@ -178,10 +178,10 @@ def spec_schema(
 @_user_errors
 def import_msopgen_cmd(
     json_file: Annotated[Path, typer.Argument(help="msOpGen operator prototype JSON.")],
-    op: Annotated[Optional[str], typer.Option("--op", help="OpType to take when the file defines several.")] = None,
-    family: Annotated[Optional[str], typer.Option(help="Family folder: writes ops/FAMILY/NAME.")] = None,
-    dir: Annotated[Optional[Path], typer.Option("--dir", help="Write the package to DIR/NAME.")] = None,
-    soc: Annotated[Optional[list[str]], typer.Option("--soc", help="OpDef SoC key(s) (default ascend910b).")] = None,
+    op: Annotated[str | None, typer.Option("--op", help="OpType to take when the file defines several.")] = None,
+    family: Annotated[str | None, typer.Option(help="Family folder: writes ops/FAMILY/NAME.")] = None,
+    dir: Annotated[Path | None, typer.Option("--dir", help="Write the package to DIR/NAME.")] = None,
+    soc: Annotated[list[str] | None, typer.Option("--soc", help="OpDef SoC key(s) (default ascend910b).")] = None,
     force: Annotated[bool, typer.Option(help="Overwrite generated files in an existing package.")] = False,
 ) -> None:
     """Create an operator package from msOpGen's prototype JSON (op.yaml plus every package file)."""
@@ -194,8 +194,8 @@ def import_msopgen_cmd(
 @app.command("export-msopgen")
 @_user_errors
 def export_msopgen_cmd(
-    op: Annotated[Optional[str], typer.Argument(help="Package: a path or an op name.")] = None,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output JSON file.")] = None,
+    op: Annotated[str | None, typer.Argument(help="Package: a path or an op name.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output JSON file.")] = None,
     force: Annotated[bool, typer.Option(help="Overwrite an existing output file.")] = False,
 ) -> None:
     """Write the package's interface as msOpGen prototype JSON."""

@@ -25,6 +25,11 @@ class Row:
         return self.status == "valid"
 
 
+def _text(raw: dict, key: str, default: str = "?") -> str:
+    v = raw.get(key)
+    return v if isinstance(v, str) else default
+
+
 def list_packages(root: Path) -> list[Row]:
     from opkit.spec import load
     from opkit.spec.yamlio import load_file
@@ -40,11 +45,8 @@ def list_packages(root: Path) -> list[Row]:
                 raw = data if isinstance(data, dict) else {}
             except SpecError:
                 pass
-            def text(key: str, default: str = "?") -> str:
-                v = raw.get(key)
-                return v if isinstance(v, str) else default
-            rows.append(Row(d, text("family", d.parent.name), text("name", d.name), text("op_type"), "?", "?", "?",
-                            exc.problems[0]))
+            rows.append(Row(d, _text(raw, "family", d.parent.name), _text(raw, "name", d.name),
+                            _text(raw, "op_type"), "?", "?", "?", exc.problems[0]))
             continue
         rows.append(Row(
             d, spec.family, spec.name, spec.op_type, ", ".join(spec.dtypes_used()),

@@ -81,7 +81,8 @@ def test_template_spec_loads(axpy_text):
 # --- error messages name file, line, field, found and expected ------------------------------------
 
 def test_bad_dtype_message(axpy_text):
-    bad = axpy_text.replace("{name: y, dtypes: [float16, bfloat16, float32]", "{name: y, dtypes: [float16, bfloat16, fp17]")
+    bad = axpy_text.replace("{name: y, dtypes: [float16, bfloat16, float32]",
+                            "{name: y, dtypes: [float16, bfloat16, fp17]")
     (msg,) = problems(bad)
     assert msg.startswith(f"ops/x/op.yaml:{line_of(bad, 'fp17')}: inputs[1].dtypes[2]: 'fp17' is not a dtype "
                           "(expected one of float16, bfloat16, float32")
@@ -165,7 +166,8 @@ def test_dtype_selectors(axpy_text):
     assert "column 3 does not exist" in msg
     s = load_string(axpy_text.replace("dtype: bfloat16", "dtype: {x: float32}"))
     assert s.case("multi_dim").columns == (2,)
-    mixed = axpy_text.replace("{name: y, dtypes: [float16, bfloat16, float32]", "{name: y, dtypes: [float16, float16, float32]")
+    mixed = axpy_text.replace("{name: y, dtypes: [float16, bfloat16, float32]",
+                              "{name: y, dtypes: [float16, float16, float32]")
     mixed = mixed.replace("dtype: bfloat16", "dtype: {y: float16}")
     (msg,) = problems(mixed)
     assert "matches columns [0, 1]" in msg

@@ -11,7 +11,7 @@ from typing import Any
 from opkit import naming, soc
 from opkit.dtypes import DTYPES
 from opkit.errors import SpecError
-from opkit.spec.model import Attr, Case, Condition, Param, PerfCase, Spec, SocTarget
+from opkit.spec.model import Attr, Case, Condition, Param, PerfCase, SocTarget, Spec
 from opkit.spec.schema import schema_problems
 from opkit.spec.yamlio import Document, format_path, load_file, load_text
 
@@ -127,7 +127,7 @@ def _bind_shape(sym: tuple, shape: list[int], bound: dict[str, Any]) -> str | No
         shape = list(shape[:r]) + list(shape[r + n_rest:])
     if len(sym) != len(shape):
         return f"has rank {len(shape)} but the spec's shape {list(sym)} has rank {len(sym)}"
-    for i, (s, v) in enumerate(zip(sym, shape)):
+    for i, (s, v) in enumerate(zip(sym, shape, strict=True)):
         if isinstance(s, int):
             if s != v:
                 return f"dim {i} is {v} but the spec fixes it to {s}"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import difflib
-import re
 import json
+import re
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -76,7 +76,8 @@ def _message(error: Any, doc: Document) -> tuple[tuple, str]:
     if v == "pattern":
         return path, f"{_found(inst)} is not {_title(error)}"
     if v in ("minItems", "maxItems"):
-        return path, f"expected {'at least' if v == 'minItems' else 'at most'} {error.validator_value} item(s), found {len(inst)}"
+        bound = "at least" if v == "minItems" else "at most"
+        return path, f"expected {bound} {error.validator_value} item(s), found {len(inst)}"
     if v in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         rel = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[v]
         return path, f"{_found(inst)} must be {rel} {error.validator_value}"
