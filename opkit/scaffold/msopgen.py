@@ -1,0 +1,646 @@
+"""msOpGen operator prototype JSON <-> op.yaml.
+
+msOpGen (CANN's operator project generator) describes an operator as a JSON object: ``op`` (the
+OpType), ``input_desc``/``output_desc`` (tensors with ``name``, ``param_type``, ``format[]`` and
+``type[]``) and ``attr`` (``name``, ``param_type``, ``type``, ``default_value``). A file holds a list
+of such objects. ``type`` and ``format`` lists are read by column: column k of every input and
+output is one supported combination, exactly like op.yaml's ``dtypes``.
+
+Import is stricter than msOpGen where msOpGen silently guesses (a later duplicate name overwrites
+an earlier one, an unknown ``param_type`` becomes ``required``, type groups such as ``numbertype``
+expand to dtypes opkit cannot build): each of those is refused with a message that names the
+file, the operator and the JSON path. See docs/msopgen.md for the full mapping.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from opkit import naming, soc
+from opkit.dtypes import DTYPE_NAMES, FORMATS, MSOPGEN_ALIASES, MSOPGEN_EXPORT, MSOPGEN_GROUPS
+from opkit.errors import SpecError, UsageError
+from opkit.scaffold.new import NewResult, new_package
+from opkit.spec import Spec, load, load_string
+from opkit.spec.load import RESERVED_TENSOR_NAMES
+from opkit.spec.yamlio import dump
+
+EXTENSION_KEY = "x-msopgen"  # op.yaml key that keeps msOpGen's spelling of renamed names
+DEFAULT_SOCS = ["ascend910b"]
+
+OP_KEYS = ("op", "input_desc", "output_desc", "attr", "language")
+PARAM_KEYS = ("name", "param_type", "format", "type")
+ATTR_KEYS = ("name", "param_type", "type", "default_value")
+ATTR_TYPES = ("int", "bool", "float", "string", "list_int", "list_float", "list_bool", "list_list_int")
+PARAM_TYPES = ("required", "optional", "dynamic")
+
+# Known to msOpGen, not buildable by opkit.
+_MSOPGEN_ONLY_DTYPES = {"qint8", "qint16", "qint32", "quint8", "quint16", "quint32", "complex32", "complex64",
+                        "complex128", "string", "resource", "uint1", "int2", "int4", "variant"}
+_MSOPGEN_ONLY_ATTR_TYPES = {"type", "list_string", "tensor", "list_tensor", "list_type", "data_type"}
+_MSOPGEN_ONLY_FORMATS = {"NC1C0HWPAD", "NHWC1C0", "FSR_NCHW", "FRACTAL_DECONV", "C1HWNC0", "FRACTAL_DECONV_TRANSPOSE",
+                         "FRACTAL_DECONV_SP_STRIDE_TRANS", "NC1HWC0_C04", "FRACTAL_Z_C04", "CHWN",
+                         "FRACTAL_DECONV_SP_STRIDE8_TRANS", "NC1KHKWHWC0", "BN_WEIGHT", "FILTER_HWCK", "C1HWNCoC0",
+                         "MD", "FRACTAL_ZZ", "DHWCN", "NDC1HWC0", "FRACTAL_Z_3D", "CN", "NC", "DHWNC",
+                         "FRACTAL_Z_3D_TRANSPOSE", "FRACTAL_ZN_LSTM", "FRACTAL_ZN_RNN", "FRACTAL_Z_G", "NULL"}
+
+_SPEC_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_FAMILY = re.compile(r"^[a-z_][a-z0-9_]*$")
+_INT64 = (-(2**63), 2**63 - 1)
+
+# A small placeholder shape per layout for the generated smoke case (msOpGen's JSON has no shapes).
+_SMOKE_SHAPES: dict[str, list[int]] = {
+    "ND": [8, 64], "NCHW": [1, 16, 8, 8], "NHWC": [1, 8, 8, 16], "HWCN": [3, 3, 16, 16],
+    "NCDHW": [1, 16, 2, 8, 8], "NDHWC": [1, 2, 8, 8, 16], "NC1HWC0": [1, 1, 8, 8, 16],
+    "FRACTAL_Z": [4, 1, 16, 16], "FRACTAL_NZ": [4, 4, 16, 16],
+}
+_PLACEHOLDER: dict[str, Any] = {"int": 0, "float": 1.0, "bool": False, "string": "", "list_int": [],
+                                "list_float": [], "list_bool": [], "list_list_int": []}
+
+
+def _tname(value: Any) -> str:
+    """A JSON-ish name for a Python value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _jpath(path: tuple) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + str(part)
+    return out or "(operator)"
+
+
+def _suggest(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.7)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class _Problems:
+    def __init__(self, file: str, op: str) -> None:
+        self.prefix = f"{file}: {op}: "
+        self.items: list[str] = []
+
+    def add(self, path: tuple, text: str) -> None:
+        self.items.append(f"{self.prefix}{_jpath(path)}: {text}")
+
+    def raise_if_any(self) -> None:
+        if self.items:
+            raise SpecError(self.items)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the file and picking the operator
+# ---------------------------------------------------------------------------------------------
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            where = next((f" (in the object with {k} '{out[k]}')" for k in ("name", "op")
+                          if isinstance(out.get(k), str)), "")
+            raise _DuplicateKey(f"duplicate key '{key}'{where}; JSON readers keep only the last one, remove one")
+        out[key] = value
+    return out
+
+
+def read_msopgen_json(path: str | Path) -> Any:
+    """Parse an msOpGen prototype file; syntax errors name the file, line and column."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{p}: cannot read the msOpGen prototype: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SpecError([f"{p}:{line}: not UTF-8 text"]) from None
+    try:
+        return json.loads(text, object_pairs_hook=_pairs)
+    except json.JSONDecodeError as exc:
+        raise SpecError([f"{p}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}"]) from None
+    except _DuplicateKey as exc:
+        raise SpecError([f"{p}: invalid prototype: {exc}"]) from None
+    except RecursionError:
+        raise SpecError([f"{p}: invalid prototype: JSON nested too deeply"]) from None
+
+
+def _entries(data: Any, file: str) -> list[dict[str, Any]]:
+    """The operator objects of a prototype file (a list, or one object as msOpGen also accepts)."""
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list):
+        raise SpecError([f"{file}: (top level): expected a list of operator objects "
+                         f"([{{\"op\": \"MyOp\", ...}}]), found {_tname(data)}"])
+    if not data:
+        raise SpecError([f"{file}: (top level): the list is empty; it should hold one object per operator"])
+    problems = []
+    seen: dict[str, int] = {}
+    for i, entry in enumerate(data):
+        if not isinstance(entry, dict):
+            problems.append(f"{file}: [{i}]: expected an operator object, found {_tname(entry)}")
+        elif "op" not in entry:
+            problems.append(f"{file}: [{i}]: the operator object has no \"op\" (its OpType, e.g. \"AddCustom\")")
+        elif not isinstance(entry["op"], str):
+            problems.append(f"{file}: [{i}].op: expected the OpType as a string, found {_tname(entry['op'])}")
+        elif entry["op"] in seen:
+            first = seen[entry["op"]]
+            problems.append(f"{file}: [{i}].op: operator '{entry['op']}' is defined twice (also at [{first}]); "
+                            "msOpGen would silently use the last one, opkit asks you to remove one")
+        else:
+            seen[entry["op"]] = i
+    if problems:
+        raise SpecError(problems)
+    return data
+
+
+def list_operators(data: Any, file: str) -> list[str]:
+    """The OpTypes a parsed prototype file defines, in file order."""
+    return [e["op"] for e in _entries(data, file)]
+
+
+def _select(data: Any, file: str, op: str | None) -> dict[str, Any]:
+    entries = _entries(data, file)
+    names = [e["op"] for e in entries]
+    if op is not None:
+        if op not in names:
+            raise UsageError(f"{file}: no operator '{op}' (it defines: {', '.join(names)}){_suggest(op, names)}")
+        return entries[names.index(op)]
+    if len(entries) > 1:
+        raise UsageError(f"{file} defines {len(entries)} operators ({', '.join(names)}); pick one with --op")
+    return entries[0]
+
+
+def _check_socs(socs: list[str] | None) -> list[str]:
+    if socs is None:
+        return list(DEFAULT_SOCS)
+    if isinstance(socs, str) or not isinstance(socs, list) or not socs:
+        raise UsageError("socs must be a non-empty list of SoC names (e.g. ['ascend910b'])")
+    keys = soc.opdef_keys()
+    out: list[str] = []
+    for s in socs:
+        if not isinstance(s, str):
+            raise UsageError(f"SoC {s!r} is not a name (expected one of {', '.join(keys)})")
+        key = s.strip().lower()
+        if key not in keys:
+            try:
+                key = str(soc.chip(key)["opdef_key"])  # a chip name stands for its OpDef key
+            except KeyError:
+                raise UsageError(f"unknown SoC '{s}' (OpDef keys: {', '.join(keys)}; chips: "
+                                 f"{', '.join(soc.chips())})") from None
+        if key not in out:
+            out.append(key)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Field conversion
+# ---------------------------------------------------------------------------------------------
+
+def _check_keys(obj: dict, allowed: tuple[str, ...], path: tuple, pr: _Problems) -> None:
+    for key in obj:
+        if key not in allowed:
+            pr.add(path + (key,), f"unknown field '{key}' (fields: {', '.join(allowed)}){_suggest(str(key), allowed)}")
+
+
+def _name(value: Any, path: tuple, pr: _Problems, what: str) -> tuple[str, str] | None:
+    """(op.yaml name, msOpGen name) of a tensor or attr, or None after reporting why not."""
+    if not isinstance(value, str):
+        pr.add(path, f"expected the {what} name as a string, found {_tname(value)}")
+        return None
+    original = value.strip()
+    if not _IDENT.match(original):
+        pr.add(path, f"{value!r} is not a usable {what} name (letters, digits and '_', not starting with a digit)")
+        return None
+    spec_name = original if _SPEC_NAME.match(original) else naming.snake_of(original)
+    if not _SPEC_NAME.match(spec_name):
+        pr.add(path, f"{value!r} cannot be made a snake_case {what} name (got '{spec_name}')")
+        return None
+    return spec_name, original
+
+
+def _string_list(value: Any, path: tuple, pr: _Problems, what: str) -> list[str] | None:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        pr.add(path, f"expected a list of {what}s, found {_tname(value)}")
+        return None
+    if not value:
+        pr.add(path, f"the list is empty; give at least one {what}")
+        return None
+    out = []
+    for k, item in enumerate(value):
+        if not isinstance(item, str):
+            pr.add(path + (k,), f"expected a {what} name as a string, found {_tname(item)}")
+            return None
+        out.append(item.strip())
+    return out
+
+
+def _dtype(raw: str, path: tuple, pr: _Problems) -> str | None:
+    if raw in MSOPGEN_ALIASES:
+        return MSOPGEN_ALIASES[raw]
+    if raw.lower() in MSOPGEN_GROUPS:
+        pr.add(path, f"'{raw}' is a type group, which msOpGen expands to many dtypes (some that opkit cannot "
+                     "build); list the concrete dtypes instead, one per column (e.g. [\"fp16\", \"float\"])")
+    elif raw.lower() in _MSOPGEN_ONLY_DTYPES:
+        pr.add(path, f"'{raw}' is a dtype msOpGen knows but opkit cannot build (opkit supports: "
+                     f"{', '.join(DTYPE_NAMES)})")
+    else:
+        low = raw.lower()
+        hint = f"; did you mean '{low}'?" if low in MSOPGEN_ALIASES else _suggest(raw, list(MSOPGEN_ALIASES))
+        pr.add(path, f"{raw!r} is not a dtype msOpGen knows (expected one of {', '.join(MSOPGEN_ALIASES)}){hint}")
+    return None
+
+
+def _format(raw: str, path: tuple, pr: _Problems) -> str | None:
+    if raw in FORMATS:
+        return raw
+    if raw.upper() in FORMATS:
+        pr.add(path, f"'{raw}' is not a format; formats are upper case: '{raw.upper()}'")
+    elif raw in _MSOPGEN_ONLY_FORMATS:
+        pr.add(path, f"'{raw}' is a format msOpGen knows but opkit does not support (opkit supports: "
+                     f"{', '.join(FORMATS)})")
+    else:
+        pr.add(path, f"{raw!r} is not a format msOpGen knows (expected one of {', '.join(FORMATS)})"
+                     f"{_suggest(raw, FORMATS)}")
+    return None
+
+
+def _param(entry: Any, path: tuple, pr: _Problems, is_output: bool) -> dict[str, Any] | None:
+    """One input_desc/output_desc item -> {name, original, dtypes, formats, param}."""
+    if not isinstance(entry, dict):
+        pr.add(path, f"expected a tensor object ({{\"name\": ..., \"type\": [...], \"format\": [...]}}), "
+                     f"found {_tname(entry)}")
+        return None
+    _check_keys(entry, PARAM_KEYS, path, pr)
+    if "name" not in entry:
+        pr.add(path, "the tensor has no \"name\"")
+        return None
+    names = _name(entry["name"], path + ("name",), pr, "tensor")
+    kind = entry.get("param_type", "required")
+    if kind not in PARAM_TYPES:
+        pr.add(path + ("param_type",), f"{_short(kind)} is not a param_type (expected one of {', '.join(PARAM_TYPES)})")
+        kind = None
+    elif is_output and kind == "optional":
+        pr.add(path + ("param_type",), "opkit outputs cannot be optional: a kernel always writes its outputs (an "
+               "output produced only under an attr condition is marked with 'when:' in op.yaml after import)")
+        kind = None
+    if "type" not in entry:
+        pr.add(path, "the tensor has no \"type\" (its dtypes, one per column, e.g. [\"fp16\", \"float\"])")
+        return None
+    types = _string_list(entry["type"], path + ("type",), pr, "dtype")
+    formats = ["ND"] if "format" not in entry else _string_list(entry["format"], path + ("format",), pr, "format")
+    if types is None or formats is None:
+        return None
+    dtypes = [_dtype(t, path + ("type", k), pr) for k, t in enumerate(types)]
+    fmts = [_format(f, path + ("format", k), pr) for k, f in enumerate(formats)]
+    if len(dtypes) != len(fmts):
+        if len(fmts) == 1:
+            fmts = fmts * len(dtypes)
+        elif len(dtypes) == 1:
+            dtypes = dtypes * len(fmts)
+        else:
+            pr.add(path + ("format",), f"has {len(fmts)} formats for {len(dtypes)} types: give one format per type, "
+                                       "or a single format for every type (a single type is likewise repeated)")
+            return None
+    if names is None or kind is None or None in dtypes or None in fmts:
+        return None
+    return {"name": names[0], "original": names[1], "dtypes": dtypes, "formats": fmts, "param": kind}
+
+
+def _default(atype: str, value: Any, path: tuple, pr: _Problems) -> tuple[bool, Any]:
+    """(ok, value) for an attr default_value; numbers/bools written as strings are accepted."""
+    if isinstance(value, str) and atype != "string":
+        text = value.strip()
+        try:
+            value = json.loads(text.lower() if text.lower() in ("true", "false") or atype.endswith("bool") else text)
+        except (ValueError, RecursionError):
+            pr.add(path, f"{_short(value)} is not a value of type {atype}")
+            return False, None
+
+    def is_int(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and _INT64[0] <= v <= _INT64[1]
+
+    def is_num(v: Any) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+    ok = {
+        "int": is_int, "float": is_num, "bool": lambda v: isinstance(v, bool),
+        "string": lambda v: isinstance(v, str),
+        "list_int": lambda v: isinstance(v, list) and all(is_int(x) for x in v),
+        "list_float": lambda v: isinstance(v, list) and all(is_num(x) for x in v),
+        "list_bool": lambda v: isinstance(v, list) and all(isinstance(x, bool) for x in v),
+        "list_list_int": lambda v: isinstance(v, list) and all(isinstance(x, list) and all(is_int(y) for y in x)
+                                                                for x in v),
+    }[atype](value)
+    if not ok:
+        extra = " (integers must fit in int64, floats must be finite)" if atype in ("int", "float", "list_int",
+                                                                                  "list_float", "list_list_int") else ""
+        pr.add(path, f"{_short(value)} is not a value of type {atype}{extra}")
+        return False, None
+    if atype == "float":
+        value = float(value)
+    elif atype == "list_float":
+        value = [float(x) for x in value]
+    return True, value
+
+
+def _attr(entry: Any, path: tuple, pr: _Problems) -> dict[str, Any] | None:
+    if not isinstance(entry, dict):
+        pr.add(path, f"expected an attr object ({{\"name\": ..., \"type\": ...}}), found {_tname(entry)}")
+        return None
+    _check_keys(entry, ATTR_KEYS, path, pr)
+    if "name" not in entry:
+        pr.add(path, "the attr has no \"name\"")
+        return None
+    names = _name(entry["name"], path + ("name",), pr, "attr")
+    atype = entry.get("type")
+    if "type" not in entry:
+        pr.add(path, f"the attr has no \"type\" (one of {', '.join(ATTR_TYPES)})")
+        return None
+    if not isinstance(atype, str):
+        pr.add(path + ("type",), f"expected the attr type as a string, found {_tname(atype)}")
+        return None
+    atype = atype.strip()
+    if atype not in ATTR_TYPES:
+        if atype in _MSOPGEN_ONLY_ATTR_TYPES:
+            pr.add(path + ("type",), f"attr type '{atype}' is known to msOpGen but opkit does not support it "
+                                     f"(opkit supports: {', '.join(ATTR_TYPES)})")
+        else:
+            pr.add(path + ("type",), f"{atype!r} is not an attr type (expected one of {', '.join(ATTR_TYPES)})"
+                                     f"{_suggest(atype, ATTR_TYPES)}")
+        return None
+    kind = entry.get("param_type", "required")
+    if kind not in ("required", "optional"):
+        pr.add(path + ("param_type",), f"{_short(kind)} is not an attr param_type (expected required or optional)")
+        return None
+    out: dict[str, Any] = {"type": atype, "required": kind == "required"}
+    if kind == "required" and "default_value" in entry:
+        pr.add(path + ("default_value",), "a required attr takes no default_value (msOpGen ignores it); drop "
+                                          "default_value or make the attr optional")
+        return None
+    if kind == "optional":
+        if "default_value" not in entry:
+            pr.add(path, "an optional attr needs a default_value (the value OpDef registers when the caller "
+                         "gives none)")
+            return None
+        ok, value = _default(atype, entry["default_value"], path + ("default_value",), pr)
+        if not ok:
+            return None
+        out["default"] = value
+    if names is None:
+        return None
+    out["name"], out["original"] = names
+    return out
+
+
+def _list_field(op_obj: dict, key: str, pr: _Problems, required: bool) -> list[Any]:
+    if key not in op_obj:
+        if required:
+            pr.add((), f"no \"{key}\": an operator needs at least one output")
+        return []
+    value = op_obj[key]
+    if not isinstance(value, list):
+        pr.add((key,), f"expected a list, found {_tname(value)}")
+        return []
+    if required and not value:
+        pr.add((key,), "the list is empty: an operator needs at least one output")
+    return value
+
+
+def _convert(op_obj: dict[str, Any], op: str, pr: _Problems) -> tuple[list[dict], list[dict], list[dict]]:
+    _check_keys(op_obj, OP_KEYS, (), pr)
+    language = op_obj.get("language", "cpp")
+    if language != "cpp":
+        pr.add(("language",), f"{_short(language)}: opkit generates Ascend C operators only (language \"cpp\")")
+    raw_in = _list_field(op_obj, "input_desc", pr, required=False)
+    raw_out = _list_field(op_obj, "output_desc", pr, required=True)
+    raw_attr = _list_field(op_obj, "attr", pr, required=False)
+    params: list[tuple[tuple, dict | None]] = []
+    for group, items in (("input_desc", raw_in), ("output_desc", raw_out)):
+        for i, item in enumerate(items):
+            params.append(((group, i), _param(item, (group, i), pr, group == "output_desc")))
+    attrs = [((("attr", i)), _attr(item, ("attr", i), pr)) for i, item in enumerate(raw_attr)]
+
+    # Names: unique over tensors and attrs (after snake_case), none the kernel signature uses.
+    seen: dict[str, tuple[tuple, str]] = {}
+    for path, p in [*params, *attrs]:
+        if p is None:
+            continue
+        where = path + ("name",)
+        if p["name"] in seen:
+            first, original = seen[p["name"]]
+            same = "" if original == p["original"] else \
+                f" ('{original}' and '{p['original']}' are both '{p['name']}' in snake_case)"
+            pr.add(where, f"'{p['original']}' is already the name of {_jpath(first)}{same}; msOpGen would silently "
+                          "keep the later one, opkit asks for distinct names")
+            continue
+        seen[p["name"]] = (where, p["original"])
+        if path[0] != "attr" and (p["name"] in RESERVED_TENSOR_NAMES or p["name"] in naming.CPP_KEYWORDS):
+            pr.add(where, f"'{p['original']}' cannot name a tensor: the kernel signature uses '{p['name']}'")
+
+    # Columns: every type list the same length, no column repeated.
+    good = [(path, p) for path, p in params if p is not None]
+    if good:
+        first_path, first = good[0]
+        for path, p in good[1:]:
+            if len(p["dtypes"]) != len(first["dtypes"]):
+                pr.add(path + ("type",), f"has {len(p['dtypes'])} type column(s) but {_jpath(first_path)}.type has "
+                       f"{len(first['dtypes'])}: msOpGen reads type lists by column (column k of every input and "
+                       "output is one supported combination), so all must have the same length")
+        if not pr.items:
+            n = len(first["dtypes"])
+            cols = [tuple(p["dtypes"][k] for _, p in good) for k in range(n)]
+            for k, col in enumerate(cols):
+                if col in cols[:k]:
+                    j = cols.index(col)
+                    pr.add(first_path + ("type", k), f"column {k} repeats the dtypes of column {j} ({', '.join(col)})"
+                           "; opkit builds one kernel per dtype column, so columns that differ only in format "
+                           "cannot both be kept: remove one")
+    pr.raise_if_any()
+    ins = [p for path, p in params if path[0] == "input_desc" and p is not None]
+    outs = [p for path, p in params if path[0] == "output_desc" and p is not None]
+    return ins, outs, [a for _, a in attrs if a is not None]
+
+
+def _tensor_yaml(p: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": p["name"], "dtypes": list(p["dtypes"])}
+    fmts = p["formats"]
+    if len(set(fmts)) > 1:
+        out["formats"] = list(fmts)
+    elif fmts[0] != "ND":
+        out["format"] = fmts[0]
+    if p["param"] != "required":
+        out["param"] = p["param"]
+    return out
+
+
+def spec_from_msopgen(data: Any, file: str, op: str | None = None, family: str = "custom",
+                      socs: list[str] | None = None) -> str:
+    """op.yaml text for one operator of a parsed msOpGen prototype file.
+
+    ``file`` is only used in messages. ``op`` picks the operator when the file defines several.
+    The text is checked by the spec loader before it is returned.
+    """
+    if not isinstance(family, str) or not _FAMILY.match(family):
+        raise UsageError(f"invalid family {family!r}: use a snake_case slug such as 'moe' or 'attention'")
+    soc_keys = _check_socs(socs)
+    op_obj = _select(data, file, op)
+    op_type: str = op_obj["op"]
+    pr = _Problems(file, op_type)
+    name = naming.snake_of(op_type)
+    type_problem = naming.op_type_problem(op_type, name)
+    if type_problem:
+        pr.add(("op",), f"cannot be imported: {type_problem}")
+    elif naming.name_problem(name):
+        pr.add(("op",), f"OpType {op_type} gives the op name '{name}', which opkit refuses: "
+               f"{naming.name_problem(name)}")
+    pr.raise_if_any()
+    inputs, outputs, attrs = _convert(op_obj, op_type, pr)
+
+    renamed = {p["name"]: p["original"] for p in [*inputs, *outputs, *attrs] if p["name"] != p["original"]}
+    shapes: dict[str, Any] = {}
+    for p in inputs:
+        shape = list(_SMOKE_SHAPES.get(p["formats"][0], [8, 64]))
+        shapes[p["name"]] = [shape, list(shape)] if p["param"] == "dynamic" else shape
+    smoke: dict[str, Any] = {"name": "smoke", "tags": ["smoke"], "shapes": shapes}
+    required_attrs = {a["name"]: _PLACEHOLDER[a["type"]] for a in attrs if a["required"]}
+    if required_attrs:
+        smoke["attrs"] = required_attrs
+    out_yaml = [_tensor_yaml(p) for p in outputs]
+    if not inputs:  # nothing to copy the output shape from: give InferShape a fixed one
+        for o, p in zip(out_yaml, outputs, strict=True):
+            o["shape"] = list(_SMOKE_SHAPES.get(p["formats"][0], [8, 64]))
+    spec: dict[str, Any] = {
+        "name": name,
+        "op_type": op_type,
+        "family": family,
+        "summary": f"{op_type}, imported from the msOpGen prototype {Path(file).name}.",
+        "socs": soc_keys,
+        "kernel": "vector",
+        "inputs": [_tensor_yaml(p) for p in inputs],
+        "outputs": out_yaml,
+        "attrs": [{"name": a["name"], "type": a["type"], **({"default": a["default"]} if "default" in a else {})}
+                  for a in attrs],
+        "golden": f"golden.py:{name}",
+        "cases": [smoke],
+    }
+    if renamed:
+        spec[EXTENSION_KEY] = {"names": renamed}
+    header = [
+        "# yaml-language-server: $schema=https://opkit.dev/schemas/op.schema.json",
+        f"# Imported from the msOpGen prototype {Path(file).name} (operator {op_type}).",
+        "# msOpGen's JSON has no shapes, math or test cases: tensors carry no symbolic shape yet, the smoke",
+        "# case uses placeholder shapes, and golden.py and the kernel still need the computation.",
+    ]
+    if required_attrs:
+        header.append(f"# Placeholder values for required attrs in the smoke case: {', '.join(required_attrs)}.")
+    if renamed:
+        header.append(f"# Renamed to snake_case ({EXTENSION_KEY}.names keeps msOpGen's spelling for export): "
+                      + ", ".join(f"{v} -> {k}" for k, v in renamed.items()) + ".")
+    text = "\n".join(header) + "\n" + dump(spec)
+    try:
+        load_string(text, file=f"{file} ({op_type}) as op.yaml")
+    except SpecError as exc:  # a gap in the checks above; still one clear error, never a traceback
+        raise SpecError([f"{file}: {op_type}: the converted spec is not valid: {m}" for m in exc.problems]) from None
+    return text
+
+
+def import_msopgen(json_path: str | Path, *, op: str | None = None, family: str | None = None,
+                   directory: str | Path | None = None, force: bool = False, cwd: str | Path | None = None,
+                   socs: list[str] | None = None) -> NewResult:
+    """Scaffold an operator package from an msOpGen prototype file (generic compute, see `opkit new`)."""
+    here = Path(cwd) if cwd is not None else Path.cwd()
+    path = Path(json_path)
+    data = read_msopgen_json(path if path.is_absolute() else here / path)
+    text = spec_from_msopgen(data, str(json_path), op=op, family=family or "custom", socs=socs)
+    with tempfile.TemporaryDirectory(prefix="opkit-import-") as tmp:
+        spec_file = Path(tmp) / "op.yaml"
+        spec_file.write_text(text, encoding="utf-8")
+        return new_package(spec_file=spec_file, family=family, directory=directory, force=force, cwd=here)
+
+
+# ---------------------------------------------------------------------------------------------
+# Export
+# ---------------------------------------------------------------------------------------------
+
+def _original_names(spec: Spec) -> dict[str, str]:
+    ext = spec.raw.get(EXTENSION_KEY, {}) if isinstance(spec.raw, dict) else {}
+    line = f"{spec.path}:{spec.doc.line((EXTENSION_KEY,))}" if spec.doc is not None else str(spec.path)
+    if not isinstance(ext, dict) or not isinstance(ext.get("names", {}), dict):
+        raise SpecError([f"{line}: {EXTENSION_KEY}: expected {{names: {{op.yaml name: msOpGen name}}}}"])
+    names = ext.get("names", {})
+    for key, value in names.items():
+        if not isinstance(value, str) or not _IDENT.match(value):
+            raise SpecError([f"{line}: {EXTENSION_KEY}.names.{key}: {value!r} is not an msOpGen name"])
+    return dict(names)
+
+
+def msopgen_from_spec(spec: Spec) -> list[dict[str, Any]]:
+    """The msOpGen prototype (a one-operator list) of a spec: dtype and format columns, attrs."""
+    names = _original_names(spec)
+
+    def tensor(p: Any) -> dict[str, Any]:
+        return {"name": names.get(p.name, p.name), "param_type": p.param, "format": list(p.formats),
+                "type": [MSOPGEN_EXPORT.get(d, d) for d in p.dtypes]}
+
+    attrs = []
+    for a in spec.attrs:
+        item: dict[str, Any] = {"name": names.get(a.name, a.name), "param_type": "required" if a.required else
+                                "optional", "type": a.type}
+        if not a.required and a.default is not None:
+            item["default_value"] = a.default
+        attrs.append(item)
+    return [{"op": spec.op_type, "input_desc": [tensor(p) for p in spec.inputs],
+             "output_desc": [tensor(p) for p in spec.outputs], "attr": attrs}]
+
+
+def export_msopgen(op_dir_or_yaml: str | Path, out: Path | None = None, force: bool = False) -> Path:
+    """Write the msOpGen prototype of a package; never replaces an existing file without ``force``.
+
+    ``out`` defaults to ``<package>/<name>.json``; an existing directory receives ``<name>.json``.
+    """
+    spec = load(op_dir_or_yaml, check_files=False)
+    target = Path(out) if out is not None else spec.dir / f"{spec.name}.json"
+    if target.is_dir():
+        target = target / f"{spec.name}.json"
+    if target.exists() and not force:
+        raise UsageError(f"{target} already exists; nothing was written (pass --force to overwrite it)")
+    try:
+        text = json.dumps(msopgen_from_spec(spec), indent=4, ensure_ascii=False, allow_nan=False) + "\n"
+    except ValueError:
+        bad = [a.name for a in spec.attrs if isinstance(a.default, float) and not math.isfinite(a.default)]
+        raise SpecError([f"{spec.path}: attrs: the default of {', '.join(bad) or 'an attr'} is not finite; "
+                         "JSON (and msOpGen) cannot hold NaN or infinity"]) from None
+    if not target.parent.is_dir():
+        raise UsageError(f"{target.parent}: no such directory")
+    target.write_text(text, encoding="utf-8")
+    return target
