@@ -1,0 +1,1 @@
+"""Verify: case inputs, golden, comparison by precision profile, reports."""
