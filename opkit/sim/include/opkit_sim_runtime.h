@@ -1,0 +1,459 @@
+// opkit simulator runtime: configuration, diagnostics, per-core state, GM allocation table,
+// on-chip memory arenas with per-byte "written" shadow and per-32-B pipe-ordering records.
+//
+// Everything here is header-only (C++17 inline variables). Each emulated core is a thread;
+// per-core state is thread_local, GM is shared.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "kernel_fp16.h"
+
+// ---------------------------------------------------------------------------------------------
+// Configuration (the build passes these from opkit/data/socs.yaml; defaults: ascend910b2).
+#ifndef __NPU_ARCH__
+#define __NPU_ARCH__ 2201
+#endif
+#ifndef __CCE_AICORE__
+#if __NPU_ARCH__ == 2002
+#define __CCE_AICORE__ 200
+#else
+#define __CCE_AICORE__ 220
+#endif
+#endif
+#ifndef ASCENDC_CPU_DEBUG
+#define ASCENDC_CPU_DEBUG 1
+#endif
+#ifndef OPKIT_SIM_SOC
+#if __NPU_ARCH__ == 2002
+#define OPKIT_SIM_SOC "ascend310p3"
+#else
+#define OPKIT_SIM_SOC "ascend910b2"
+#endif
+#endif
+#if __NPU_ARCH__ == 2002
+#define OPKIT_SIM_ARCH_NAME "ascend310p (NPU arch 2002)"
+#ifndef OPKIT_SIM_UB_SIZE
+#define OPKIT_SIM_UB_SIZE 262144
+#endif
+#ifndef OPKIT_SIM_UB_CAP
+#define OPKIT_SIM_UB_CAP 262144
+#endif
+#ifndef OPKIT_SIM_L1_SIZE
+#define OPKIT_SIM_L1_SIZE 1048576
+#endif
+#ifndef OPKIT_SIM_L1_CAP
+#define OPKIT_SIM_L1_CAP 1048576
+#endif
+#ifndef OPKIT_SIM_L0C_SIZE
+#define OPKIT_SIM_L0C_SIZE 262144
+#endif
+#ifndef OPKIT_SIM_SYS_WORKSPACE
+#define OPKIT_SIM_SYS_WORKSPACE 2097152
+#endif
+#else
+#define OPKIT_SIM_ARCH_NAME "ascend910b/ascend910_93 (NPU arch 2201)"
+#ifndef OPKIT_SIM_UB_SIZE
+#define OPKIT_SIM_UB_SIZE 196608
+#endif
+#ifndef OPKIT_SIM_UB_CAP
+#define OPKIT_SIM_UB_CAP 196352
+#endif
+#ifndef OPKIT_SIM_L1_SIZE
+#define OPKIT_SIM_L1_SIZE 524288
+#endif
+#ifndef OPKIT_SIM_L1_CAP
+#define OPKIT_SIM_L1_CAP 524032
+#endif
+#ifndef OPKIT_SIM_L0C_SIZE
+#define OPKIT_SIM_L0C_SIZE 131072
+#endif
+#ifndef OPKIT_SIM_SYS_WORKSPACE
+#define OPKIT_SIM_SYS_WORKSPACE 16777216
+#endif
+#endif
+#ifndef OPKIT_SIM_UB_RESERVED
+#define OPKIT_SIM_UB_RESERVED 8192
+#endif
+#ifndef OPKIT_SIM_L0A_SIZE
+#define OPKIT_SIM_L0A_SIZE 65536
+#endif
+#ifndef OPKIT_SIM_L0B_SIZE
+#define OPKIT_SIM_L0B_SIZE 65536
+#endif
+#ifndef OPKIT_SIM_BT_SIZE
+#define OPKIT_SIM_BT_SIZE 1024
+#endif
+#ifndef OPKIT_SIM_GM_GUARD
+#define OPKIT_SIM_GM_GUARD 512
+#endif
+
+namespace opkit {
+namespace sim {
+
+// ---------------------------------------------------------------------------------------------
+// Source location of an API call (filled by default arguments at the call site).
+struct SrcLoc {
+    const char* file;
+    int line;
+    SrcLoc(const char* f = __builtin_FILE(), int l = __builtin_LINE()) : file(f), line(l) {}
+};
+#define OPKIT_LOC ::opkit::sim::SrcLoc loc = ::opkit::sim::SrcLoc()
+
+// ---------------------------------------------------------------------------------------------
+// Pipes (instruction queues of one core) and memory arenas.
+enum Pipe : int { P_S = 0, P_V, P_M, P_MTE1, P_MTE2, P_MTE3, P_FIX, NPIPE };
+inline const char* pipe_name(int p) {
+    static const char* n[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX"};
+    return (p >= 0 && p < NPIPE) ? n[p] : "?";
+}
+enum Arena : int { A_UB = 0, A_L1, A_L0A, A_L0B, A_L0C, A_BT, NARENA };
+inline const char* arena_name(int a) {
+    static const char* n[] = {"UB", "L1", "L0A", "L0B", "L0C", "BiasTable"};
+    return n[a];
+}
+inline uint32_t arena_align(int a) {
+    static const uint32_t n[] = {32, 32, 512, 512, 64, 64};
+    return n[a];
+}
+inline uint64_t arena_phys(int a) {
+    static const uint64_t n[] = {OPKIT_SIM_UB_SIZE, OPKIT_SIM_L1_SIZE, OPKIT_SIM_L0A_SIZE,
+                                 OPKIT_SIM_L0B_SIZE, OPKIT_SIM_L0C_SIZE, OPKIT_SIM_BT_SIZE};
+    return n[a];
+}
+// What the kernel may allocate (GetCoreMemSize on the chip).
+inline uint64_t arena_cap(int a) {
+    if (a == A_UB) return OPKIT_SIM_UB_CAP;
+    if (a == A_L1) return OPKIT_SIM_L1_CAP;
+    return arena_phys(a);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diagnostics.
+struct Global {
+    std::mutex err_mu;
+    std::atomic<bool> failed{false};
+    std::mutex gm_mu;
+    struct GmEntry { uint64_t size; uint64_t raw_size; void* raw; std::string name; };
+    std::map<uintptr_t, GmEntry> gm;  // user pointer -> entry
+    std::mutex atomic_mu;
+    std::mutex warn_mu;
+    std::unordered_map<std::string, int> warned;
+    uint64_t tiling_key = 0;
+    bool tiling_key_set = false;
+    int exit_code = 3;
+};
+inline Global& G() { static Global g; return g; }
+
+struct CoreState;
+inline CoreState*& cur_core_ptr() { static thread_local CoreState* c = nullptr; return c; }
+inline std::string core_desc();
+
+inline std::string vfmt(const char* fmt, va_list ap) {
+    char buf[2048];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    return buf;
+}
+inline std::string fmt(const char* f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    std::string s = vfmt(f, ap);
+    va_end(ap);
+    return s;
+}
+
+// Ends the run with one diagnostic: kernel, block, API, message, call site.
+[[noreturn]] inline void fail_at(const char* api, const SrcLoc& loc, const char* f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    std::string msg = vfmt(f, ap);
+    va_end(ap);
+    {
+        std::lock_guard<std::mutex> lk(G().err_mu);
+        if (!G().failed.exchange(true)) {
+            std::fprintf(stderr, "opkit-sim: error: %s: %s: %s\n", core_desc().c_str(), api, msg.c_str());
+            if (loc.file) std::fprintf(stderr, "  at %s:%d\n", loc.file, loc.line);
+            std::fflush(stderr);
+            std::fflush(stdout);
+        }
+    }
+    std::_Exit(G().exit_code);
+}
+
+inline void warn_at(const char* api, const SrcLoc& loc, const char* f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    std::string msg = vfmt(f, ap);
+    va_end(ap);
+    std::string key = std::string(api) + "@" + (loc.file ? loc.file : "") + ":" + std::to_string(loc.line);
+    std::lock_guard<std::mutex> lk(G().warn_mu);
+    if (G().warned[key]++) return;  // once per call site
+    std::fprintf(stderr, "opkit-sim: warning: %s: %s: %s\n", core_desc().c_str(), api, msg.c_str());
+    if (loc.file) std::fprintf(stderr, "  at %s:%d\n", loc.file, loc.line);
+    std::fflush(stderr);
+}
+
+// ---------------------------------------------------------------------------------------------
+// GM allocation table (host allocations; every GM move is checked against it).
+inline void* gm_alloc(uint64_t size, const char* name = "") {
+    const uint64_t guard = OPKIT_SIM_GM_GUARD;
+    uint64_t raw_size = size + 2 * guard;
+    raw_size = (raw_size + 4095) & ~uint64_t(4095);
+    void* raw = std::aligned_alloc(4096, raw_size);
+    if (!raw) { std::fprintf(stderr, "opkit-sim: error: GmAlloc(%llu): out of host memory\n", (unsigned long long)size); std::_Exit(G().exit_code); }
+    std::memset(raw, 0xA5, raw_size);  // guard pattern
+    uint8_t* user = static_cast<uint8_t*>(raw) + guard;
+    std::lock_guard<std::mutex> lk(G().gm_mu);
+    G().gm[uintptr_t(user)] = Global::GmEntry{size, raw_size, raw, name ? name : ""};
+    return user;
+}
+inline void gm_free(void* p) {
+    if (!p) return;
+    std::lock_guard<std::mutex> lk(G().gm_mu);
+    auto it = G().gm.find(uintptr_t(p));
+    if (it == G().gm.end()) {
+        std::fprintf(stderr, "opkit-sim: error: GmFree(%p): not a pointer returned by GmAlloc\n", p);
+        std::_Exit(G().exit_code);
+    }
+    std::free(it->second.raw);
+    G().gm.erase(it);
+}
+// Register memory the caller owns (e.g. a runner's buffers) as a GM allocation.
+inline void gm_register(void* p, uint64_t size, const char* name = "") {
+    std::lock_guard<std::mutex> lk(G().gm_mu);
+    G().gm[uintptr_t(p)] = Global::GmEntry{size, 0, nullptr, name ? name : ""};
+}
+inline void gm_unregister(void* p) {
+    std::lock_guard<std::mutex> lk(G().gm_mu);
+    G().gm.erase(uintptr_t(p));
+}
+// Returns the allocation containing [p, p+bytes) or fails with a precise diagnostic.
+inline void gm_check(const void* p, uint64_t bytes, const char* api, const SrcLoc& loc, const char* what = "access") {
+    if (bytes == 0) return;
+    uintptr_t a = uintptr_t(p);
+    std::string near;
+    {
+        std::lock_guard<std::mutex> lk(G().gm_mu);
+        auto& m = G().gm;
+        auto it = m.upper_bound(a);
+        if (it != m.begin()) {
+            auto prev = std::prev(it);
+            uintptr_t base = prev->first;
+            uint64_t size = prev->second.size;
+            if (a >= base && a + bytes <= base + size) return;
+            if (a < base + size + OPKIT_SIM_GM_GUARD * 64)
+                near = fmt("; nearest allocation%s%s%s is %llu bytes at %p, the access starts at byte offset %lld and ends at %lld",
+                           prev->second.name.empty() ? "" : " '", prev->second.name.c_str(), prev->second.name.empty() ? "" : "'",
+                           (unsigned long long)size, (void*)base, (long long)(a - base), (long long)(a - base + bytes));
+        }
+        if (near.empty() && it != m.end() && it->first - a < OPKIT_SIM_GM_GUARD * 64)
+            near = fmt("; the access ends %lld bytes before the allocation at %p (%llu bytes)",
+                       (long long)(it->first - (a + bytes)), (void*)it->first, (unsigned long long)it->second.size);
+    }
+    fail_at(api, loc, "GM %s of %llu bytes at %p is outside every host allocation%s", what,
+            (unsigned long long)bytes, p, near.c_str());
+}
+inline uint64_t gm_alloc_size(const void* p, uint64_t* offset = nullptr) {
+    std::lock_guard<std::mutex> lk(G().gm_mu);
+    auto& m = G().gm;
+    auto it = m.upper_bound(uintptr_t(p));
+    if (it == m.begin()) return 0;
+    --it;
+    if (uintptr_t(p) >= it->first + it->second.size) return 0;
+    if (offset) *offset = uintptr_t(p) - it->first;
+    return it->second.size;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Call-site table (per core) for diagnostics that point at an earlier instruction.
+struct Site { const char* api; const char* file; int line; };
+
+// Per-arena tracking: bytes, per-byte written shadow, per-32-B last access per pipe.
+struct ArenaMem {
+    uint8_t* data = nullptr;
+    uint64_t size = 0;
+    std::vector<uint8_t> storage;
+    std::vector<uint8_t> init;              // 1 = written since kernel start
+    std::vector<uint32_t> last_w, last_r;   // [block * NPIPE + pipe] -> instruction seq on pipe
+    std::vector<uint16_t> site_w, site_r;   // call site of that access
+    uint64_t used = 0;                      // bump allocator (InitBuffer)
+    void ensure(uint64_t n) {
+        if (data) return;
+        size = n;
+        storage.assign(n + 64, 0);
+        data = storage.data();
+        uintptr_t mis = uintptr_t(data) & 63;
+        if (mis) data += 64 - mis;
+        init.assign(n, 0);
+        uint64_t blocks = (n + 31) / 32;
+        last_w.assign(blocks * NPIPE, 0);
+        last_r.assign(blocks * NPIPE, 0);
+        site_w.assign(blocks * NPIPE, 0);
+        site_r.assign(blocks * NPIPE, 0);
+    }
+};
+
+struct TPipeBase;
+struct FlagSlot { bool set = false; uint32_t snap[NPIPE] = {}; Site site{}; };
+
+enum CoreType : int32_t { CT_MIX = 0, CT_AIC = 1, CT_AIV = 2 };
+
+struct CoreState {
+    std::string kernel = "kernel";
+    int64_t block_idx = 0, block_num = 1, sub_block_idx = 0, task_ratio = 1;
+    int32_t core_type = CT_AIV;
+    ArenaMem arena[NARENA];
+    uint32_t cnt[NPIPE] = {};            // instructions issued per pipe
+    uint32_t seen[NPIPE][NPIPE] = {};    // seen[q][p]: pipe q is ordered after pipe p's first seen[q][p] instrs
+    std::vector<Site> sites{Site{"", nullptr, 0}};
+    std::unordered_map<uint64_t, uint16_t> site_idx;
+    FlagSlot flags[64][8];               // [HardEvent][event id]
+    TPipeBase* pipe = nullptr;
+    // vector mask state
+    bool mask_counter = false;
+    uint64_t mask_hi = ~0ull, mask_lo = ~0ull;
+    // atomic store mode: 0 none, 1 add, 2 max, 3 min; dtype tag
+    int atomic_mode = 0;
+    int atomic_dtype = 0;
+    uint64_t pad_value = 0;
+    bool pad_value_set = false;
+    // trace counters
+    struct Trace { uint64_t instrs = 0, bytes = 0, repeats = 0; } trace[NPIPE];
+    std::vector<std::string> events;
+    bool trace_on = false;
+    uint64_t ub_reserved_needed = 0;
+
+    ArenaMem& mem(int a) {
+        arena[a].ensure(arena_phys(a));
+        return arena[a];
+    }
+    uint16_t site(const char* api, const SrcLoc& loc) {
+        uint64_t key = (uint64_t(uintptr_t(api)) * 1000003u) ^ (uint64_t(uintptr_t(loc.file)) << 16) ^ uint64_t(loc.line);
+        auto it = site_idx.find(key);
+        if (it != site_idx.end()) return it->second;
+        if (sites.size() >= 65535) return 0;
+        uint16_t id = uint16_t(sites.size());
+        sites.push_back(Site{api, loc.file, loc.line});
+        site_idx[key] = id;
+        return id;
+    }
+};
+
+inline CoreState& main_thread_core() {
+    static CoreState c;
+    return c;
+}
+inline CoreState& core() {
+    CoreState* c = cur_core_ptr();
+    if (!c) { c = &main_thread_core(); cur_core_ptr() = c; }
+    return *c;
+}
+inline std::string core_desc() {
+    CoreState* c = cur_core_ptr();
+    if (!c) return "host";
+    const char* t = c->core_type == CT_AIC ? "AIC" : (c->core_type == CT_AIV ? "AIV" : "core");
+    return fmt("kernel '%s' %s block %lld/%lld", c->kernel.c_str(), t, (long long)c->block_idx, (long long)c->block_num);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pipe ordering. Each API call is one instruction on one pipe. A local buffer touched by pipe P
+// and later by pipe Q (Q != P) needs an ordering edge (flag, queue, barrier) between the two.
+inline uint32_t issue(int pipe) { return ++core().cnt[pipe]; }
+
+inline std::string site_str(uint16_t id) {
+    const Site& s = core().sites[id];
+    if (!s.file) return "";
+    return fmt(" (%s at %s:%d)", s.api, s.file, s.line);
+}
+
+// Record and check an access of [off, off+bytes) in arena `a` by `pipe` (instruction `seq`).
+inline void touch(int a, uint64_t off, uint64_t bytes, int pipe, bool write, uint32_t seq, uint16_t site,
+                  const char* api, const SrcLoc& loc) {
+    if (bytes == 0) return;
+    CoreState& c = core();
+    ArenaMem& m = c.mem(a);
+    uint64_t b0 = off / 32, b1 = (off + bytes + 31) / 32;
+    const uint32_t* seen = c.seen[pipe];
+    for (uint64_t b = b0; b < b1; ++b) {
+        uint32_t* lw = &m.last_w[b * NPIPE];
+        uint32_t* lr = &m.last_r[b * NPIPE];
+        for (int p = 0; p < NPIPE; ++p) {
+            if (p == pipe) continue;
+            bool bad_w = lw[p] > seen[p];
+            bool bad_r = write && lr[p] > seen[p];
+            if (bad_w || bad_r) {
+                uint16_t sid = bad_w ? m.site_w[b * NPIPE + p] : m.site_r[b * NPIPE + p];
+                fail_at(api, loc,
+                        "missing pipe synchronisation: %s bytes [%llu, %llu) were %s on pipe %s%s and are now %s on pipe %s "
+                        "with no ordering edge in between (SetFlag/WaitFlag<HardEvent::%s_%s>, EnQue/DeQue or PipeBarrier<PIPE_ALL>); "
+                        "on the NPU this is a race",
+                        arena_name(a), (unsigned long long)(b * 32), (unsigned long long)(b * 32 + 32),
+                        bad_w ? "written" : "read", pipe_name(p), site_str(sid).c_str(), write ? "written" : "read",
+                        pipe_name(pipe), pipe_name(p), pipe_name(pipe));
+            }
+        }
+        if (write) { lw[pipe] = seq; m.site_w[b * NPIPE + pipe] = site; }
+        else { lr[pipe] = seq; m.site_r[b * NPIPE + pipe] = site; }
+    }
+}
+
+// Snapshot of what `pipe` has done (with what it has seen) for a flag or queue edge.
+inline void snapshot(int pipe, uint32_t out[NPIPE]) {
+    CoreState& c = core();
+    for (int p = 0; p < NPIPE; ++p) out[p] = std::max(out[p], c.seen[pipe][p]);
+    out[pipe] = std::max(out[pipe], c.cnt[pipe]);
+}
+inline void merge(int pipe, const uint32_t snap[NPIPE]) {
+    CoreState& c = core();
+    for (int p = 0; p < NPIPE; ++p) c.seen[pipe][p] = std::max(c.seen[pipe][p], snap[p]);
+}
+inline void barrier_all() {
+    CoreState& c = core();
+    for (int q = 0; q < NPIPE; ++q)
+        for (int p = 0; p < NPIPE; ++p) c.seen[q][p] = c.cnt[p];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Written-shadow helpers.
+inline bool all_init(int a, uint64_t off, uint64_t bytes) {
+    const uint8_t* s = core().mem(a).init.data() + off;
+    return bytes == 0 || std::memchr(s, 0, bytes) == nullptr;
+}
+inline void set_init(int a, uint64_t off, uint64_t bytes, bool v = true) {
+    std::memset(core().mem(a).init.data() + off, v ? 1 : 0, bytes);
+}
+inline uint64_t first_uninit(int a, uint64_t off, uint64_t bytes) {
+    const uint8_t* s = core().mem(a).init.data() + off;
+    const void* z = std::memchr(s, 0, bytes);
+    return z ? uint64_t(static_cast<const uint8_t*>(z) - s) : bytes;
+}
+
+// Trace record (per core, per pipe).
+inline void trace(int pipe, uint64_t bytes, uint64_t repeats) {
+    CoreState& c = core();
+    c.trace[pipe].instrs++;
+    c.trace[pipe].bytes += bytes;
+    c.trace[pipe].repeats += repeats;
+}
+inline void trace_event(const std::string& e) {
+    CoreState& c = core();
+    if (c.trace_on) c.events.push_back(e);
+}
+
+}  // namespace sim
+}  // namespace opkit

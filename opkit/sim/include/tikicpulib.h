@@ -1,0 +1,39 @@
+// opkit simulator: the CPU-debug entry points of the Ascend C toolchain (GmAlloc, GmFree,
+// ICPU_SET_TILING_KEY, ICPU_RUN_KF). Blocks run as threads of this process.
+#pragma once
+#include "kernel_operator.h"
+
+namespace AscendC {
+enum class KernelMode { MIX_MODE = 0, AIC_MODE, AIV_MODE };
+inline KernelMode& opkit_kernel_mode() { static KernelMode m = KernelMode::MIX_MODE; return m; }
+inline void SetKernelMode(KernelMode m) { opkit_kernel_mode() = m; }
+inline void* GmAlloc(size_t size) { return opkit::sim::gm_alloc(size); }
+inline void GmFree(void* p) { opkit::sim::gm_free(p); }
+}  // namespace AscendC
+
+namespace opkit {
+namespace sim {
+template <class P> inline uint8_t* as_gm(P* p) { return reinterpret_cast<uint8_t*>(const_cast<typename std::remove_cv<P>::type*>(p)); }
+inline uint8_t* as_gm(std::nullptr_t) { return nullptr; }
+inline uint8_t* as_gm(uintptr_t p) { return reinterpret_cast<uint8_t*>(p); }
+
+template <class F, class... A>
+inline void icpu_run(const char* name, F f, int64_t n, A... args) {
+    static_assert(sizeof...(A) <= 32, "ICPU_RUN_KF takes at most 32 kernel arguments");
+    uint8_t* ptrs[sizeof...(A) + 1] = {as_gm(args)..., nullptr};
+    uint8_t* ws = sizeof...(A) >= 2 ? ptrs[sizeof...(A) - 2] : nullptr;
+    if (!G().tiling_key_set) G().tiling_key = 0;
+    run_blocks(name, n, ws, [&] {
+        g_coreType = AscendC::AIV;
+        f(as_gm(args)...);
+    });
+}
+}  // namespace sim
+}  // namespace opkit
+
+#define ICPU_SET_TILING_KEY(key)                              \
+    do {                                                      \
+        ::opkit::sim::G().tiling_key = (uint64_t)(key);       \
+        ::opkit::sim::G().tiling_key_set = true;              \
+    } while (0)
+#define ICPU_RUN_KF(func, blockDim, ...) ::opkit::sim::icpu_run(#func, func, (int64_t)(blockDim), ##__VA_ARGS__)
