@@ -11,7 +11,7 @@ from typing import Any
 
 from opkit.dtypes import DTYPES
 from opkit.errors import SpecError
-from opkit.spec import Attr, Param, Spec
+from opkit.spec import Attr, Case, Param, Spec
 
 _ATTR_CPP = {
     "float": ("float", "Float"), "int": ("int64_t", "Int"), "bool": ("bool", "Bool"),
@@ -36,6 +36,14 @@ def _cpp_literal(value: Any) -> str:
     raise TypeError(value)  # pragma: no cover - attr types are checked by the spec loader
 
 
+def _py_literal(value: Any) -> str:
+    """A Python default value for the golden's signature (lists become tuples: no mutable defaults)."""
+    if isinstance(value, list):
+        inner = ", ".join(_py_literal(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    return repr(value)
+
+
 def _attr_ctx(a: Attr, index: int) -> dict[str, Any]:
     cpp, method = _ATTR_CPP[a.type]
     if a.required:
@@ -48,6 +56,9 @@ def _attr_ctx(a: Attr, index: int) -> dict[str, Any]:
         "default": a.default, "required": a.required,
         "default_cpp": _cpp_literal(a.default) if a.default is not None else "",
         "tiling_type": {"float": "float", "int": "int64_t", "bool": "uint32_t"}.get(a.type, ""),
+        # the type RuntimeAttrs::GetAttrPointer<T> reads for a scalar attr ("" for lists and strings)
+        "getter_type": {"float": "float", "int": "int64_t", "bool": "bool"}.get(a.type, ""),
+        "default_py": _py_literal(a.default) if a.default is not None else "",
     }
 
 
@@ -98,13 +109,41 @@ def _infer(out: Param, spec: Spec) -> dict[str, Any]:
     return {"same_as": None, "dims": dims}
 
 
+def _dtype_rule(out: Param, spec: Spec) -> dict[str, Any]:
+    """How InferDataType sets an output's dtype: copy a required input's, a constant, or a lookup."""
+    for p in spec.inputs:
+        if p.param == "required" and p.dtypes == out.dtypes:
+            return {"kind": "input", "input": p.index}
+    if len(set(out.dtypes)) == 1:
+        return {"kind": "const", "ge": f"ge::{DTYPES[out.dtypes[0]].ge}"}
+    for p in spec.inputs:
+        if p.param != "required":
+            continue
+        mapping: dict[str, str] = {}
+        if all(mapping.setdefault(i, o) == o for i, o in zip(p.dtypes, out.dtypes, strict=True)):
+            pairs = [[f"ge::{DTYPES[i].ge}", f"ge::{DTYPES[o].ge}"] for i, o in mapping.items()]
+            return {"kind": "map", "input": p.index, "pairs": pairs}
+    return {"kind": "unknown", "ge": f"ge::{DTYPES[out.dtypes[0]].ge}"}
+
+
+def _case_ctx(case: Case, spec: Spec) -> dict[str, Any]:
+    """A test case as the package README lists it."""
+    shapes = ", ".join(f"{k}: {list(v) if isinstance(v, (list, tuple)) else v}" for k, v in case.shapes.items())
+    return {
+        "name": case.name, "tags": list(case.tags), "description": case.description, "shapes": shapes,
+        "columns": [spec.column_label(k) for k in case.columns],
+    }
+
+
 def template_context(spec: Spec, op_yaml: str, compute: str) -> dict[str, Any]:
     """The cookiecutter context for one package. ``compute`` is ``template`` or ``generic``."""
     outputs = []
     for o in spec.outputs:
         ctx = _param_ctx(o)
         ctx["infer"] = _infer(o, spec)
+        ctx["dtype_rule"] = _dtype_rule(o, spec)
         outputs.append(ctx)
+    attrs = [_attr_ctx(a, i) for i, a in enumerate(spec.attrs)]
     return {
         "op_name": spec.name,
         "op_type": spec.op_type,
@@ -115,10 +154,17 @@ def template_context(spec: Spec, op_yaml: str, compute: str) -> dict[str, Any]:
         "_spec": {
             "kernel": spec.kernel,
             "socs": [s.key for s in spec.socs],
+            "soc_columns": [{"key": s.key, "columns": list(s.columns) if s.columns is not None else None}
+                            for s in spec.socs],
             "n_columns": spec.n_columns,
             "inputs": [_param_ctx(p) for p in spec.inputs],
             "outputs": outputs,
-            "attrs": [_attr_ctx(a, i) for i, a in enumerate(spec.attrs)],
+            "attrs": attrs,
+            # scalar attrs copied into the TilingData, 8-byte fields first so the struct has no holes
+            "tiling_attrs": sorted((a for a in attrs if a["tiling_type"]),
+                                   key=lambda a: (a["tiling_type"] != "int64_t", a["index"])),
+            "cases": [_case_ctx(c, spec) for c in spec.cases],
+            "columns": [spec.column_label(k) for k in range(spec.n_columns)],
             "golden_func": spec.golden_func,
             "golden_file": spec.golden_file,
         },
