@@ -294,7 +294,7 @@ def toolkit_version(toolkit: Path) -> tuple[str, Path] | None:
 
 def _npu_chips(text: str) -> list[str]:
     """Chip names from ``npu-smi info`` (rows ``| 0     910B2     | OK | ...``)."""
-    return [m.group(2) for m in re.finditer(r"^\|\s*(\d+)\s+([A-Za-z][A-Za-z0-9_]*)\s+\|\s*[A-Za-z]+", text, re.M)]
+    return [m.group(2) for m in re.finditer(r"^\|\s*(\d+)\s+([A-Za-z0-9][A-Za-z0-9_]*)\s+\|\s*[A-Za-z]+", text, re.M)]
 
 
 def _chip_label(name: str) -> str:
@@ -382,7 +382,8 @@ def check_cann(e: _Env) -> list[Check]:
             checks.append(Check("npu-smi", False, f"{npu_smi} info failed: {_first_line(out) or rc}",
                                 "running operators on an NPU", "check the NPU driver installation (npu-smi info)"))
         else:
-            driver = parse_version(_first_line(out))
+            head = next((line for line in out.splitlines() if "npu-smi" in line or "Version" in line), "")
+            driver = parse_version(head)
             counts: dict[str, int] = {}
             for c in chips:
                 counts[c] = counts.get(c, 0) + 1
