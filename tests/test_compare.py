@@ -6,7 +6,7 @@ import pytest
 
 from opkit.errors import OpkitError
 from opkit.numerics import ulp
-from opkit.verify.compare import compare, thresholds
+from opkit.verify.compare import compare
 
 
 def test_ulp_matches_numpy_spacing_for_float16():
@@ -76,13 +76,14 @@ def test_shape_mismatch_fails():
 
 
 def test_thresholds_and_overrides_are_reported():
-    t = thresholds("bfloat16")
-    assert (t.rtol, t.atol, t.pass_ratio, t.hard_abs) == (2.0**-7, 2.0**-7, 0.99, 0.1)
-    t = thresholds("float32", overrides={"rtol": 1e-3})
-    assert t.rtol == 1e-3 and t.atol == 2.0**-13 and t.hard_abs == 0.01
-    assert "mixed" in t.describe()
-    with pytest.raises(OpkitError, match="not available yet"):
-        thresholds("float16", "nope")
+    g = np.linspace(1, 2, 100)
+    r = compare("z", g.astype(ml_dtypes.bfloat16), g, "bfloat16")
+    assert r.thresholds == {"profile": "mixed", "rtol": 2.0**-7, "atol": 2.0**-7, "pass_ratio": 0.99,
+                            "hard_abs": 0.1, "hard_ulps": 32}
+    r = compare("z", g.astype(np.float32), g, "float32", overrides={"rtol": 1e-3})
+    assert r.thresholds["rtol"] == 1e-3 and r.thresholds["atol"] == 2.0**-13 and r.thresholds["hard_abs"] == 0.01
+    with pytest.raises(OpkitError, match="unknown precision profile 'nope'"):
+        compare("z", g.astype(np.float16), g, "float16", profile="nope")
 
 
 def test_empty_outputs_pass():
