@@ -1,0 +1,153 @@
+"""Verify reports: the terminal table, results.json, worst-element CSVs and JUnit XML."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from opkit.verify.compare import OutputResult
+
+PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
+
+
+@dataclass
+class CaseResult:
+    op: str
+    case: str
+    dtype: str  # the dtype column's label, e.g. "float16"
+    soc: str
+    shapes: dict[str, Any]
+    profile: str
+    status: str  # pass | fail | error | skip
+    message: str = ""
+    outputs: list[OutputResult] = field(default_factory=list)
+    seconds: float = 0.0
+    perf: dict[str, Any] = field(default_factory=dict)  # modelled figures, when computed
+
+    @property
+    def id(self) -> str:
+        return f"{self.op}::{self.case}[{self.dtype}@{self.soc}]"
+
+    @property
+    def worst_rel(self) -> float:
+        return max((o.max_rel_err for o in self.outputs), default=0.0)
+
+    @property
+    def mean_rel(self) -> float:
+        return max((o.mean_rel_err for o in self.outputs), default=0.0)
+
+    @property
+    def matched(self) -> float:
+        return min((o.matched_ratio for o in self.outputs), default=1.0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "op": self.op, "case": self.case, "dtype": self.dtype, "soc": self.soc,
+            "shapes": self.shapes, "profile": self.profile, "status": self.status, "message": self.message,
+            "seconds": round(self.seconds, 4), "perf": self.perf,
+            "outputs": [o.to_dict() for o in self.outputs],
+        }
+
+
+def _finite(x: float) -> Any:
+    return x if math.isfinite(x) else str(x)
+
+
+def _clean(obj: Any) -> Any:
+    """JSON has no NaN or Inf: write them as strings."""
+    if isinstance(obj, float):
+        return _finite(obj)
+    if isinstance(obj, dict):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    return obj
+
+
+def write_json(results: list[CaseResult], path: Path, meta: dict[str, Any] | None = None) -> None:
+    summary = {s: sum(r.status == s for r in results) for s in (PASS, FAIL, ERROR, SKIP)}
+    doc = {"opkit": meta or {}, "summary": summary, "cases": [r.to_dict() for r in results]}
+    path.write_text(json.dumps(_clean(doc), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+
+
+def write_worst_csv(result: CaseResult, directory: Path) -> Path | None:
+    """The worst mismatching elements of a failed case, one CSV per case; None when there are none."""
+    rows = [(o.name, m) for o in result.outputs for m in o.worst]
+    if not rows:
+        return None
+    directory.mkdir(parents=True, exist_ok=True)
+    safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in f"{result.op}.{result.case}.{result.dtype}"
+                   f".{result.soc}")
+    path = directory / f"{safe}.csv"
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["output", "index", "actual", "golden", "abs_err", "rel_err"])
+        for name, m in rows:
+            w.writerow([name, "[" + ",".join(map(str, m.index)) + "]", repr(m.actual), repr(m.golden),
+                        repr(m.abs_err), repr(m.rel_err)])
+    return path
+
+
+def write_junit(results: list[CaseResult], path: Path, suite: str = "opkit.verify") -> None:
+    """JUnit XML: one testsuite per op, one testcase per case × dtype × SoC."""
+    root = ET.Element("testsuites", name=suite)
+    by_op: dict[str, list[CaseResult]] = {}
+    for r in results:
+        by_op.setdefault(r.op, []).append(r)
+    total = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+    for op, rs in by_op.items():
+        counts = {"tests": len(rs), "failures": sum(r.status == FAIL for r in rs),
+                  "errors": sum(r.status == ERROR for r in rs), "skipped": sum(r.status == SKIP for r in rs),
+                  "time": sum(r.seconds for r in rs)}
+        for k in total:
+            total[k] += counts[k]
+        ts = ET.SubElement(root, "testsuite", name=op, **{k: (f"{v:.3f}" if k == "time" else str(v))
+                                                        for k, v in counts.items()})
+        for r in rs:
+            tc = ET.SubElement(ts, "testcase", classname=f"{suite}.{op}", name=f"{r.case}[{r.dtype}@{r.soc}]",
+                               time=f"{r.seconds:.3f}")
+            detail = "\n".join(f"{o.name}: {o.reason} (profile {o.thresholds.get('profile', r.profile)}: "
+                               f"{o.thresholds})" for o in r.outputs)
+            if r.status == FAIL:
+                ET.SubElement(tc, "failure", message=r.message[:500], type="precision").text = detail or r.message
+            elif r.status == ERROR:
+                ET.SubElement(tc, "error", message=r.message[:500], type="error").text = r.message
+            elif r.status == SKIP:
+                ET.SubElement(tc, "skipped", message=r.message[:500])
+            if r.status == PASS:
+                ET.SubElement(tc, "system-out").text = detail
+    for k, v in total.items():
+        root.set(k, f"{v:.3f}" if k == "time" else str(v))
+    ET.indent(root)
+    path.write_text(ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n", encoding="utf-8")
+
+
+def table(results: list[CaseResult], title: str = "opkit verify") -> Any:
+    """A rich table of the results (one row per case × dtype × SoC)."""
+    from rich.table import Table
+
+    t = Table(title=title)
+    for col, just in (("op", "left"), ("case", "left"), ("dtype", "left"), ("shape", "left"),
+                      ("profile", "left"), ("max rel err", "right"), ("mean rel err", "right"),
+                      ("matched", "right"), ("verdict", "left"), ("modelled time", "right"),
+                      ("efficiency", "right")):
+        t.add_column(col, justify=just, overflow="fold")
+    style = {PASS: "[green]pass[/]", FAIL: "[red]FAIL[/]", ERROR: "[red]ERROR[/]", SKIP: "[yellow]skip[/]"}
+    for r in results:
+        first = next(iter(r.shapes.values()), None)
+        shape = "x".join(map(str, first)) if isinstance(first, list) and all(isinstance(v, int) for v in first) \
+            else "-"
+        has = bool(r.outputs) and r.status in (PASS, FAIL)
+        perf_t = r.perf.get("modelled_us")
+        eff = r.perf.get("efficiency")
+        t.add_row(r.op, r.case, r.dtype, shape, r.profile,
+                  f"{r.worst_rel:.3g}" if has else "-", f"{r.mean_rel:.3g}" if has else "-",
+                  f"{r.matched:.2%}" if has else "-", style.get(r.status, r.status),
+                  f"{perf_t:.2f} us (modelled)" if perf_t is not None else "-",
+                  f"{eff:.0%}" if eff is not None else "-")
+    return t
