@@ -43,11 +43,10 @@ PARAM_TYPES = ("required", "optional", "dynamic")
 _MSOPGEN_ONLY_DTYPES = {"qint8", "qint16", "qint32", "quint8", "quint16", "quint32", "complex32", "complex64",
                         "complex128", "string", "resource", "uint1", "int2", "int4", "variant"}
 _MSOPGEN_ONLY_ATTR_TYPES = {"type", "list_string", "tensor", "list_tensor", "list_type", "data_type"}
-_MSOPGEN_ONLY_FORMATS = {"NC1C0HWPAD", "NHWC1C0", "FSR_NCHW", "FRACTAL_DECONV", "C1HWNC0", "FRACTAL_DECONV_TRANSPOSE",
-                         "FRACTAL_DECONV_SP_STRIDE_TRANS", "NC1HWC0_C04", "FRACTAL_Z_C04", "CHWN",
-                         "FRACTAL_DECONV_SP_STRIDE8_TRANS", "NC1KHKWHWC0", "BN_WEIGHT", "FILTER_HWCK", "C1HWNCoC0",
-                         "MD", "FRACTAL_ZZ", "DHWCN", "NDC1HWC0", "FRACTAL_Z_3D", "CN", "NC", "DHWNC",
-                         "FRACTAL_Z_3D_TRANSPOSE", "FRACTAL_ZN_LSTM", "FRACTAL_ZN_RNN", "FRACTAL_Z_G", "NULL"}
+_MSOPGEN_ONLY_FORMATS = set("""NC1C0HWPAD NHWC1C0 FSR_NCHW FRACTAL_DECONV C1HWNC0 FRACTAL_DECONV_TRANSPOSE
+    FRACTAL_DECONV_SP_STRIDE_TRANS NC1HWC0_C04 FRACTAL_Z_C04 CHWN FRACTAL_DECONV_SP_STRIDE8_TRANS NC1KHKWHWC0 BN_WEIGHT
+    FILTER_HWCK C1HWNCoC0 MD FRACTAL_ZZ DHWCN NDC1HWC0 FRACTAL_Z_3D CN NC DHWNC FRACTAL_Z_3D_TRANSPOSE FRACTAL_ZN_LSTM
+    FRACTAL_ZN_RNN FRACTAL_Z_G NULL""".split())
 
 _SPEC_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -65,20 +64,11 @@ _PLACEHOLDER: dict[str, Any] = {"int": 0, "float": 1.0, "bool": False, "string":
 
 
 def _tname(value: Any) -> str:
-    """A JSON-ish name for a Python value's type, for messages."""
-    if value is None:
-        return "null"
+    """A JSON-ish name for a value's type, for messages."""
     if isinstance(value, bool):
         return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
+    kinds = ((type(None), "null"), ((int, float), "a number"), (str, "a string"), (list, "a list"), (dict, "an object"))
+    return next((name for t, name in kinds if isinstance(value, t)), type(value).__name__)
 
 
 def _jpath(path: tuple) -> str:
@@ -111,9 +101,7 @@ class _Problems:
             raise SpecError(self.items)
 
 
-# ---------------------------------------------------------------------------------------------
-# Reading the file and picking the operator
-# ---------------------------------------------------------------------------------------------
+# --- Reading the file and picking the operator ----------------------------------------------------
 
 class _DuplicateKey(ValueError):
     pass
@@ -220,9 +208,7 @@ def _check_socs(socs: list[str] | None) -> list[str]:
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# Field conversion
-# ---------------------------------------------------------------------------------------------
+# --- Field conversion -----------------------------------------------------------------------------
 
 def _check_keys(obj: dict, allowed: tuple[str, ...], path: tuple, pr: _Problems) -> None:
     for key in obj:
@@ -588,9 +574,7 @@ def import_msopgen(json_path: str | Path, *, op: str | None = None, family: str 
         return new_package(spec_file=spec_file, family=family, directory=directory, force=force, cwd=here)
 
 
-# ---------------------------------------------------------------------------------------------
-# Export
-# ---------------------------------------------------------------------------------------------
+# --- Export ---------------------------------------------------------------------------------------
 
 def _original_names(spec: Spec) -> dict[str, str]:
     ext = spec.raw.get(EXTENSION_KEY, {}) if isinstance(spec.raw, dict) else {}
