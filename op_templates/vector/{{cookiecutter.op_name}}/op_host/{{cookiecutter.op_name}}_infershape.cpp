@@ -19,6 +19,10 @@ ge::graphStatus InferShape{{ T }}(gert::InferShapeContext* context)
 {
 {% for i in used | sort %}
 {% set src = s.inputs[i] %}
+{% if src.param != "OPTIONAL" and s.inputs[:i] | rejectattr("param", "equalto", "REQUIRED") | list %}
+    // Input getters count the tensors actually passed, and an optional or dynamic input comes
+    // before "{{ s.inputs[i].name }}": check index {{ i }} (or use the IR-index getters of your CANN).
+{% endif %}
 {% if src.param == "OPTIONAL" %}
     const gert::Shape* {{ src.name }}Shape = context->GetOptionalInputShape({{ src.index }});
 {% else %}
@@ -30,7 +34,9 @@ ge::graphStatus InferShape{{ T }}(gert::InferShapeContext* context)
 {% endfor %}
 {% for o in s.outputs %}
 {% set inf = o.infer %}
+{% if used or not loop.first %}
 
+{% endif %}
 {% if o.param == "DYNAMIC" %}
     // Output "{{ o.name }}" is a dynamic list: set the shape of each of its tensors here.
 {% else %}
@@ -60,6 +66,12 @@ ge::graphStatus InferDataType{{ T }}(gert::InferDataTypeContext* context)
 {
 {% for o in s.outputs %}
 {% set r = o.dtype_rule %}
+{% if r.kind in ("input", "map") %}
+{% if s.inputs[:r.input] | rejectattr("param", "equalto", "REQUIRED") | list %}
+    // Input getters count the tensors actually passed, and an optional or dynamic input comes
+    // before "{{ s.inputs[r.input].name }}": check index {{ r.input }} (or use the IR-index getters of your CANN).
+{% endif %}
+{% endif %}
 {% if r.kind == "input" %}
     // "{{ o.name }}" has the dtype of input "{{ s.inputs[r.input].name }}" in every column.
     context->SetOutputDataType({{ o.index }}, context->GetInputDataType({{ r.input }}));
@@ -67,9 +79,9 @@ ge::graphStatus InferDataType{{ T }}(gert::InferDataTypeContext* context)
     context->SetOutputDataType({{ o.index }}, {{ r.ge }});
 {% elif r.kind == "map" %}
     // "{{ o.name }}" follows the dtype of input "{{ s.inputs[r.input].name }}", column by column.
-    const ge::DataType {{ s.inputs[r.input].name }}DtypeFor{{ o.name }} = context->GetInputDataType({{ r.input }});
+    const ge::DataType {{ o.name }}InputDtype = context->GetInputDataType({{ r.input }});
 {% for pair in r.pairs %}
-    {{ 'if' if loop.first else '} else if' }} ({{ s.inputs[r.input].name }}DtypeFor{{ o.name }} == {{ pair[0] }}) {
+    {{ 'if' if loop.first else '} else if' }} ({{ o.name }}InputDtype == {{ pair[0] }}) {
         context->SetOutputDataType({{ o.index }}, {{ pair[1] }});
 {% endfor %}
     } else {

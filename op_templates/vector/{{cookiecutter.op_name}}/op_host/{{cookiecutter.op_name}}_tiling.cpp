@@ -130,7 +130,7 @@ ge::graphStatus Tiling{{ T }}(gert::TilingContext* context)
     uint64_t maxLength = 0;
 {% for o in s.outputs %}
 {% if o.param == "DYNAMIC" %}
-    // "{{ o.name }}" is a dynamic list: read its tensors with context->GetDynamicOutputShape({{ o.index }}, k) (hence not in the tiling data).
+    // "{{ o.name }}" is a dynamic list of tensors: size them here if the kernel needs it.
 {% else %}
     const gert::StorageShape* {{ o.name }}Shape = context->GetOutputShape({{ o.index }});
     if ({{ o.name }}Shape == nullptr) {
