@@ -1,0 +1,48 @@
+"""Content hashes for incremental builds: every input file, the flags, the compiler, the simulator."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+
+from opkit import __version__
+
+_SKIP_DIRS = {".opkit", "__pycache__", ".git"}
+SOURCE_SUFFIXES = {".h", ".hpp", ".hh", ".cpp", ".cc", ".cxx", ".c", ".inc", ".def"}
+
+
+def tree_files(root: Path, suffixes: set[str] = SOURCE_SUFFIXES) -> list[Path]:
+    """Every source file under ``root`` (sorted), skipping build output and caches."""
+    if not root.is_dir():
+        return []
+    out = []
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and p.suffix in suffixes and not any(part in _SKIP_DIRS for part in p.parts):
+            out.append(p)
+    return out
+
+
+def digest(files: Iterable[Path], base: Path, extra: Iterable[str] = ()) -> str:
+    """A hash of the files' contents and names (relative to ``base``) and of ``extra`` strings."""
+    h = hashlib.sha256()
+    for f in sorted(set(files)):
+        try:
+            name = str(f.relative_to(base))
+        except ValueError:
+            name = str(f)
+        h.update(name.encode() + b"\0")
+        h.update(hashlib.sha256(f.read_bytes()).digest())
+    h.update(json.dumps(list(extra)).encode())
+    return h.hexdigest()[:20]
+
+
+@lru_cache(maxsize=1)
+def sim_digest() -> str:
+    """The simulator's version: opkit's version and every header and runtime source it ships."""
+    from opkit.sim import include_dir
+
+    root = include_dir().parent
+    return digest(tree_files(root), root, [__version__])
