@@ -163,6 +163,9 @@ def test_several_operators_need_op():
 
 def test_single_object_is_accepted_like_msopgen_does():
     assert convert(ADD_CUSTOM[0]).name == "add_custom"
+    assert refused({"input_desc": []}) == 'op.json: (top level): the operator object has no "op" (its OpType, ' \
+                                          'e.g. "AddCustom")'
+    assert refused({"op": None}) == "op.json: op: expected the OpType as a string, found null"
 
 
 def test_string_defaults_type_and_format_strings_are_read_like_msopgen():

@@ -142,7 +142,8 @@ def read_msopgen_json(path: str | Path) -> Any:
 
 def _entries(data: Any, file: str) -> list[dict[str, Any]]:
     """The operator objects of a prototype file (a list, or one object as msOpGen also accepts)."""
-    if isinstance(data, dict):
+    single = isinstance(data, dict)
+    if single:
         data = [data]
     if not isinstance(data, list):
         raise SpecError([f"{file}: (top level): expected a list of operator objects "
@@ -152,12 +153,13 @@ def _entries(data: Any, file: str) -> list[dict[str, Any]]:
     problems = []
     seen: dict[str, int] = {}
     for i, entry in enumerate(data):
+        at, op_at = ("(top level)", "op") if single else (f"[{i}]", f"[{i}].op")
         if not isinstance(entry, dict):
             problems.append(f"{file}: [{i}]: expected an operator object, found {_tname(entry)}")
         elif "op" not in entry:
-            problems.append(f"{file}: [{i}]: the operator object has no \"op\" (its OpType, e.g. \"AddCustom\")")
+            problems.append(f"{file}: {at}: the operator object has no \"op\" (its OpType, e.g. \"AddCustom\")")
         elif not isinstance(entry["op"], str):
-            problems.append(f"{file}: [{i}].op: expected the OpType as a string, found {_tname(entry['op'])}")
+            problems.append(f"{file}: {op_at}: expected the OpType as a string, found {_tname(entry['op'])}")
         elif entry["op"] in seen:
             first = seen[entry["op"]]
             problems.append(f"{file}: [{i}].op: operator '{entry['op']}' is defined twice (also at [{first}]); "
