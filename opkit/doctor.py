@@ -205,7 +205,8 @@ def check_compiler(e: _Env) -> tuple[Check, Compiler | None]:
             problems.append(f"{c.label} {why}")
             continue
         via = " from $CXX" if c.source == "$CXX" else ""
-        return Check(name, True, f"{c.label}{via}; a C++17 test program builds and runs", "", ""), c
+        skipped = f" (not used: {'; '.join(problems)})" if problems else ""
+        return Check(name, True, f"{c.label}{via}; a C++17 test program builds and runs{skipped}", "", ""), c
     if not problems:
         return Check(name, False, "no C++ compiler ($CXX, g++, clang++ or c++) on PATH", SIM_BLOCKS, fix_install), None
     return Check(name, False, "; ".join(problems), SIM_BLOCKS, fix_install), None
@@ -335,6 +336,17 @@ def check_cann(e: _Env) -> list[Check]:
         what = f"{opp} (no such directory)" if opp else "not set"
         checks.append(Check("ASCEND_OPP_PATH", False if opp else off, what,
                             "installing and loading custom operator packages (opp/vendors)", source_fix))
+
+    custom = e.env.get("ASCEND_CUSTOM_OPP_PATH", "")
+    if custom.strip():
+        bad = [p for p in custom.split(":") if p and (not os.path.isabs(p) or not os.path.isdir(p))]
+        found = custom if not bad else f"{custom}: " + "; ".join(
+            f"'{p}' is {'relative (it depends on the current directory)' if not os.path.isabs(p) else 'missing'}"
+            for p in bad)
+        checks.append(Check("ASCEND_CUSTOM_OPP_PATH", not bad, found, "" if not bad else
+                            "loading custom operators installed with --install-path",
+                            "" if not bad else "list absolute, existing vendor folders only (source the set_env.bash "
+                            "that the operator package installed)"))
 
     if toolkit is None:
         checks.append(Check("CANN set_env.sh", off, "no CANN toolkit found", NPU_BLOCKS, install_fix))

@@ -154,6 +154,24 @@ def test_old_gcc_is_refused_and_a_newer_cxx_is_used(tmp_path):
     assert c.ok is True and "g++ 12.2.0" in c.found and "from $CXX" in c.found
 
 
+def test_unusable_cxx_is_named_when_another_compiler_is_used(tmp_path):
+    fake_cxx(tmp_path / "bin")
+    old = fake_cxx(tmp_path / "old", "g++-7", version="g++-7 (Ubuntu 7.5.0-6ubuntu2) 7.5.0")
+    c = by_name(diagnose({"PATH": str(tmp_path / "bin"), "CXX": str(old)}))["C++17 compiler"]
+    assert c.ok is True and c.found.startswith("g++ 11.4.0") and "not used: g++ 7.5.0" in c.found
+
+
+def test_custom_opp_path_entries_must_be_absolute_and_exist(tmp_path, cann):
+    assert "ASCEND_CUSTOM_OPP_PATH" not in by_name(diagnose(cann))
+    vendor = tmp_path / "vendors" / "mine"
+    vendor.mkdir(parents=True)
+    c = by_name(diagnose(dict(cann, ASCEND_CUSTOM_OPP_PATH=str(vendor))))["ASCEND_CUSTOM_OPP_PATH"]
+    assert c.ok is True
+    c = by_name(diagnose(dict(cann, ASCEND_CUSTOM_OPP_PATH=f"{vendor}:vendors/x:{tmp_path}/gone")))
+    c = c["ASCEND_CUSTOM_OPP_PATH"]
+    assert c.ok is False and "'vendors/x' is relative" in c.found and "gone' is missing" in c.found
+
+
 def test_compiler_that_cannot_build_cxx17(tmp_path):
     fake_cxx(tmp_path / "bin", fail_all=True)
     checks = diagnose({"PATH": str(tmp_path / "bin")})
