@@ -1,7 +1,19 @@
-"""The Ascend C CPU simulator: C++17 headers named like CANN's, plus helpers to compile against them."""
+"""The Ascend C CPU simulator: C++17 headers named like CANN's, plus helpers to compile against them.
+
+``include_dir()`` is the directory to put on the include path; ``cxx_flags(soc)`` gives the full
+g++ command-line flags for one SoC (C++17, -O2, F16C when the CPU and compiler have it, the
+chip's capacities as -D macros taken from ``opkit/data/socs.yaml``); ``compile(...)`` runs g++.
+"""
 
 from __future__ import annotations
 
+import functools
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
@@ -12,4 +24,86 @@ def include_dir() -> Path:
     return _HERE / "include"
 
 
-__all__ = ["include_dir"]
+def find_cxx() -> str:
+    """The C++ compiler to use: $CXX, else g++, else clang++."""
+    for cand in (os.environ.get("CXX"), "g++", "clang++"):
+        if cand and shutil.which(cand):
+            return cand
+    raise FileNotFoundError("no C++ compiler found (install g++ >= 9 or set CXX)")
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return set()
+    for line in text.splitlines():
+        if line.startswith("flags") or line.startswith("Features"):
+            return set(line.split(":", 1)[1].split())
+    return set()
+
+
+@functools.lru_cache(maxsize=None)
+def _compiler_accepts(cxx: str, flag: str) -> bool:
+    with tempfile.TemporaryDirectory() as td:
+        src = Path(td) / "t.cpp"
+        src.write_text("int main() { return 0; }\n", encoding="utf-8")
+        r = subprocess.run([cxx, flag, "-c", str(src), "-o", str(Path(td) / "t.o")], capture_output=True)
+        return r.returncode == 0
+
+
+@functools.lru_cache(maxsize=None)
+def has_f16c(cxx: str | None = None) -> bool:
+    """True when this CPU has F16C and the compiler accepts -mf16c (x86 only)."""
+    if platform.machine().lower() not in ("x86_64", "amd64", "i686", "i386"):
+        return False
+    if "f16c" not in _cpu_flags():
+        return False
+    return _compiler_accepts(cxx or find_cxx(), "-mf16c")
+
+
+def soc_defines(soc: str = "ascend910b") -> list[str]:
+    """-D flags describing one chip (name or OpDef key) to the simulator headers."""
+    from opkit import soc as socdb
+
+    c = socdb.chip(soc)
+    return [
+        f"-D__NPU_ARCH__={c['arch']}",
+        f'-DOPKIT_SIM_SOC="{c["name"]}"',
+        f"-DOPKIT_SIM_UB_SIZE={c['ub_size']}",
+        f"-DOPKIT_SIM_UB_CAP={c['ub_reported']}",
+        f"-DOPKIT_SIM_UB_RESERVED={c['ub_reserved']}",
+        f"-DOPKIT_SIM_L1_SIZE={c['l1_size']}",
+        f"-DOPKIT_SIM_L1_CAP={c['l1_reported']}",
+        f"-DOPKIT_SIM_L0A_SIZE={c['l0a_size']}",
+        f"-DOPKIT_SIM_L0B_SIZE={c['l0b_size']}",
+        f"-DOPKIT_SIM_L0C_SIZE={c['l0c_size']}",
+        f"-DOPKIT_SIM_SYS_WORKSPACE={c['sys_workspace']}",
+    ]
+
+
+def cxx_flags(soc: str = "ascend910b", *, opt: str = "-O2", f16c: bool | None = None) -> list[str]:
+    """Compiler flags for a kernel/harness built against the simulator."""
+    flags = ["-std=c++17", opt, "-pthread", f"-I{include_dir()}"]
+    if f16c is None:
+        f16c = has_f16c()
+    if f16c:
+        flags.append("-mf16c")
+    return flags + soc_defines(soc)
+
+
+def compile(  # noqa: A001 - mirrors the verb users expect
+    sources: Sequence[str | os.PathLike[str]],
+    output: str | os.PathLike[str],
+    *,
+    soc: str = "ascend910b",
+    defines: Sequence[str] = (),
+    extra: Sequence[str] = (),
+    cxx: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Compile ``sources`` into the executable ``output``; raises CalledProcessError with g++'s output."""
+    cmd = [cxx or find_cxx(), *cxx_flags(soc), *[f"-D{d}" for d in defines], *extra, *map(str, sources), "-o", str(output)]
+    return subprocess.run(cmd, check=True, capture_output=True, text=True)
+
+
+__all__ = ["compile", "cxx_flags", "find_cxx", "has_f16c", "include_dir", "soc_defines"]

@@ -251,6 +251,10 @@ inline void run_count(const char* api, const SrcLoc& loc, Opd (&o)[N], int64_t c
 template <class T> inline bool isnan_(T v) { return std::is_integral<T>::value ? false : std::isnan(float(v)); }
 
 // Max/Min: NaN propagates (assumed, see README NaN table).
+template <class T> inline C<T> vabs(C<T> a) {
+    if (std::is_integral<T>::value) return a < 0 ? -a : a;
+    return C<T>(std::fabs(double(a)));  // clears the sign bit, also of -0 and NaN
+}
 template <class T> inline C<T> vmax(C<T> a, C<T> b) {
     if (!std::is_integral<T>::value && (a != a || b != b)) return a != a ? a : b;
     return a > b ? a : b;
@@ -355,7 +359,7 @@ OPKIT_VEC_BINARY(SubRelu, (opkit::sim::vmax<T>(a - b, C<T>(0))), half, float, in
 
 OPKIT_VEC_UNARY(Exp, std::exp(a), half, float)
 OPKIT_VEC_UNARY(Ln, std::log(a), half, float)
-OPKIT_VEC_UNARY(Abs, (a < 0 ? -a : a), half, float)
+OPKIT_VEC_UNARY(Abs, (opkit::sim::vabs<T>(a)), half, float)
 OPKIT_VEC_UNARY(Sqrt, std::sqrt(a), half, float)
 OPKIT_VEC_UNARY(Rsqrt, (1.0f / std::sqrt(a)), half, float)
 OPKIT_VEC_UNARY(Reciprocal, (1.0f / a), half, float)

@@ -1,0 +1,261 @@
+// Test harness: runs one vector API on data read from files, on one emulated core.
+// usage: vec_harness DIR OP key=value...   (DIR holds in0.bin, in1.bin, in2.bin, dst.bin; writes out.bin)
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+
+using namespace AscendC;
+
+static std::map<std::string, std::string> P;
+static std::string DIR;
+static long pi(const char* k, long d = 0) { auto it = P.find(k); return it == P.end() ? d : std::stol(it->second); }
+static uint64_t pu(const char* k, uint64_t d = 0) { auto it = P.find(k); return it == P.end() ? d : std::stoull(it->second); }
+static double pf(const char* k, double d = 0) { auto it = P.find(k); return it == P.end() ? d : std::stod(it->second); }
+static std::string ps(const char* k, const char* d = "") { auto it = P.find(k); return it == P.end() ? d : it->second; }
+
+static std::vector<uint8_t> readf(const std::string& n) {
+    std::ifstream f(DIR + "/" + n, std::ios::binary);
+    if (!f) return {};
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
+}
+static uint64_t pad32(uint64_t n) { return (n + 31) / 32 * 32; }
+static uint64_t g_rsvd = 0;
+
+struct Bufs {
+    TBuf<TPosition::VECCALC> b[4];
+    LocalTensor<uint8_t> t[4];
+    uint64_t len[4] = {0, 0, 0, 0};
+};
+
+template <class T> LocalTensor<T> L(Bufs& B, int i) { return B.t[i].ReinterpretCast<T>(); }
+
+RoundMode rmode() {
+    std::string m = ps("rm", "none");
+    if (m == "rint") return RoundMode::CAST_RINT;
+    if (m == "floor") return RoundMode::CAST_FLOOR;
+    if (m == "ceil") return RoundMode::CAST_CEIL;
+    if (m == "round") return RoundMode::CAST_ROUND;
+    if (m == "trunc") return RoundMode::CAST_TRUNC;
+    if (m == "odd") return RoundMode::CAST_ODD;
+    return RoundMode::CAST_NONE;
+}
+CMPMODE cmode() {
+    std::string m = ps("cmp", "lt");
+    if (m == "gt") return CMPMODE::GT;
+    if (m == "eq") return CMPMODE::EQ;
+    if (m == "le") return CMPMODE::LE;
+    if (m == "ge") return CMPMODE::GE;
+    if (m == "ne") return CMPMODE::NE;
+    return CMPMODE::LT;
+}
+
+template <class T> T scalar_of() { return static_cast<T>(pf("s", 0)); }
+
+BinaryRepeatParams bparams() {
+    return BinaryRepeatParams(pi("db", 1), pi("s0b", 1), pi("s1b", 1), pi("dr", 8), pi("s0r", 8), pi("s1r", 8));
+}
+UnaryRepeatParams uparams() { return UnaryRepeatParams(pi("db", 1), pi("sb", 1), pi("dr", 8), pi("sr", 8)); }
+
+#define BIN_OPS(X) X(Add) X(Sub) X(Mul) X(Div) X(Max) X(Min)
+#define UN_OPS(X) X(Exp) X(Ln) X(Abs) X(Sqrt) X(Rsqrt) X(Reciprocal) X(Relu)
+#define SC_OPS(X) X(Adds) X(Muls) X(Maxs) X(Mins)
+
+template <class T> bool run_binary(const std::string& op, Bufs& B) {
+    int n = int(pi("n"));
+    uint64_t m[2] = {pu("m0", ~0ull), pu("m1", ~0ull)};
+    bool masked = P.count("rep") > 0;
+    bool bits = P.count("m0") > 0;
+#define X(NAME)                                                                                            \
+    if (op == #NAME) {                                                                                     \
+        if (!masked) NAME(L<T>(B, 3), L<T>(B, 0), L<T>(B, 1), n);                                        \
+        else if (bits) NAME(L<T>(B, 3), L<T>(B, 0), L<T>(B, 1), m, uint8_t(pi("rep")), bparams());       \
+        else NAME(L<T>(B, 3), L<T>(B, 0), L<T>(B, 1), uint64_t(pi("mask")), uint8_t(pi("rep")), bparams()); \
+        return true;                                                                                       \
+    }
+    BIN_OPS(X)
+#undef X
+    return false;
+}
+template <class T> bool run_binary_int(const std::string& op, Bufs& B) {
+    int n = int(pi("n"));
+#define X(NAME) if (op == #NAME) { NAME(L<T>(B, 3), L<T>(B, 0), L<T>(B, 1), n); return true; }
+    X(Add) X(Sub) X(Mul) X(Max) X(Min)
+#undef X
+    return false;
+}
+template <class T> bool run_unary(const std::string& op, Bufs& B) {
+    int n = int(pi("n"));
+    bool masked = P.count("rep") > 0;
+#define X(NAME)                                                                                        \
+    if (op == #NAME) {                                                                                 \
+        if (!masked) NAME(L<T>(B, 3), L<T>(B, 0), n);                                                \
+        else NAME(L<T>(B, 3), L<T>(B, 0), uint64_t(pi("mask")), uint8_t(pi("rep")), uparams());      \
+        return true;                                                                                   \
+    }
+    UN_OPS(X)
+#undef X
+    return false;
+}
+template <class T> bool run_scalar(const std::string& op, Bufs& B) {
+    int n = int(pi("n"));
+    bool masked = P.count("rep") > 0;
+#define X(NAME)                                                                                                      \
+    if (op == #NAME) {                                                                                               \
+        if (!masked) NAME(L<T>(B, 3), L<T>(B, 0), scalar_of<T>(), n);                                              \
+        else NAME(L<T>(B, 3), L<T>(B, 0), scalar_of<T>(), uint64_t(pi("mask")), uint8_t(pi("rep")), uparams());    \
+        return true;                                                                                                 \
+    }
+    SC_OPS(X)
+#undef X
+    return false;
+}
+
+template <class D, class S> void do_cast(Bufs& B) {
+    if (P.count("rep")) Cast(L<D>(B, 3), L<S>(B, 0), rmode(), uint64_t(pi("mask")), uint8_t(pi("rep")), uparams());
+    else Cast(L<D>(B, 3), L<S>(B, 0), rmode(), uint32_t(pi("n")));
+}
+bool run_cast(Bufs& B) {
+    std::string s = ps("src"), d = ps("dst");
+#define C2(SN, ST, DN, DT) if (s == SN && d == DN) { do_cast<DT, ST>(B); return true; }
+    C2("f16", half, "f32", float) C2("bf16", bfloat16_t, "f32", float) C2("s16", int16_t, "f32", float)
+    C2("s8", int8_t, "f16", half) C2("u8", uint8_t, "f16", half) C2("s32", int32_t, "s64", int64_t)
+    C2("s64", int64_t, "s32", int32_t) C2("s32", int32_t, "s16", int16_t) C2("f32", float, "f16", half)
+    C2("f32", float, "bf16", bfloat16_t) C2("f32", float, "s32", int32_t) C2("f32", float, "s16", int16_t)
+    C2("f32", float, "s64", int64_t) C2("f32", float, "f32", float) C2("f16", half, "s32", int32_t)
+    C2("f16", half, "s16", int16_t) C2("f16", half, "s8", int8_t) C2("f16", half, "u8", uint8_t)
+    C2("s16", int16_t, "f16", half) C2("s32", int32_t, "f32", float) C2("s64", int64_t, "f32", float)
+    C2("bf16", bfloat16_t, "s32", int32_t)
+#undef C2
+    return false;
+}
+
+template <class T> bool run_move(const std::string& op, Bufs& B) {
+    int n = int(pi("n")); (void)n;
+    if (op == "Duplicate") {
+        if (P.count("rep")) Duplicate(L<T>(B, 3), scalar_of<T>(), uint64_t(pi("mask")), uint8_t(pi("rep")), uint16_t(pi("db", 1)), uint8_t(pi("dr", 8)));
+        else Duplicate(L<T>(B, 3), scalar_of<T>(), n);
+        return true;
+    }
+    if (op == "Brcb") { Brcb(L<T>(B, 3), L<T>(B, 0), uint8_t(pi("rep")), BrcbRepeatParams(pi("db", 1), pi("dr", 8))); return true; }
+    if (op == "GatherMask") {
+        GatherMaskParams gp(uint8_t(pi("sb", 1)), uint16_t(pi("rep", 1)), uint16_t(pi("sr", 8)), uint8_t(pi("pr", 8)));
+        if (P.count("pattern")) GatherMask(L<T>(B, 3), L<T>(B, 0), uint8_t(pi("pattern")), bool(pi("reduce")), uint32_t(pi("mask")), gp, g_rsvd);
+        else GatherMask(L<T>(B, 3), L<T>(B, 0), L<uint32_t>(B, 1), bool(pi("reduce")), uint32_t(pi("mask")), gp, g_rsvd);
+        return true;
+    }
+    if (op == "Gather") { Gather(L<T>(B, 3), L<T>(B, 0), L<uint32_t>(B, 1), uint32_t(pi("base")), uint32_t(n)); return true; }
+    if (op == "Copy") { Copy(L<T>(B, 3), L<T>(B, 0), uint64_t(pi("mask")), uint8_t(pi("rep")), CopyRepeatParams(pi("db", 1), pi("sb", 1), pi("dr", 8), pi("sr", 8))); return true; }
+    
+    return false;
+}
+template <class T> bool run_arith(const std::string& op, Bufs& B) {
+    int n = int(pi("n"));
+    if (op == "ArithProgression") { ArithProgression(L<T>(B, 3), static_cast<T>(pf("first")), static_cast<T>(pf("diff")), n); return true; }
+    return false;
+}
+template <class T> bool run_misc(const std::string& op, Bufs& B) {
+    int n = int(pi("n"));
+    if (op == "Compare") { Compare(L<uint8_t>(B, 3), L<T>(B, 0), L<T>(B, 1), cmode(), uint32_t(n)); return true; }
+    if (op == "CompareScalar") { CompareScalar(L<uint8_t>(B, 3), L<T>(B, 0), scalar_of<T>(), cmode(), uint32_t(n)); return true; }
+    if (op == "Select") { Select(L<T>(B, 3), L<uint8_t>(B, 2), L<T>(B, 0), L<T>(B, 1), SELMODE::VSEL_TENSOR_TENSOR_MODE, uint32_t(n)); return true; }
+    if (op == "SelectScalar") { Select(L<T>(B, 3), L<uint8_t>(B, 2), L<T>(B, 0), scalar_of<T>(), SELMODE::VSEL_TENSOR_SCALAR_MODE, uint32_t(n)); return true; }
+    if (op == "ReduceSum") { ReduceSum(L<T>(B, 3), L<T>(B, 0), L<T>(B, 1), n); return true; }
+    if (op == "ReduceMax") { ReduceMax(L<T>(B, 3), L<T>(B, 0), L<T>(B, 1), n, bool(pi("idx"))); return true; }
+    if (op == "ReduceMin") { ReduceMin(L<T>(B, 3), L<T>(B, 0), L<T>(B, 1), n, bool(pi("idx"))); return true; }
+    if (op == "WholeReduceSum") { WholeReduceSum(L<T>(B, 3), L<T>(B, 0), int32_t(pi("mask")), int32_t(pi("rep")), int32_t(pi("dr", 1)), int32_t(pi("sb", 1)), int32_t(pi("sr", 8))); return true; }
+    if (op == "WholeReduceMax") { WholeReduceMax(L<T>(B, 3), L<T>(B, 0), int32_t(pi("mask")), int32_t(pi("rep")), int32_t(pi("dr", 1)), int32_t(pi("sb", 1)), int32_t(pi("sr", 8))); return true; }
+    if (op == "BlockReduceSum") { BlockReduceSum(L<T>(B, 3), L<T>(B, 0), int32_t(pi("rep")), int32_t(pi("mask")), int32_t(pi("dr", 1)), int32_t(pi("sb", 1)), int32_t(pi("sr", 8))); return true; }
+    if (op == "BlockReduceMax") { BlockReduceMax(L<T>(B, 3), L<T>(B, 0), int32_t(pi("rep")), int32_t(pi("mask")), int32_t(pi("dr", 1)), int32_t(pi("sb", 1)), int32_t(pi("sr", 8))); return true; }
+    if (op == "PairReduceSum") { PairReduceSum(L<T>(B, 3), L<T>(B, 0), int32_t(pi("rep")), int32_t(pi("mask")), int32_t(pi("dr", 1)), int32_t(pi("sb", 1)), int32_t(pi("sr", 8))); return true; }
+    return run_move<T>(op, B) || run_arith<T>(op, B);
+}
+template <class T> bool run_sort(const std::string& op, Bufs& B) {
+    if (op == "Sort32") { Sort32(L<T>(B, 3), L<T>(B, 0), L<uint32_t>(B, 1), int32_t(pi("rep"))); return true; }
+    if (op == "SortFull") { LocalTensor<T> tmp = L<T>(B, 2); Sort<T, true>(L<T>(B, 3), L<T>(B, 0), L<uint32_t>(B, 1), tmp, int32_t(pi("rep"))); return true; }
+    if (op == "MrgSort") {
+        uint16_t lens[4] = {uint16_t(pi("l0")), uint16_t(pi("l1")), uint16_t(pi("l2")), uint16_t(pi("l3"))};
+        LocalTensor<T> s = L<T>(B, 0);
+        uint32_t per = 8 / sizeof(T);
+        uint32_t o1 = lens[0] * per, o2 = o1 + lens[1] * per, o3 = o2 + lens[2] * per;
+        MrgSortSrcList<T> list(s, s[o1], s[o2], s[o3]);
+        MrgSort(L<T>(B, 3), list, MrgSort4Info(lens, bool(pi("susp")), uint16_t(pi("valid", 15)), 1));
+        uint16_t c[4];
+        GetMrgSortResult(c[0], c[1], c[2], c[3]);
+        g_rsvd = c[0] | (uint64_t(c[1]) << 16) | (uint64_t(c[2]) << 32) | (uint64_t(c[3]) << 48);
+        return true;
+    }
+    if (op == "Sigmoid") { Sigmoid(L<T>(B, 3), L<T>(B, 0), uint32_t(pi("n"))); return true; }
+    return false;
+}
+
+extern "C" __global__ __aicore__ void vec_kernel(GM_ADDR g0, GM_ADDR g1, GM_ADDR g2, GM_ADDR gd, GM_ADDR ws, GM_ADDR tiling) {
+    TPipe pipe;
+    Bufs B;
+    GM_ADDR g[4] = {g0, g1, g2, gd};
+    for (int i = 0; i < 4; ++i) {
+        B.len[i] = reinterpret_cast<uint64_t*>(tiling)[i];
+        if (!B.len[i]) continue;
+        pipe.InitBuffer(B.b[i], B.len[i]);
+        B.t[i] = B.b[i].Get<uint8_t>();
+        GlobalTensor<uint8_t> gt;
+        gt.SetGlobalBuffer(g[i], B.len[i]);
+        DataCopy(B.t[i], gt, uint32_t(B.len[i]));
+    }
+    SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+    WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+    std::string op = ps("op"), dt = ps("dt");
+    if (pi("counter")) SetMaskCount();
+    bool ok = false;
+    if (op == "Cast") ok = run_cast(B);
+    else if (dt == "f16") ok = run_binary<half>(op, B) || run_unary<half>(op, B) || run_scalar<half>(op, B) || run_misc<half>(op, B) || run_sort<half>(op, B);
+    else if (dt == "f32") ok = run_binary<float>(op, B) || run_unary<float>(op, B) || run_scalar<float>(op, B) || run_misc<float>(op, B) || run_sort<float>(op, B);
+    else if (dt == "s32") ok = run_binary_int<int32_t>(op, B) || run_scalar<int32_t>(op, B) || run_move<int32_t>(op, B) || run_arith<int32_t>(op, B);
+    else if (dt == "s16") ok = run_binary_int<int16_t>(op, B) || run_scalar<int16_t>(op, B) || run_move<int16_t>(op, B) || run_arith<int16_t>(op, B);
+    else if (dt == "u32") ok = run_move<uint32_t>(op, B);
+    else if (dt == "u16") ok = run_move<uint16_t>(op, B);
+    else if (dt == "bf16") {
+        ok = run_move<bfloat16_t>(op, B);
+    }
+    if (!ok) { std::fprintf(stderr, "harness: unknown op/dtype %s/%s\n", op.c_str(), dt.c_str()); std::exit(2); }
+    SetMaskNorm();
+    SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    GlobalTensor<uint8_t> go;
+    go.SetGlobalBuffer(gd, B.len[3]);
+    DataCopy(go, B.t[3], uint32_t(B.len[3]));
+}
+
+int main(int argc, char** argv) {
+    if (argc < 3) return 2;
+    DIR = argv[1];
+    P["op"] = argv[2];
+    for (int i = 3; i < argc; ++i) {
+        std::string a = argv[i];
+        auto e = a.find('=');
+        P[a.substr(0, e)] = a.substr(e + 1);
+    }
+    const char* names[4] = {"in0.bin", "in1.bin", "in2.bin", "dst.bin"};
+    uint8_t* g[4] = {nullptr, nullptr, nullptr, nullptr};
+    uint64_t* lens = static_cast<uint64_t*>(AscendC::GmAlloc(4 * sizeof(uint64_t)));
+    for (int i = 0; i < 4; ++i) {
+        std::vector<uint8_t> d = readf(names[i]);
+        lens[i] = pad32(d.size());
+        if (d.empty()) continue;
+        g[i] = static_cast<uint8_t*>(AscendC::GmAlloc(lens[i]));
+        std::memset(g[i], 0, lens[i]);
+        std::memcpy(g[i], d.data(), d.size());
+    }
+    uint8_t* ws = static_cast<uint8_t*>(AscendC::GmAlloc(32));
+    ICPU_RUN_KF(vec_kernel, 1, g[0], g[1], g[2], g[3], ws, lens);
+    std::vector<uint8_t> dd = readf("dst.bin");
+    std::ofstream f(DIR + "/out.bin", std::ios::binary);
+    f.write(reinterpret_cast<const char*>(g[3]), dd.size());
+    std::printf("rsvd=%llu\n", (unsigned long long)g_rsvd);
+    return 0;
+}
