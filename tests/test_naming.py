@@ -38,3 +38,39 @@ def test_op_type_override_must_keep_the_stem():
     assert op_type_problem("AxpyRelu", "axpy_relu") is None
     assert "maps to the file stem 'axpy_re_lu'" in op_type_problem("AxpyReLu", "axpy_relu")
     assert "UpperCamelCase" in op_type_problem("axpyRelu", "axpy_relu")
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_name_chars = st.text(alphabet=st.sampled_from(list("abcxyz019_./\\ -A\0é")), max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_name_chars)
+def test_any_string_is_either_a_safe_name_or_refused(name):
+    problem = name_problem(name)
+    if problem is None:
+        assert "/" not in name and "." not in name and "\\" not in name and name
+        assert snake_of(op_type_of(name)) == name
+    else:
+        with pytest.raises(UsageError):
+            check_name(name)
+
+
+@settings(max_examples=25, deadline=None)
+@given(_name_chars)
+def test_new_never_writes_outside_its_target(tmp_path_factory, name):
+    from opkit.scaffold.new import new_package
+
+    root = tmp_path_factory.mktemp("new")
+    work = root / "work"
+    work.mkdir()
+    try:
+        r = new_package(name, directory="D", cwd=work)
+    except UsageError:
+        assert [p for p in root.rglob("*") if p != work] == []
+        return
+    written = [p for p in root.rglob("*") if p.is_file()]
+    assert written and all(p.is_relative_to(work / "D" / name) for p in written)
+    assert r.path == work / "D" / name
