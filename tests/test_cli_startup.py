@@ -8,7 +8,7 @@ HEAVY = ("numpy", "jsonschema", "cookiecutter", "jinja2", "yaml", "ml_dtypes", "
 
 def test_help_imports_no_heavy_module():
     code = ("import sys\nfrom opkit.cli import app\n"
-            "try:\n    app(["--help"], prog_name="opkit")\nexcept SystemExit:\n    pass\n"
+            "try:\n    app(['--help'], prog_name='opkit')\nexcept SystemExit:\n    pass\n"
             f"print('LOADED:' + ','.join(m for m in {HEAVY!r} if m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
