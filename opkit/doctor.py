@@ -276,7 +276,7 @@ def toolkit_version(toolkit: Path) -> tuple[str, Path] | None:
 
     ``<toolkit>/version.cfg`` holds ``toolkit_running_version=[<inner>:<release>]`` (also
     ``toolkit_installed_version``); ``<toolkit>/<arch>-linux/ascend_toolkit_install.info`` holds
-    ``version=<release>``.
+    ``version=<release>``; a ``<toolkit>/version.info`` with ``Version=<release>`` is the last resort.
     """
     cfg = toolkit / "version.cfg"
     if cfg.is_file():
@@ -285,9 +285,11 @@ def toolkit_version(toolkit: Path) -> tuple[str, Path] | None:
             m = re.search(rf"^{key}=\[([^\]]*)\]", text, re.M)
             if m:
                 return m.group(1).split(":")[-1].strip(), cfg
-    for info in sorted(toolkit.glob("*/ascend_toolkit_install.info")):
+    for info in [*sorted(toolkit.glob("*/ascend_toolkit_install.info")), toolkit / "version.info"]:
+        if not info.is_file():
+            continue
         text = info.read_text(encoding="utf-8", errors="replace")
-        m = re.search(r"^version=(\S+)", text, re.M)
+        m = re.search(r"^version\s*=\s*(\S+)", text, re.M | re.I)
         if m:
             return m.group(1).strip(), info
     return None

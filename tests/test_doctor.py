@@ -242,6 +242,10 @@ def test_version_from_install_info_and_missing_version(tmp_path, cann):
     c = by_name(diagnose(cann))["CANN toolkit version"]
     assert c.ok is True and c.found.startswith("8.1.RC1 (from ") and "ascend_toolkit_install.info" in c.found
     info.unlink()
+    (toolkit / "version.info").write_text("Version=8.5.0\n")
+    c = by_name(diagnose(cann))["CANN toolkit version"]
+    assert c.ok is True and c.found.startswith("8.5.0 (from ") and "version.info" in c.found
+    (toolkit / "version.info").unlink()
     c = by_name(diagnose(cann))["CANN toolkit version"]
     assert c.ok is False and "neither version.cfg nor" in c.found
 
