@@ -1,0 +1,403 @@
+"""MoeGatingTopK package: spec, golden (against independent model-style routing), tie rule, comparison."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from opkit.spec import load
+from opkit.verify.golden import custom_generators, run_golden
+from opkit.verify.inputs import make_inputs
+
+PKG = Path(__file__).resolve().parent.parent / "ops" / "moe" / "moe_gating_top_k"
+
+
+def _golden_module():
+    spec = importlib.util.spec_from_file_location("moe_gating_top_k_golden_under_test", PKG / "golden.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+G = _golden_module()
+SPEC = load(PKG)
+
+DEEPSEEK = {"k": 8, "k_group": 4, "group_count": 8, "group_select_mode": 1, "norm_type": 1,
+            "routed_scaling_factor": 2.5}
+
+
+# ---------------------------------------------------------------------------------------------
+# the spec
+# ---------------------------------------------------------------------------------------------
+def test_spec_interface_matches_the_real_op():
+    assert SPEC.op_type == "MoeGatingTopK"
+    assert [p.name for p in SPEC.inputs] == ["x", "bias"]
+    assert [p.name for p in SPEC.outputs] == ["y", "expert_idx", "out"]  # the OpDef's output order
+    assert SPEC.inputs[1].param == "optional"
+    assert SPEC.inputs[0].dtypes == ("float16", "float32", "bfloat16")
+    assert SPEC.outputs[1].dtypes == ("int32",) * 3
+    assert SPEC.outputs[2].dtypes == ("float32",) * 3
+    out = SPEC.outputs[2]
+    assert out.when is not None and out.when.holds({"out_flag": True}) and not out.when.holds({"out_flag": False})
+    attrs = {a.name: a for a in SPEC.attrs}
+    assert list(attrs) == ["k", "k_group", "group_count", "group_select_mode", "renorm", "norm_type", "out_flag",
+                           "routed_scaling_factor", "eps"]
+    assert attrs["k"].required
+    assert {n: attrs[n].default for n in list(attrs)[1:]} == {
+        "k_group": 1, "group_count": 1, "group_select_mode": 0, "renorm": 0, "norm_type": 0, "out_flag": False,
+        "routed_scaling_factor": 1.0, "eps": 1e-20}
+
+
+def test_spec_cases_cover_the_issue():
+    names = {c.name for c in SPEC.cases}
+    assert {"deepseek_v3_smoke", "mixtral_top2", "e2048_top2", "ties_deepseek", "special_sigmoid"} <= names
+    ds = SPEC.case("deepseek_v3_smoke").attrs
+    assert (ds["k"], ds["k_group"], ds["group_count"], ds["group_select_mode"], ds["norm_type"],
+            ds["routed_scaling_factor"]) == (8, 4, 8, 1, 1, 2.5)
+    tokens = {c.shapes["x"][0] for c in SPEC.cases}
+    assert min(tokens) == 1 and max(tokens) == 8192
+    for c in SPEC.cases:
+        if c.shapes["x"][0] >= 4096:
+            assert "full" in c.tags, c.name
+
+
+# ---------------------------------------------------------------------------------------------
+# golden shapes and dtypes, case by case (through opkit's own input generation)
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("case", [c.name for c in SPEC.cases if "full" not in c.tags])
+def test_golden_outputs_per_case(case):
+    c = SPEC.case(case)
+    t, e = c.shapes["x"]
+    k = c.attrs["k"]
+    for col in c.columns:
+        inputs = make_inputs(SPEC, c, col, custom_generators(SPEC))
+        out = run_golden(SPEC, c, inputs)
+        assert set(out) == ({"y", "expert_idx", "out"} if c.attrs["out_flag"] else {"y", "expert_idx"})
+        assert out["y"].shape == (t, k) and out["y"].dtype == np.float64
+        assert out["expert_idx"].shape == (t, k) and out["expert_idx"].dtype == np.int32
+        idx = out["expert_idx"]
+        assert idx.min() >= 0 and idx.max() < e
+        assert all(len(set(r)) == k for r in idx.tolist())
+        if "out" in out:
+            assert out["out"].shape == (t, e)
+
+
+def test_large_case_shapes_without_running_them():
+    c = SPEC.case("deepseek_v3_prefill")
+    assert c.shapes["x"] == [8192, 256] and "full" in c.tags
+
+
+# ---------------------------------------------------------------------------------------------
+# independent cross-check: DeepSeek-V3 routing written the way model code writes it
+# ---------------------------------------------------------------------------------------------
+def deepseek_v3_route(logits, bias, top_k, n_group, topk_group, routed_scaling_factor):
+    """Group-limited routing as MoE model code writes it, in float64, with its own loops."""
+    scores = 1.0 / (1.0 + np.exp(-logits))
+    scores_for_choice = scores + bias[None, :]
+    n_tok, n_exp = scores.shape
+    per = n_exp // n_group
+    idx_out = np.zeros((n_tok, top_k), dtype=np.int64)
+    w_out = np.zeros((n_tok, top_k))
+    for t in range(n_tok):
+        group_scores = []
+        for g in range(n_group):
+            members = sorted(scores_for_choice[t, g * per:(g + 1) * per], reverse=True)
+            group_scores.append(members[0] + members[1])
+        # top topk_group groups; on equal scores the earlier group comes first
+        groups = sorted(range(n_group), key=lambda g: (-group_scores[g], g))[:topk_group]
+        masked = np.full(n_exp, -np.inf)
+        for g in groups:
+            masked[g * per:(g + 1) * per] = scores_for_choice[t, g * per:(g + 1) * per]
+        chosen = sorted(range(n_exp), key=lambda e: (-masked[e], e))[:top_k]
+        weights = scores[t, chosen]
+        weights = weights / (weights.sum() + 1e-20)
+        idx_out[t] = chosen
+        w_out[t] = weights * routed_scaling_factor
+    return w_out, idx_out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_golden_agrees_with_model_style_deepseek_routing(seed, dtype):
+    import ml_dtypes
+    rng = np.random.default_rng(seed)
+    npdt = {"float16": np.float16, "bfloat16": ml_dtypes.bfloat16, "float32": np.float32}[dtype]
+    x = rng.normal(size=(48, 256)).astype(npdt).astype(np.float64)
+    bias = rng.uniform(-0.1, 0.1, size=256).astype(npdt).astype(np.float64)
+    got = G.moe_gating_top_k(x, bias, **DEEPSEEK)
+    w, idx = deepseek_v3_route(x, bias, 8, 8, 4, 2.5)
+    np.testing.assert_array_equal(got["expert_idx"], idx)
+    np.testing.assert_allclose(got["y"], w, rtol=2e-6, atol=0)
+    np.testing.assert_allclose(got["y"].sum(axis=-1), 2.5, rtol=1e-6)
+    # the experts come from at most k_group = 4 groups
+    assert max(len(set((r // 32).tolist())) for r in got["expert_idx"]) <= 4
+
+
+def test_grouping_changes_the_choice():
+    """Group-limited selection is not a plain top-k: find rows where it matters and check both."""
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(64, 256))
+    bias = rng.uniform(-0.1, 0.1, size=256)
+    grouped = G.moe_gating_top_k(x, bias, **DEEPSEEK)["expert_idx"]
+    plain = G.moe_gating_top_k(x, bias, **{**DEEPSEEK, "k_group": 8})["expert_idx"]
+    assert (grouped != plain).any(axis=-1).sum() > 0
+    _, idx = deepseek_v3_route(x, bias, 8, 8, 4, 2.5)
+    np.testing.assert_array_equal(grouped, idx)
+
+
+def test_mixtral_softmax_top2():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(100, 8)).astype(np.float32).astype(np.float64)
+    got = G.moe_gating_top_k(x, None, k=2)
+    p = np.exp(x - x.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    top2 = np.argsort(-p, axis=-1, kind="stable")[:, :2]
+    np.testing.assert_array_equal(got["expert_idx"], top2)
+    # softmax: the weights are the probabilities themselves, not renormalised (as the kernels do)
+    np.testing.assert_allclose(got["y"], np.take_along_axis(p, top2, -1), rtol=1e-6)
+    assert (got["y"].sum(-1) < 1.0).all()
+    # Mixtral's weights (softmax over the two chosen logits) are y / sum(y)
+    chosen = np.take_along_axis(x, top2, -1)
+    mix = np.exp(chosen - chosen.max(-1, keepdims=True))
+    mix /= mix.sum(-1, keepdims=True)
+    np.testing.assert_allclose(got["y"] / got["y"].sum(-1, keepdims=True), mix, rtol=1e-6)
+
+
+def test_renormalisation_only_for_sigmoid_and_scaling_always():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(10, 64))
+    sig = G.moe_gating_top_k(x, None, k=4, norm_type=1, routed_scaling_factor=3.0)
+    np.testing.assert_allclose(sig["y"].sum(-1), 3.0, rtol=1e-6)
+    soft = G.moe_gating_top_k(x, None, k=4, norm_type=0, routed_scaling_factor=3.0)
+    assert (soft["y"].sum(-1) < 3.0 - 1e-3).all()
+    plain = G.moe_gating_top_k(x, None, k=4, norm_type=0)
+    np.testing.assert_allclose(soft["y"], 3.0 * plain["y"], rtol=1e-7)
+
+
+def test_bias_steers_the_choice_but_not_the_weights():
+    x = np.zeros((1, 8))
+    x[0, 3] = 1.0
+    bias = np.zeros(8)
+    bias[6] = 5.0
+    got = G.moe_gating_top_k(x, bias, k=1, norm_type=1)
+    assert got["expert_idx"][0, 0] == 6
+    # y is gathered from the unbiased norm: sigmoid(0) = 0.5, renormalised over one expert -> 1
+    np.testing.assert_allclose(got["y"], [[1.0]])
+    got2 = G.moe_gating_top_k(x, bias, k=2, norm_type=1)
+    sig1 = 1 / (1 + np.exp(-1.0))
+    np.testing.assert_allclose(got2["y"][0], [0.5 / (0.5 + sig1), sig1 / (0.5 + sig1)], rtol=1e-6)
+
+
+def test_out_only_with_out_flag():
+    x = np.random.default_rng(5).normal(size=(3, 16))
+    assert "out" not in G.moe_gating_top_k(x, None, k=2)
+    got = G.moe_gating_top_k(x, None, k=2, norm_type=1, out_flag=True)
+    np.testing.assert_allclose(got["out"], 1 / (1 + np.exp(-x)), rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------
+# the tie rule
+# ---------------------------------------------------------------------------------------------
+def test_ties_lower_index_wins_at_the_boundary_and_in_order():
+    x = np.array([[0.0, 2.0, 1.0, 2.0, 1.0, 1.0, -1.0, 2.0]])
+    got = G.moe_gating_top_k(x, None, k=5)
+    assert got["expert_idx"].tolist() == [[1, 3, 7, 2, 4]]
+
+
+def test_ties_between_groups_lower_group_wins():
+    rng = np.random.default_rng(6)
+    one = rng.normal(size=32)
+    x = np.tile(one, 8)[None, :]
+    got = G.moe_gating_top_k(x, None, k=8, k_group=4, group_count=8, group_select_mode=0, norm_type=1)
+    assert set((got["expert_idx"][0] // 32).tolist()) <= {0, 1, 2, 3}
+    # equal experts in the kept groups: each value appears 4 times, group 0's copy comes first
+    best = int(np.argmax(one))
+    assert got["expert_idx"][0, :4].tolist() == [best, 32 + best, 64 + best, 96 + best]
+
+
+def test_tie_generators_make_ties():
+    rng = np.random.default_rng(0)
+    x = G.tied_logits((4, 256), "float16", rng, {})
+    assert x.shape == (4, 256) and len(np.unique(x)) <= 17
+    assert (x == x.astype(np.float16)).all()
+    b = G.tied_bias((256,), "bfloat16", rng, {})
+    assert set(np.unique(b).tolist()) <= {-0.25, -0.125, 0.0, 0.125, 0.25}
+    eq = G.equal_groups_logits((2, 256), "float32", rng, {"group_count": 8})
+    assert (eq[:, :32] == eq[:, 224:]).all()
+
+
+def test_saturated_sigmoid_ties():
+    x = np.array([[np.inf, 50.0, 40.0, -np.inf, 0.0, 60.0, np.inf, -3.0]])
+    got = G.moe_gating_top_k(x, None, k=4, norm_type=1, out_flag=True)
+    # sigmoid of inf, 40, 50, 60 is exactly 1.0 in float32: five-way tie, lower index first
+    assert got["expert_idx"].tolist() == [[0, 1, 2, 5]]
+    np.testing.assert_allclose(got["y"], [[0.25] * 4])
+    assert got["out"][0, 3] == 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+# attribute limits
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape,attrs,message", [
+    ((2, 16), {"k": 17}, "k is 17"),
+    ((2, 256), {"k": 33, "k_group": 1, "group_count": 8}, "k is 33"),
+    ((2, 2048), {"k": 2, "k_group": 2, "group_count": 128}, "exceeds 2048"),
+    ((2, 100), {"k": 2, "group_count": 3}, "not divisible"),
+    ((2, 64), {"k": 2, "group_count": 64, "k_group": 2, "group_select_mode": 1}, "at least 2 experts"),
+    ((2, 64), {"k": 2, "renorm": 1}, "renorm"),
+    ((2, 4096), {"k": 2}, "expert count 4096"),
+    ((2, 64), {"k": 2, "k_group": 5, "group_count": 4}, "k_group is 5"),
+])
+def test_attr_limits(shape, attrs, message):
+    with pytest.raises(ValueError, match=message):
+        G.moe_gating_top_k(np.zeros(shape), None, **attrs)
+
+
+def test_padding_limit_only_applies_when_grouping_is_active():
+    # 128 groups of 16 would pad to 4096, but with k_group == group_count nothing is grouped
+    got = G.moe_gating_top_k(np.zeros((1, 2048)), None, k=2, k_group=128, group_count=128)
+    assert got["expert_idx"].tolist() == [[0, 1]]
+
+
+# ---------------------------------------------------------------------------------------------
+# the routing comparison
+# ---------------------------------------------------------------------------------------------
+def _routing(scores, attrs):
+    scores = np.asarray(scores, dtype=np.float32)
+    idx = G.select_experts(scores, attrs["k"], attrs.get("k_group", 1), attrs.get("group_count", 1),
+                           attrs.get("group_select_mode", 0))
+    y = G.routing_weights(scores, idx, attrs.get("norm_type", 0), attrs.get("routed_scaling_factor", 1.0),
+                          attrs.get("eps", 1e-20))
+    return {"y": y, "expert_idx": idx.astype(np.int32)}
+
+
+def _actual(scores, idx, attrs):
+    scores = np.asarray(scores, dtype=np.float32)
+    idx = np.asarray(idx)
+    y = G.routing_weights(scores, idx, attrs.get("norm_type", 0), attrs.get("routed_scaling_factor", 1.0),
+                          attrs.get("eps", 1e-20))
+    return {"y": y, "expert_idx": idx.astype(np.int32)}
+
+
+def _compare(scores, actual_idx, attrs, **kw):
+    scores = np.asarray(scores, dtype=np.float32)
+    golden = _routing(scores, attrs)
+    actual = _actual(scores, actual_idx, attrs)
+    actual.update(kw.pop("override", {}))
+    return G.compare_routing(actual, golden, scores, scores, attrs, **kw)
+
+
+K3 = {"k": 3, "norm_type": 1}
+ROW = [[0.9, 0.8, 0.5, 0.5 + 3e-7, 0.1, 0.7]]
+
+
+def test_compare_identical_routing_passes_exactly():
+    ok, rep = _compare(ROW, [[0, 1, 5]], K3)
+    assert ok and rep["exact_rows"] == 1 and not rep["near_ties"]
+
+
+def test_compare_accepts_a_swap_inside_the_k_boundary_cluster():
+    attrs = {"k": 4, "norm_type": 1}
+    golden = _routing(ROW, attrs)["expert_idx"].tolist()
+    assert golden == [[0, 1, 5, 3]]
+    ok, rep = _compare(ROW, [[0, 1, 5, 2]], attrs)
+    assert ok, rep
+    assert rep["near_ties"][0]["kinds"] == ["k-boundary"]
+
+
+def test_compare_rejects_a_swap_outside_the_cluster():
+    attrs = {"k": 4, "norm_type": 1}
+    ok, rep = _compare(ROW, [[0, 1, 5, 4]], attrs)
+    assert not ok and "outside the near-tie cluster" in rep["failures"][0]["reason"]
+    ok, rep = _compare(ROW, [[0, 1, 2, 3]], attrs)  # left out expert 5 (0.7), clearly above the boundary
+    assert not ok and "clearly above" in rep["failures"][0]["reason"]
+
+
+def test_compare_order_inside_the_top_k():
+    row = [[0.9, 0.6 + 2e-7, 0.6, 0.1]]
+    attrs = {"k": 3, "norm_type": 1}
+    ok, rep = _compare(row, [[0, 2, 1]], attrs)  # near-equal pair swapped: accepted, reported
+    assert ok and rep["near_ties"][0]["kinds"] == ["order"]
+    ok, rep = _compare(row, [[1, 0, 2]], attrs)  # 0.6 before 0.9: rejected
+    assert not ok and "not descending" in rep["failures"][0]["reason"]
+
+
+def test_compare_exact_ties_must_follow_the_lower_index_rule():
+    row = [[0.9, 0.5, 0.7, 0.5, 0.5]]
+    attrs = {"k": 3, "norm_type": 1}
+    assert _routing(row, attrs)["expert_idx"].tolist() == [[0, 2, 1]]
+    ok, rep = _compare(row, [[0, 2, 3]], attrs)  # chose 3 over 1 with the same score
+    assert not ok and "tie rule" in rep["failures"][0]["reason"]
+    ok, rep = _compare([[0.9, 0.7, 0.7, 0.1]], [[0, 2, 1]], attrs)  # equal pair in the wrong order
+    assert not ok and "tie rule" in rep["failures"][0]["reason"]
+
+
+def test_compare_group_boundary_near_tie():
+    attrs = {"k": 2, "k_group": 2, "group_count": 4, "group_select_mode": 0, "norm_type": 1}
+    row = [[0.9, 0.1, 0.5, 0.2, 0.5 + 2e-7, 0.3, 0.05, 0.04]]
+    assert _routing(row, attrs)["expert_idx"].tolist() == [[0, 4]]
+    ok, rep = _compare(row, [[0, 2]], attrs)  # group 1 instead of the near-equal group 2
+    assert ok, rep
+    assert "group-boundary" in rep["near_ties"][0]["kinds"]
+    ok, rep = _compare(row, [[0, 6]], attrs)  # group 3 is clearly out
+    assert not ok and rep["failures"][0]["reason"].startswith("group boundary")
+    ok, rep = _compare(row, [[0, 5]], attrs)  # expert 5 is in a kept group but far below expert 4
+    assert not ok
+
+
+def test_compare_rejects_wrong_weights_and_bad_indices():
+    ok, rep = _compare(ROW, [[0, 1, 5]], K3, override={"y": np.array([[0.5, 0.3, 0.2]])})
+    assert not ok and "weight of expert" in rep["failures"][0]["reason"]
+    ok, rep = _compare(ROW, [[0, 0, 5]], K3)
+    assert not ok and "repeats" in rep["failures"][0]["reason"]
+    ok, rep = _compare(ROW, [[0, 1, 4]], K3, override={"expert_idx": np.array([[0, 1, 9]], dtype=np.int32)})
+    assert not ok and "outside [0, 6)" in rep["failures"][0]["reason"]
+
+
+def test_compare_weights_aligned_by_expert_index():
+    attrs = {"k": 4, "norm_type": 1, "routed_scaling_factor": 2.0}
+    # a kernel that chose the near-tie expert 2 has weights renormalised over its own choice
+    ok, rep = _compare(ROW, [[0, 1, 5, 2]], attrs)
+    assert ok
+    golden = _routing(ROW, attrs)
+    ok, rep = _compare(ROW, [[0, 1, 5, 2]], attrs, override={"y": golden["y"]})
+    assert ok  # the two weight sets differ by ~3e-7 relative: inside the weight tolerance
+    ok, rep = _compare(ROW, [[0, 1, 5, 3]], attrs, override={"y": golden["y"][:, [1, 0, 2, 3]]})
+    assert not ok  # right experts, weights attached to the wrong ones
+
+
+def test_compare_on_the_deepseek_golden_with_float32_noise():
+    """A kernel whose scores differ from the golden by a few float32 ulps must still pass."""
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(256, 256))
+    bias = rng.uniform(-0.1, 0.1, size=256)
+    norm, sel = G.routing_scores(x, bias, 1)
+    golden = G.moe_gating_top_k(x, bias, **DEEPSEEK)
+    noisy_sel = (sel * (1 + rng.uniform(-4, 4, size=sel.shape) * 2.0**-24)).astype(np.float32)
+    idx = G.select_experts(noisy_sel, 8, 4, 8, 1)
+    actual = {"expert_idx": idx, "y": G.routing_weights(norm, idx, 1, 2.5, 1e-20).astype(np.float16)}
+    ok, rep = G.compare_routing(actual, golden, sel, norm, {**DEEPSEEK}, dtype="float16")
+    assert ok, rep["failures"][:3]
+
+
+# ---------------------------------------------------------------------------------------------
+# counts for the performance model
+# ---------------------------------------------------------------------------------------------
+def test_fused_bytes_and_unfused_chain():
+    shapes = {"x": [8192, 256], "bias": [256]}
+    dtypes = {"x": "bfloat16", "bias": "bfloat16", "y": "bfloat16", "expert_idx": "int32", "out": "float32"}
+    fused = G.hbm_bytes(shapes, dtypes, DEEPSEEK)
+    assert fused == 8192 * 256 * 2 + 8192 * 8 * (2 + 4) + 256 * 2
+    chain = G.unfused_chain(shapes, dtypes, DEEPSEEK)
+    assert [c["op"] for c in chain] == ["sigmoid", "add_bias", "group_score", "group_topk", "group_mask", "topk",
+                                        "gather", "normalise", "scale"]
+    unfused = sum(c["read_bytes"] + c["write_bytes"] for c in chain)
+    assert unfused > 5 * fused
+    soft = G.unfused_chain({"x": [64, 8]}, {"x": "float16"}, {"k": 2})
+    assert [c["op"] for c in soft] == ["softmax", "topk", "gather", "scale"]
+    assert G.flops(shapes, dtypes, DEEPSEEK) > 8192 * 256 * 4
+    with_out = G.hbm_bytes(shapes, dtypes, {**DEEPSEEK, "out_flag": True})
+    assert with_out - fused == 8192 * 256 * 4
