@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import sys
 import traceback
@@ -44,7 +45,11 @@ def compute_not_implemented(spec: Spec) -> str | None:
 
 def load_module(spec: Spec) -> ModuleType:
     path = spec.dir / spec.golden_file
-    mod_name = f"opkit_golden_{spec.name}_{abs(hash(str(path)))}"
+    try:
+        content = path.read_bytes()
+    except OSError as exc:
+        raise GoldenError(f"{path}: cannot read the golden ({exc.strerror})") from None
+    mod_name = f"opkit_golden_{spec.name}_{hashlib.sha256(str(path).encode() + content).hexdigest()[:16]}"
     if mod_name in sys.modules:
         return sys.modules[mod_name]
     loader_spec = importlib.util.spec_from_file_location(mod_name, path)

@@ -1,0 +1,141 @@
+"""Verify a package: for each selected case × dtype column × chip, inputs → golden → run → compare.
+
+The kernel is run by a *runner* (``Runner`` protocol): the simulator runner builds and launches
+the package's Ascend C kernel; tests may pass their own.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from opkit import soc as socdata
+from opkit.errors import OpkitError, UsageError
+from opkit.spec import Case, Spec
+from opkit.verify.compare import DEFAULT_PROFILE, compare
+from opkit.verify.golden import GoldenError, compute_not_implemented, custom_generators, run_golden
+from opkit.verify.inputs import make_inputs
+from opkit.verify.report import ERROR, FAIL, PASS, CaseResult
+
+
+@dataclass
+class RunOutput:
+    outputs: dict[str, np.ndarray]  # produced outputs in their device dtype
+    trace: dict[str, Any] | None = None
+    info: dict[str, Any] = field(default_factory=dict)  # block dim, tiling key, ...
+
+
+class Runner(Protocol):
+    def run(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any]) -> RunOutput: ...
+
+
+@dataclass
+class Selection:
+    tags: list[str] = field(default_factory=list)  # run cases having any of these tags (empty: all)
+    keyword: str | None = None  # -k: a substring or glob of the case name
+    chips: list[str] = field(default_factory=list)  # chip names or OpDef keys (empty: each SoC's default chip,
+    #                                                  first SoC only)
+    dtype: str | None = None  # only columns whose label contains this dtype
+
+
+@dataclass
+class Job:
+    case: Case
+    column: int
+    chip: str
+
+
+def _chips(spec: Spec, wanted: list[str]) -> list[tuple[str, str]]:
+    """(chip, OpDef key) pairs to verify on."""
+    keys = [s.key for s in spec.socs]
+    if not wanted:
+        return [(socdata.default_chip(keys[0]), keys[0])]
+    out = []
+    for w in wanted:
+        try:
+            chip = socdata.resolve(w)
+        except KeyError as exc:
+            raise UsageError(str(exc.args[0]) if exc.args else f"unknown chip '{w}'") from None
+        key = socdata.chip(chip)["opdef_key"]
+        if key not in keys:
+            raise UsageError(f"{spec.name} does not target {key} (chip {chip}); its socs are {', '.join(keys)}")
+        out.append((chip, key))
+    return out
+
+
+def select(spec: Spec, sel: Selection) -> list[Job]:
+    jobs = []
+    chips = _chips(spec, sel.chips)
+    for case in spec.cases:
+        if sel.tags and not set(sel.tags) & set(case.tags):
+            continue
+        if sel.keyword and not (sel.keyword in case.name or fnmatch.fnmatch(case.name, sel.keyword)):
+            continue
+        for column in case.columns:
+            if sel.dtype and sel.dtype not in spec.column_label(column).split("-"):
+                continue
+            for chip, key in chips:
+                target = next(s for s in spec.socs if s.key == key)
+                if target.supports(column):
+                    jobs.append(Job(case, column, chip))
+    return jobs
+
+
+def _precision(spec: Spec, case: Case, output: str, profile_override: str | None) -> tuple[str, dict[str, Any]]:
+    merged: dict[str, Any] = {}
+    for layer in (spec.precision, case.precision):
+        merged.update({k: v for k, v in layer.items() if k != "outputs"})
+        merged.update(layer.get("outputs", {}).get(output, {}))
+    profile = profile_override or merged.pop("profile", DEFAULT_PROFILE)
+    merged.pop("profile", None)
+    return profile, merged
+
+
+def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None) -> CaseResult:
+    case, column = job.case, job.column
+    label = spec.column_label(column)
+    res = CaseResult(spec.name, case.name, label, job.chip, dict(case.shapes), profile or "", ERROR)
+    t0 = time.perf_counter()
+    try:
+        todo = compute_not_implemented(spec)
+        if todo:
+            raise GoldenError(todo)
+        inputs = make_inputs(spec, case, column, custom_generators(spec))
+        golden = run_golden(spec, case, inputs)
+        out = runner.run(spec, case, column, job.chip, inputs)
+        results = []
+        for o in spec.outputs:
+            if o.name not in golden:
+                continue  # a conditional output this case does not produce
+            if o.name not in out.outputs:
+                raise OpkitError(f"the kernel run produced no output '{o.name}'")
+            prof, overrides = _precision(spec, case, o.name, profile)
+            results.append(compare(o.name, out.outputs[o.name], golden[o.name], o.dtypes[column], prof, overrides))
+        res.outputs = results
+        res.profile = ", ".join(sorted({r.thresholds.get("profile", "") for r in results} - {""})) or (profile or "")
+        failed = [r for r in results if not r.passed]
+        res.status = FAIL if failed else PASS
+        res.message = "; ".join(f"{r.name}: {r.reason}" for r in failed)
+        if out.info:
+            res.perf.update({k: v for k, v in out.info.items() if k.startswith("modelled") or k == "efficiency"})
+    except OpkitError as exc:
+        res.status = ERROR
+        res.message = exc.message
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def verify_spec(spec: Spec, runner: Runner, sel: Selection | None = None, profile: str | None = None,
+                progress: Callable[[CaseResult], None] | None = None) -> list[CaseResult]:
+    out = []
+    for job in select(spec, sel or Selection()):
+        r = verify_job(spec, job, runner, profile)
+        out.append(r)
+        if progress:
+            progress(r)
+    return out
