@@ -471,8 +471,8 @@ def _convert(op_obj: dict[str, Any], op: str, pr: _Problems) -> tuple[list[dict]
                 if col in cols[:k]:
                     j = cols.index(col)
                     pr.add(first_path + ("type", k), f"column {k} repeats the dtypes of column {j} ({', '.join(col)})"
-                           "; opkit builds one kernel per dtype column, so columns that differ only in format "
-                           "cannot both be kept: remove one")
+                           "; opkit builds one kernel per dtype column, so two columns with the same dtypes cannot "
+                           "both be kept, even when their formats differ: remove one")
     pr.raise_if_any()
     ins = [p for path, p in params if path[0] == "input_desc" and p is not None]
     outs = [p for path, p in params if path[0] == "output_desc" and p is not None]
