@@ -82,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--runs must be at least 1")
     base, which = opkit_command(args.opkit)
     print(f"opkit: {which}; {args.runs} run(s) per command; python {sys.version.split()[0]}")
+    if base[1:] == ["-m", "opkit"] and not (ROOT / "opkit" / "__main__.py").is_file():
+        print("note: opkit/__main__.py does not exist yet, so `python -m opkit` cannot run; the commands below "
+              "are reported as failed and skipped")
     results = []
     with tempfile.TemporaryDirectory(prefix="opkit-bench-") as tmp_s:
         tmp = Path(tmp_s)
