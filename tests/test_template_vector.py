@@ -173,7 +173,8 @@ def test_tiling_uses_the_platform_and_fills_only_declared_fields(default_pkg):
     for api in ("platform_ascendc::PlatformAscendC(context->GetPlatformInfo())", "GetCoreNumAiv()",
                 "GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize)", "GetAttrPointer<float>(0)",
                 "context->GetTilingData<AxpyReluTilingData>()", "context->SetBlockDim(",
-                "context->GetWorkspaceSizes(1)", "GetLibApiWorkSpaceSize()", '#include "../op_kernel/axpy_relu_tiling_data.h"'):
+                "context->GetWorkspaceSizes(1)", "GetLibApiWorkSpaceSize()",
+                '#include "../op_kernel/axpy_relu_tiling_data.h"'):
         assert api in tiling, api
     header = (default_pkg / "op_kernel/axpy_relu_tiling_data.h").read_text()
     fields = struct_fields(header)
@@ -303,11 +304,15 @@ def test_generic_marks_the_lines_to_write(generic_pkg):
 
 
 def test_generic_with_dynamic_lists_and_required_attrs(tmp_path):
-    spec = USER_SPEC.replace(
-        "  - {name: gate, dtypes: [int32, float16], shape: [K], param: optional}",
-        "  - {name: parts, dtypes: [int32, float16], shape: [K], param: dynamic}",
-    ).replace("  - {name: axis, type: int, default: -1}", "  - {name: axis, type: int}\n  - {name: on, type: bool}").replace(
-        "shapes: {a: [4, 16], gate: [16]}}", "shapes: {a: [4, 16], parts: [[16], [16]]}, attrs: {axis: 0, on: true}}")
+    spec = USER_SPEC
+    for old, new in (
+        ("{name: gate, dtypes: [int32, float16], shape: [K], param: optional}",
+         "{name: parts, dtypes: [int32, float16], shape: [K], param: dynamic}"),
+        ("{name: axis, type: int, default: -1}", "{name: axis, type: int}\n  - {name: on, type: bool}"),
+        ("shapes: {a: [4, 16], gate: [16]}}", "shapes: {a: [4, 16], parts: [[16], [16]]}, attrs: {axis: 0, on: true}}"),
+    ):
+        assert old in spec
+        spec = spec.replace(old, new)
     (tmp_path / "s.yaml").write_text(spec)
     pkg = new_package(spec_file=tmp_path / "s.yaml", directory="g", cwd=tmp_path).path
     kernel = (pkg / "op_kernel/gated_pair.h").read_text()
