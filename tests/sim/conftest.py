@@ -60,7 +60,8 @@ class VecRunner:
         self.workdir = workdir
         self.n = 0
 
-    def __call__(self, op: str, dst: np.ndarray, *ins: np.ndarray | None, expect_fail: bool = False, **params):
+    def __call__(self, op: str, out_init: np.ndarray, *ins: np.ndarray | None, expect_fail: bool = False, **params):
+        dst = out_init
         self.n += 1
         d = self.workdir / f"case{self.n}"
         d.mkdir()
