@@ -10,6 +10,7 @@ so the checks can be run against a fake environment.
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import platform
 import re
@@ -18,7 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -417,6 +418,33 @@ def check_cann(e: _Env) -> list[Check]:
     return checks
 
 
+def _dist_version(name: str) -> str | None:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def check_torch(version_of: Callable[[str], str | None] = _dist_version) -> Check:
+    """torch and torch_npu in this interpreter: torch_npu X.Y.Z(.postN) is built for torch X.Y.Z only."""
+    name, blocks = "torch / torch_npu", "calling operators from PyTorch on the NPU (torch_npu fails to import)"
+    torch, npu = version_of("torch"), version_of("torch_npu")
+    if torch is None and npu is None:
+        return Check(name, None, "not installed (only needed to call operators from PyTorch)", "", "")
+    if npu is None:
+        return Check(name, None, f"torch {torch}; torch_npu not installed", "calling operators from PyTorch on the NPU",
+                     f"pip install torch_npu=={_v(parse_version(torch or '') or (0,))}.* (with CANN installed)")
+    if torch is None:
+        return Check(name, False, f"torch_npu {npu} without torch", blocks,
+                     f"pip install torch=={_v(parse_version(npu) or (0,))}")
+    want, have = parse_version(npu), parse_version(torch)
+    if want is None or have is None or want[:3] != have[:3]:
+        return Check(name, False, f"torch {torch} with torch_npu {npu}, which is built for torch "
+                     f"{_v(want or (0,))}", blocks, f"pip install torch=={_v(want or (0,))}, or the torch_npu release "
+                     f"for torch {_v(have or (0,))}")
+    return Check(name, True, f"torch {torch}, torch_npu {npu}", "", "")
+
+
 def diagnose(env: Mapping[str, str] | None = None) -> list[Check]:
     """Check this machine (or the environment ``env``, PATH included) for what opkit's backends need."""
     e = _Env(os.environ if env is None else env)
@@ -428,6 +456,7 @@ def diagnose(env: Mapping[str, str] | None = None) -> list[Check]:
     wanted = toolkit is not None or bool(e.env.get("ASCEND_HOME_PATH", "").strip())
     checks.append(check_cmake(e, wanted))
     checks += cann
+    checks.append(check_torch())
     checks.append(Check(
         "cann backend (NPU builds)", None, "not available in opkit yet: opkit builds and verifies operators with the "
         "sim backend only", "building custom operator packages (.run) and aclnn APIs and running them on an NPU",

@@ -271,6 +271,20 @@ def test_unknown_chip_names_are_shown_as_such(tmp_path, cann):
     assert "2 x 910X9 (no opkit chip data)" in by_name(diagnose(cann))["npu-smi"].found
 
 
+@pytest.mark.parametrize("versions,ok,expected", [
+    ({}, None, "not installed"),
+    ({"torch": "2.5.1+cpu"}, None, "torch_npu not installed"),
+    ({"torch_npu": "2.5.1.post1"}, False, "torch_npu 2.5.1.post1 without torch"),
+    ({"torch": "2.4.0", "torch_npu": "2.5.1.post1"}, False, "which is built for torch 2.5.1"),
+    ({"torch": "2.5.1", "torch_npu": "2.5.1.post1"}, True, "torch 2.5.1, torch_npu 2.5.1.post1"),
+])
+def test_torch_npu_must_match_torch(versions, ok, expected):
+    c = doctor.check_torch(versions.get)
+    assert c.ok is ok and expected in c.found
+    if ok is False:
+        assert c.fix.startswith("pip install torch==2.5.1")
+
+
 def test_python_version_rule():
     assert doctor.check_python((3, 9, 18)).ok is False
     assert "Python 3.9.18" in doctor.check_python((3, 9, 18)).found
