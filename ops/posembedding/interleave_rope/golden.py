@@ -1,0 +1,132 @@
+"""Golden reference of InterleaveRope, with its cost model and input generators.
+
+InterleaveRope (ops-transformer: posembedding/interleave_rope/README.md) takes x of shape
+[B, N, S, D] whose last axis holds D/2 interleaved pairs (x[2t], x[2t+1]). It first brings the
+pairs into half-split order,
+
+    q = concat(x[..., 0::2], x[..., 1::2])              # q[t] = x[2t], q[D/2 + t] = x[2t + 1]
+
+and then applies rotate-half rotary embedding with tables that are already in half-split order:
+
+    y = q * cos + RotateHalf(q) * sin,   RotateHalf(q) = concat(-q[..., D/2:], q[..., :D/2])
+
+so that, per pair t (r = x[2t], i = x[2t+1]):
+
+    y[t]       = r * cos[t]       - i * sin[t]
+    y[D/2 + t] = i * cos[D/2 + t] + r * sin[D/2 + t]
+
+y stays in half-split order. cos and sin broadcast over N, and over B and/or S where they have 1.
+
+opkit calls ``interleave_rope`` with float64 arrays holding exactly the values the kernel receives
+(already rounded to the input dtype). The kernel computes in float32 and rounds once to the output
+dtype; the golden computes in float64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opkit.dtypes import DTYPES
+
+ROPE_BASE = 10000.0  # the frequency base of LLaMA-style rotary embeddings
+
+
+def interleave_rope(x, cos, sin):
+    """y = q * cos + RotateHalf(q) * sin with q the de-interleaved x (float64)."""
+    x = np.asarray(x, dtype=np.float64)
+    cos = np.asarray(cos, dtype=np.float64)
+    sin = np.asarray(sin, dtype=np.float64)
+    half = x.shape[-1] // 2
+    q = np.concatenate([x[..., 0::2], x[..., 1::2]], axis=-1)
+    rotated = np.concatenate([-q[..., half:], q[..., :half]], axis=-1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return {"y": q * cos + rotated * sin}
+
+
+# --- input generators (op.yaml: init: {cos: {custom: rope_cos}, sin: {custom: rope_sin}}) --------
+
+def _angles(shape):
+    """Rotation angles of a [Bc, 1, Sc, D] table in half-split order.
+
+    Position p of batch b is b * 11 + s (decode tables, Sc = 1, thus give each batch its own
+    position); column j rotates with frequency ROPE_BASE ** (-2 (j mod D/2) / D), so both halves
+    of a row carry the same angles, as LLaMA-style cos/sin caches do.
+    """
+    bc, _, sc, d = shape
+    half = d // 2
+    pos = (np.arange(bc)[:, None] * 11 + np.arange(sc)[None, :]).astype(np.float64)  # [Bc, Sc]
+    inv_freq = ROPE_BASE ** (-2.0 * np.arange(half, dtype=np.float64) / d)  # [D/2]
+    theta = pos[..., None] * inv_freq  # [Bc, Sc, D/2]
+    theta = np.concatenate([theta, theta], axis=-1)  # [Bc, Sc, D]
+    return theta.reshape(bc, 1, sc, d)
+
+
+def rope_cos(shape, dtype, rng, attrs):
+    """A real cosine cache of the given [Bc, 1, Sc, D] shape (deterministic; rng unused)."""
+    return np.cos(_angles(tuple(shape)))
+
+
+def rope_sin(shape, dtype, rng, attrs):
+    """The sine cache that goes with ``rope_cos`` for the same shape."""
+    return np.sin(_angles(tuple(shape)))
+
+
+# --- cost model (for opkit's performance model) ---------------------------------------------------
+
+def _numel(shape):
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _itemsize(dtypes, name):
+    return DTYPES[dtypes[name]].size
+
+
+def flops(shapes, dtypes, attrs):
+    """Arithmetic per call: two multiplies and one add per output element.
+
+    The de-interleave and the sign of RotateHalf move or flip data and are not counted.
+    """
+    return 3 * _numel(shapes["x"])
+
+
+def hbm_bytes(shapes, dtypes, attrs):
+    """Compulsory global-memory traffic of the fused kernel.
+
+    x is read once and y written once; cos and sin are read once each in their own (broadcast)
+    shape. The kernel re-reads the rows of cos/sin for every head, but those re-reads are served
+    from L2 for any realistic table size, so they are not HBM traffic.
+    """
+    n = _numel(shapes["x"])
+    return (n * (_itemsize(dtypes, "x") + _itemsize(dtypes, "y"))
+            + _numel(shapes["cos"]) * _itemsize(dtypes, "cos")
+            + _numel(shapes["sin"]) * _itemsize(dtypes, "sin"))
+
+
+def unfused_chain(shapes, dtypes, attrs):
+    """The chain of primitive operators the fused kernel replaces, one launch each.
+
+    Returns a list of {op, launch, reads, writes, hbm_bytes, flops}: bytes through global memory
+    per launch, every intermediate in the dtype of x (as a framework running the model in
+    fp16/bf16 would keep it). The steps follow the formula:
+
+      1. strided_gather  q = concat(x[..., 0::2], x[..., 1::2])     reads x, writes q
+      2. mul             a = q * cos                                 reads q and cos, writes a
+      3. rotate          r = concat(-q[..., D/2:], q[..., :D/2])    reads q, writes r
+      4. mul             b = r * sin                                 reads r and sin, writes b
+      5. add             y = a + b                                   reads a and b, writes y
+    """
+    n = _numel(shapes["x"])
+    e = _itemsize(dtypes, "x")
+    nc = _numel(shapes["cos"]) * _itemsize(dtypes, "cos")
+    ns = _numel(shapes["sin"]) * _itemsize(dtypes, "sin")
+    steps = [
+        ("strided_gather", n * e, n * e, 0),
+        ("mul", n * e + nc, n * e, n),
+        ("rotate", n * e, n * e, 0),
+        ("mul", n * e + ns, n * e, n),
+        ("add", 2 * n * e, n * e, n),
+    ]
+    return [
+        {"op": op, "launch": i + 1, "reads": r, "writes": w, "hbm_bytes": r + w, "flops": f}
+        for i, (op, r, w, f) in enumerate(steps)
+    ]
