@@ -1,0 +1,1 @@
+"""Running kernels: the simulator runner (harness processes) and, later, the NPU runner."""

@@ -1,0 +1,150 @@
+"""Run a package's kernel on the simulator: one harness process per batch of requests.
+
+A run is isolated in its own process, so a kernel that trips a simulator check, segfaults, aborts
+or hangs ends as a clean error for that case while opkit carries on. Requests and data travel as
+files (the contract is in ``opkit/sim/host/README.md``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from opkit import soc as socdata
+from opkit.build import sim_backend
+from opkit.errors import OpkitError
+from opkit.numerics import np_dtype
+from opkit.spec import Case, Spec
+from opkit.verify.pipeline import RunOutput
+
+DEFAULT_TIMEOUT_S = 300.0
+ERROR_PREFIX = "opkit-sim: error: "
+
+
+class KernelError(OpkitError):
+    """The kernel (or its tiling/InferShape) failed on the simulator; the message is the diagnostic."""
+
+
+def chip_request(chip: str) -> dict[str, Any]:
+    c = {k: v for k, v in socdata.chip(chip).items() if k != "sources"}
+    return c
+
+
+def _diagnostics(stderr: str) -> list[str]:
+    return [line[len(ERROR_PREFIX):] if line.startswith(ERROR_PREFIX) else line
+            for line in stderr.splitlines() if line.startswith(ERROR_PREFIX)]
+
+
+def failure_message(returncode: int, stderr: str, label: str) -> str:
+    """One clear message for a failed harness process."""
+    diags = _diagnostics(stderr)
+    if diags:
+        return f"{label}: " + "\n".join(diags)
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        tail = "\n".join(stderr.strip().splitlines()[-5:])
+        return f"{label}: the kernel process died with {name}" + (f":\n{tail}" if tail else "")
+    tail = "\n".join(stderr.strip().splitlines()[-8:])
+    return f"{label}: the harness exited with code {returncode}" + (f":\n{tail}" if tail else "")
+
+
+class SimRunner:
+    """Builds (or reuses) the harness of each op × chip × column and runs cases in it."""
+
+    def __init__(self, timeout_s: float = DEFAULT_TIMEOUT_S, trace_dir: Path | None = None, jobs: int | None = None):
+        self.timeout_s = timeout_s
+        self.trace_dir = trace_dir
+        self.jobs = jobs
+        self._artifacts: dict[tuple[str, str, int], sim_backend.Artifact] = {}
+
+    def artifact(self, spec: Spec, chip: str, column: int) -> sim_backend.Artifact:
+        key = (str(spec.dir), chip, column)
+        if key not in self._artifacts:
+            a = sim_backend.plan(spec, chip, column)
+            sim_backend.build([a], jobs=self.jobs)
+            self._artifacts[key] = a
+        return self._artifacts[key]
+
+    def request(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any],
+                work: Path) -> dict[str, Any]:
+        ins = []
+        for p in spec.inputs:
+            value = inputs.get(p.name)
+            entry: dict[str, Any] = {"name": p.name, "dtype": p.dtypes[column], "format": p.formats[column]}
+            if value is None:
+                entry.update({"shape": None, "file": None})
+            elif isinstance(value, list):
+                files = []
+                for i, v in enumerate(value):
+                    f = work / f"in_{p.name}_{i}.bin"
+                    np.ascontiguousarray(v).tofile(f)
+                    files.append(str(f))
+                entry.update({"shape": [list(np.shape(v)) for v in value], "file": files})
+            else:
+                f = work / f"in_{p.name}.bin"
+                np.ascontiguousarray(value).tofile(f)
+                entry.update({"shape": list(np.shape(value)), "file": str(f)})
+            ins.append(entry)
+        outs = [{"name": o.name, "dtype": o.dtypes[column], "format": o.formats[column],
+                 "file": str(work / f"out_{o.name}.bin")} for o in spec.outputs]
+        attrs = [{"name": a.name, "type": a.type, "value": case.attrs.get(a.name)} for a in spec.attrs]
+        trace = str(self.trace_dir / f"{spec.name}.{case.name}.{spec.column_label(column)}.{chip}.trace.json") \
+            if self.trace_dir else None
+        return {"op_type": spec.op_type, "chip": chip_request(chip), "inputs": ins, "outputs": outs,
+                "attrs": attrs, "trace": trace}
+
+    def run(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any]) -> RunOutput:
+        art = self.artifact(spec, chip, column)
+        label = f"{spec.name}::{case.name}[{spec.column_label(column)}@{chip}]"
+        with tempfile.TemporaryDirectory(prefix="opkit-run-") as tmp:
+            work = Path(tmp)
+            req = self.request(spec, case, column, chip, inputs, work)
+            if self.trace_dir:
+                self.trace_dir.mkdir(parents=True, exist_ok=True)
+            req_path = work / "request.json"
+            req_path.write_text(json.dumps(req), encoding="utf-8")
+            env = dict(os.environ)
+            if req["trace"]:
+                env["OPKIT_SIM_TRACE"] = req["trace"]
+            try:
+                r = subprocess.run([str(art.exe), "run", str(req_path)], capture_output=True, text=True,
+                                   timeout=self.timeout_s, env=env)
+            except subprocess.TimeoutExpired:
+                raise KernelError(f"{label}: no result after {self.timeout_s:.0f} s: the kernel hangs (a SyncAll or "
+                                  "WaitFlag that is never satisfied?) or the case is too large") from None
+            if r.returncode != 0:
+                raise KernelError(failure_message(r.returncode, r.stderr, label))
+            result_path = req_path.with_name(req_path.name + ".result.json")
+            try:
+                result = json.loads(result_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise KernelError(f"{label}: the harness wrote no readable result ({exc})") from None
+            outputs = {}
+            for o in spec.outputs:
+                shape = result.get("output_shapes", {}).get(o.name)
+                if shape is None:
+                    continue
+                dt = np_dtype(o.dtypes[column])
+                data = np.fromfile(work / f"out_{o.name}.bin", dtype=dt)
+                if data.size != int(np.prod(shape, dtype=np.int64)):
+                    raise KernelError(f"{label}: output '{o.name}' has {data.size} elements; InferShape said {shape}")
+                outputs[o.name] = data.reshape(shape)
+            trace = None
+            if req["trace"] and Path(req["trace"]).is_file():
+                try:
+                    trace = json.loads(Path(req["trace"]).read_text(encoding="utf-8"))
+                except ValueError:
+                    trace = None
+            info = {k: result[k] for k in ("block_dim", "tiling_key", "workspace_bytes", "tiling_bytes")
+                    if k in result}
+            return RunOutput(outputs, trace, info)
