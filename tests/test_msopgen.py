@@ -276,6 +276,31 @@ def test_import_with_family_goes_under_ops(tmp_path):
     assert r.path == tmp_path / "ops" / "cv" / "conv2_d" and load(r.path).family == "cv"
 
 
+def test_import_errors_name_the_line(tmp_path):
+    bad = copy.deepcopy(MULTI)
+    bad[0]["input_desc"][1]["type"][2] = "fp17"
+    bad[0]["attr"][0]["default_value"] = "one"
+    (tmp_path / "ops.json").write_text(json.dumps(bad, indent=2))
+    lines = (tmp_path / "ops.json").read_text().splitlines()
+    fp17 = next(i for i, line in enumerate(lines, 1) if "fp17" in line)
+    one = next(i for i, line in enumerate(lines, 1) if '"one"' in line)
+    with pytest.raises(SpecError) as info:
+        import_msopgen("ops.json", op="AddCustom", directory="out", cwd=tmp_path)
+    assert info.value.problems[0].startswith(f"ops.json:{fp17}: AddCustom: input_desc[1].type[2]: 'fp17' is not")
+    assert info.value.problems[1].startswith(f"ops.json:{one}: AddCustom: attr[0].default_value: 'one' is not")
+
+
+def test_tab_indented_file_like_msopgens_template(tmp_path):
+    text = json.dumps(CONV2D, indent="\t").replace('"NCHW"', '"NCHW "')  # msOpGen strips values too
+    (tmp_path / "conv.json").write_text(text)
+    r = import_msopgen("conv.json", directory="out", cwd=tmp_path)
+    assert load(r.path).inputs[1].formats == ("NCHW",)
+    (tmp_path / "bad.json").write_text(text.replace('"list_int"', '"list_int64"'))
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if '"list_int"' in t)
+    with pytest.raises(SpecError, match=f"bad.json:{line}: Conv2D: attr\\[0\\].type: 'list_int64' is not an attr type"):
+        import_msopgen("bad.json", directory="out2", cwd=tmp_path)
+
+
 def test_failed_import_writes_nothing(tmp_path):
     bad = copy.deepcopy(ADD_CUSTOM)
     bad[0]["input_desc"][1]["type"][2] = "fp17"
@@ -402,8 +427,13 @@ def test_reading_files(tmp_path):
     f.write_text('[{"op": "AddCustom",\n  "input_desc": [,]}]')
     with pytest.raises(SpecError, match=r"op.json:2:18: invalid JSON: Expecting value"):
         read_msopgen_json(f)
-    f.write_text('[{"op": "A", "output_desc": [{"name": "y", "type": ["fp16"], "type": ["float"]}]}]')
-    with pytest.raises(SpecError, match="duplicate key 'type' \\(in the object with name 'y'\\)"):
+    f.write_text('[{"op": "A",\n "output_desc": [{"name": "y", "type": ["fp16"],\n  "type": ["float"]}]}]')
+    with pytest.raises(SpecError, match=r"op.json:3: \[0\].output_desc\[0\].type: duplicate key 'type'; JSON "
+                                        r"readers keep only the last one \(first given on line 2\)"):
+        read_msopgen_json(f)
+    deep = "[" * 70 + '{"name": "y", "k": 1, "k": 2}' + "]" * 70  # too deep for the line finder
+    f.write_text('[{"op": "A", "x": ' + deep + "}]")
+    with pytest.raises(SpecError, match="invalid prototype: duplicate key 'k' \\(in the object with name 'y'\\)"):
         read_msopgen_json(f)
     f.write_bytes(b"\xef\xbb\xbf" + json.dumps(ADD_CUSTOM).encode())  # a BOM, as Windows editors write
     assert read_msopgen_json(f) == ADD_CUSTOM

@@ -19,6 +19,7 @@ import json
 import math
 import re
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from opkit.errors import SpecError, UsageError
 from opkit.scaffold.new import NewResult, new_package
 from opkit.spec import Spec, load, load_string
 from opkit.spec.load import RESERVED_TENSOR_NAMES
-from opkit.spec.yamlio import dump
+from opkit.spec.yamlio import dump, load_text
 
 EXTENSION_KEY = "x-msopgen"  # op.yaml key that keeps msOpGen's spelling of renamed names
 DEFAULT_SOCS = ["ascend910b"]
@@ -88,13 +89,21 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _where(file: str, lines: Mapping[tuple, int] | None, path: tuple) -> str:
+    """``file:line`` of the value at ``path`` (or of the nearest enclosing one) when lines are known."""
+    while lines and path and path not in lines:
+        path = path[:-1]
+    return f"{file}:{lines[path]}" if lines and path in lines else file
+
+
 class _Problems:
-    def __init__(self, file: str, op: str) -> None:
-        self.prefix = f"{file}: {op}: "
+    def __init__(self, file: str, op: str, lines: Mapping[tuple, int] | None = None, base: tuple = ()) -> None:
+        self.file, self.op, self.lines, self.base = file, op, lines, base
         self.items: list[str] = []
 
     def add(self, path: tuple, text: str) -> None:
-        self.items.append(f"{self.prefix}{_jpath(path)}: {text}")
+        where = _where(self.file, self.lines, self.base + path)
+        self.items.append(f"{where}: {self.op}: {_jpath(path)}: {text}")
 
     def raise_if_any(self) -> None:
         if self.items:
@@ -118,8 +127,15 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def read_msopgen_json(path: str | Path) -> Any:
-    """Parse an msOpGen prototype file; syntax errors name the file, line and column."""
+def _json_lines(text: str, file: str) -> dict[tuple, int]:
+    """The line of every value of a JSON text, by path (JSON read as YAML; {} when that fails)."""
+    try:  # tabs only ever separate tokens in valid JSON; YAML does not allow them there
+        return load_text(text.replace("\t", " "), file).lines
+    except (SpecError, RecursionError, ValueError):
+        return {}
+
+
+def _read(path: str | Path) -> tuple[Any, str]:
     p = Path(path)
     try:
         raw = p.read_bytes()
@@ -131,16 +147,29 @@ def read_msopgen_json(path: str | Path) -> Any:
         line = raw[: exc.start].count(b"\n") + 1
         raise SpecError([f"{p}:{line}: not UTF-8 text"]) from None
     try:
-        return json.loads(text, object_pairs_hook=_pairs)
+        return json.loads(text, object_pairs_hook=_pairs), text
     except json.JSONDecodeError as exc:
         raise SpecError([f"{p}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}"]) from None
     except _DuplicateKey as exc:
+        try:  # the YAML reader names the line of the second key
+            load_text(text.replace("\t", " "), str(p))
+        except SpecError as yaml_exc:
+            if "duplicate key" in yaml_exc.message:
+                raise SpecError([yaml_exc.message.replace(" (first given on", "; JSON readers keep only the last "
+                                                          "one (first given on")]) from None
+        except (RecursionError, ValueError):
+            pass
         raise SpecError([f"{p}: invalid prototype: {exc}"]) from None
     except RecursionError:
         raise SpecError([f"{p}: invalid prototype: JSON nested too deeply"]) from None
 
 
-def _entries(data: Any, file: str) -> list[dict[str, Any]]:
+def read_msopgen_json(path: str | Path) -> Any:
+    """Parse an msOpGen prototype file; syntax errors name the file, line and column."""
+    return _read(path)[0]
+
+
+def _entries(data: Any, file: str, lines: Mapping[tuple, int] | None = None) -> list[dict[str, Any]]:
     """The operator objects of a prototype file (a list, or one object as msOpGen also accepts)."""
     single = isinstance(data, dict)
     if single:
@@ -154,15 +183,17 @@ def _entries(data: Any, file: str) -> list[dict[str, Any]]:
     seen: dict[str, int] = {}
     for i, entry in enumerate(data):
         at, op_at = ("(top level)", "op") if single else (f"[{i}]", f"[{i}].op")
+        file_at = _where(file, lines, () if single else (i,))
         if not isinstance(entry, dict):
-            problems.append(f"{file}: [{i}]: expected an operator object, found {_tname(entry)}")
+            problems.append(f"{file_at}: [{i}]: expected an operator object, found {_tname(entry)}")
         elif "op" not in entry:
-            problems.append(f"{file}: {at}: the operator object has no \"op\" (its OpType, e.g. \"AddCustom\")")
+            problems.append(f"{file_at}: {at}: the operator object has no \"op\" (its OpType, e.g. \"AddCustom\")")
         elif not isinstance(entry["op"], str):
-            problems.append(f"{file}: {op_at}: expected the OpType as a string, found {_tname(entry['op'])}")
+            problems.append(f"{file_at}: {op_at}: expected the OpType as a string, found {_tname(entry['op'])}")
         elif entry["op"] in seen:
             first = seen[entry["op"]]
-            problems.append(f"{file}: [{i}].op: operator '{entry['op']}' is defined twice (also at [{first}]); "
+            problems.append(f"{_where(file, lines, (i, 'op'))}: [{i}].op: operator '{entry['op']}' is defined "
+                            f"twice (also at [{first}]); "
                             "msOpGen would silently use the last one, opkit asks you to remove one")
         else:
             seen[entry["op"]] = i
@@ -176,16 +207,16 @@ def list_operators(data: Any, file: str) -> list[str]:
     return [e["op"] for e in _entries(data, file)]
 
 
-def _select(data: Any, file: str, op: str | None) -> dict[str, Any]:
-    entries = _entries(data, file)
+def _select(data: Any, file: str, op: str | None, lines: Mapping[tuple, int] | None) -> tuple[dict[str, Any], tuple]:
+    """The chosen operator object and its path in the file."""
+    entries = _entries(data, file, lines)
     names = [e["op"] for e in entries]
-    if op is not None:
-        if op not in names:
-            raise UsageError(f"{file}: no operator '{op}' (it defines: {', '.join(names)}){_suggest(op, names)}")
-        return entries[names.index(op)]
-    if len(entries) > 1:
+    if op is None and len(entries) > 1:
         raise UsageError(f"{file} defines {len(entries)} operators ({', '.join(names)}); pick one with --op")
-    return entries[0]
+    if op is not None and op not in names:
+        raise UsageError(f"{file}: no operator '{op}' (it defines: {', '.join(names)}){_suggest(op, names)}")
+    i = 0 if op is None else names.index(op)
+    return entries[i], () if isinstance(data, dict) else (i,)
 
 
 def _check_socs(socs: list[str] | None) -> list[str]:
@@ -492,18 +523,19 @@ def _tensor_yaml(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def spec_from_msopgen(data: Any, file: str, op: str | None = None, family: str = "custom",
-                      socs: list[str] | None = None) -> str:
+                      socs: list[str] | None = None, *, lines: Mapping[tuple, int] | None = None) -> str:
     """op.yaml text for one operator of a parsed msOpGen prototype file.
 
-    ``file`` is only used in messages. ``op`` picks the operator when the file defines several.
-    The text is checked by the spec loader before it is returned.
+    ``file`` is only used in messages (with the line of each problem when ``lines`` maps JSON paths
+    to lines). ``op`` picks the operator when the file defines several. The text is checked by the
+    spec loader before it is returned.
     """
     if not isinstance(family, str) or not _FAMILY.match(family):
         raise UsageError(f"invalid family {family!r}: use a snake_case slug such as 'moe' or 'attention'")
     soc_keys = _check_socs(socs)
-    op_obj = _select(data, file, op)
+    op_obj, base = _select(data, file, op, lines)
     op_type: str = op_obj["op"]
-    pr = _Problems(file, op_type)
+    pr = _Problems(file, op_type, lines, base)
     name = naming.snake_of(op_type)
     type_problem = naming.op_type_problem(op_type, name)
     if type_problem:
@@ -568,8 +600,9 @@ def import_msopgen(json_path: str | Path, *, op: str | None = None, family: str 
     """Scaffold an operator package from an msOpGen prototype file (generic compute, see `opkit new`)."""
     here = Path(cwd) if cwd is not None else Path.cwd()
     path = Path(json_path)
-    data = read_msopgen_json(path if path.is_absolute() else here / path)
-    text = spec_from_msopgen(data, str(json_path), op=op, family=family or "custom", socs=socs)
+    data, source = _read(path if path.is_absolute() else here / path)
+    text = spec_from_msopgen(data, str(json_path), op=op, family=family or "custom", socs=socs,
+                             lines=_json_lines(source, str(json_path)))
     with tempfile.TemporaryDirectory(prefix="opkit-import-") as tmp:
         spec_file = Path(tmp) / "op.yaml"
         spec_file.write_text(text, encoding="utf-8")
