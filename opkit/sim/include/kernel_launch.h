@@ -200,7 +200,7 @@ inline void SetSysWorkSpacePtr(GM_ADDR ws) {
     opkit::sim::Launch* L = opkit::sim::cur_launch();
     if (L) L->workspace = ws;
 }
-inline GM_ADDR GetUserWorkspace(GM_ADDR ws) { return AscendC::GetUserWorkspace(ws); }
+using AscendC::GetUserWorkspace;
 
 // Tiling-key and tiling-data macros (kernel side).
 #define TILING_KEY_IS(k) (::opkit::sim::G().tiling_key == (uint64_t)(k))

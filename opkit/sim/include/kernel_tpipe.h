@@ -135,8 +135,8 @@ public:
         uint64_t cap = arena_cap(a);
         if (off + bytes > cap)
             fail_at(api, loc,
-                    "%s capacity exceeded: %d x %u bytes requested at offset %llu ends at %llu, but the chip (%s) offers %llu bytes "
-                    "(GetCoreMemSize); %llu bytes over",
+                    "%s capacity exceeded: %d x %u bytes (lengths are rounded up to 32 B) requested at offset %llu end at %llu, "
+                    "but the chip (%s) offers %llu bytes (GetCoreMemSize); %llu bytes over",
                     arena_name(a), num, len, (unsigned long long)off, (unsigned long long)(off + bytes), OPKIT_SIM_SOC,
                     (unsigned long long)cap, (unsigned long long)(off + bytes - cap));
         m.used = off + bytes;

@@ -1,0 +1,267 @@
+// Scenarios for the simulator's hardware-faithful checks. usage: checks_harness SCENARIO
+// A line marked "// @name" is where scenario "name" must be reported.
+#include <cstring>
+#include <string>
+
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+
+using namespace AscendC;
+static std::string S;
+static uint32_t g_arg = 0;
+
+constexpr uint32_t UB_CAP = 192 * 1024 - 256;
+
+extern "C" __global__ __aicore__ void ub_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR tiling) {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> a, b;
+    if (S == "ub_exact") {
+        pipe.InitBuffer(a, UB_CAP - 1024);
+        pipe.InitBuffer(b, 1024);
+    } else if (S == "ub_over") {
+        pipe.InitBuffer(a, UB_CAP - 1024);
+        pipe.InitBuffer(b, 1024 + 1);  // @ub_over
+    } else if (S == "ub_queue_over") {
+        TQue<TPosition::VECIN, 1> q;
+        pipe.InitBuffer(q, 2, UB_CAP / 2 + 32);  // @ub_queue_over
+    } else if (S == "too_many_que_bufs") {
+        TQue<TPosition::VECIN, 1> q1, q2;
+        pipe.InitBuffer(q1, 4, 1024);
+        pipe.InitBuffer(q2, 5, 1024);  // @too_many_que_bufs
+    }
+}
+
+template <class F>
+void with_ub(GM_ADDR x, F f) {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 4096);
+    GlobalTensor<half> g;
+    g.SetGlobalBuffer((__gm__ half*)x, 1024);
+    f(pipe, buf.Get<half>(), g);
+}
+
+extern "C" __global__ __aicore__ void move_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR tiling) {
+    with_ub(x, [&](TPipe&, LocalTensor<half> t, GlobalTensor<half> g) {
+        if (S == "misaligned") {
+            DataCopy(t[8], g, 16);  // @misaligned
+        } else if (S == "len32") {
+            DataCopy(t, g, 24);  // @len32
+        } else if (S == "gm_oob") {
+            DataCopy(t, g[2048 - 64], 128);  // @gm_oob
+        } else if (S == "gm_oob_out") {
+            DataCopy(t, g, 128);
+            SetFlag<HardEvent::MTE2_MTE3>(0);
+            WaitFlag<HardEvent::MTE2_MTE3>(0);
+            DataCopy(g[2048 - 16], t, 32);  // @gm_oob_out
+        } else if (S == "gm_getvalue_oob") {
+            half v = g.GetValue(2048);  // @gm_getvalue_oob
+            (void)v;
+        } else if (S == "local_oob") {
+            DataCopy(t, g, 1024);
+            SetFlag<HardEvent::MTE2_V>(0);
+            WaitFlag<HardEvent::MTE2_V>(0);
+            LocalTensor<half> small = t[2048 - 64];
+            Add(small, small, small, 128);  // @local_oob
+        } else if (S == "local_getvalue_oob") {
+            LocalTensor<half> s = t[2048 - 16];
+            s.SetValue(16, half(1.0f));  // @local_getvalue_oob
+        } else if (S == "uninit_to_gm") {
+            t.SetValue(0, half(1.0f));
+            SetFlag<HardEvent::S_MTE3>(0);
+            WaitFlag<HardEvent::S_MTE3>(0);
+            DataCopy(g, t, 16);  // @uninit_to_gm
+        } else if (S == "uninit_scalar") {
+            half v = t.GetValue(5);  // @uninit_scalar
+            (void)v;
+        } else if (S == "uninit_vector_warns") {
+            DataCopy(t, g, 64);
+            SetFlag<HardEvent::MTE2_V>(0);
+            WaitFlag<HardEvent::MTE2_V>(0);
+            Add(t[128], t, t[64], 64);  // @uninit_vector_warns
+        } else if (S == "sync_missing_mte2_v") {
+            DataCopy(t, g, 64);
+            Muls(t[64], t, half(2.0f), 64);  // @sync_missing_mte2_v
+        } else if (S == "sync_missing_v_s") {
+            DataCopy(t, g, 64);
+            SetFlag<HardEvent::MTE2_V>(0);
+            WaitFlag<HardEvent::MTE2_V>(0);
+            Muls(t[64], t, half(2.0f), 64);
+            half v = t.GetValue(64);  // @sync_missing_v_s
+            (void)v;
+        } else if (S == "sync_missing_mte3_mte2") {
+            DataCopy(t, g, 64);
+            SetFlag<HardEvent::MTE2_MTE3>(0);
+            WaitFlag<HardEvent::MTE2_MTE3>(0);
+            DataCopy(g[512], t, 64);
+            DataCopy(t, g[64], 64);  // @sync_missing_mte3_mte2
+        } else if (S == "sync_ok_barrier") {
+            DataCopy(t, g, 64);
+            PipeBarrier<PIPE_ALL>();
+            Muls(t[64], t, half(2.0f), 64);
+            PipeBarrier<PIPE_ALL>();
+            DataCopy(g[64], t[64], 64);
+        } else if (S == "wait_without_set") {
+            WaitFlag<HardEvent::V_MTE3>(1);  // @wait_without_set
+        } else if (S == "pad_values") {
+            // 3 blocks of 5 halves, GM gap 6 B (3 elements), padded to 32 B in UB
+            DataCopyExtParams p(3, 10, 6, 0, 0);
+            DataCopyPadExtParams<half> pad(true, 2, 3, half(-1.0f));
+            DataCopyPad(t, g, p, pad);
+            SetFlag<HardEvent::MTE2_MTE3>(0);
+            WaitFlag<HardEvent::MTE2_MTE3>(0);
+            DataCopyPad(g[512], t, DataCopyExtParams(3, 20, 0, 0, 0));  // 10 halves of every 32-B block
+        } else if (S == "pad_dummy_undefined") {
+            DataCopyExtParams p(1, 10, 0, 0, 0);
+            DataCopyPadExtParams<half> pad(false, 1, 0, half(0.0f));
+            DataCopyPad(t, g, p, pad);
+            SetFlag<HardEvent::MTE2_MTE3>(0);
+            WaitFlag<HardEvent::MTE2_MTE3>(0);
+            DataCopy(g[512], t, 16);  // @pad_dummy_undefined
+        } else if (S == "pad_no_padding_defined") {
+            DataCopyExtParams p(2, 6, 0, 0, 0);
+            DataCopyPadExtParams<half> pad(false, 0, 0, half(0.0f));
+            DataCopyPad(t, g, p, pad);
+            SetFlag<HardEvent::MTE2_MTE3>(0);
+            WaitFlag<HardEvent::MTE2_MTE3>(0);
+            DataCopy(g[512], t, 32);
+        } else if (S == "params_copy") {
+            // 4 blocks of 1 x 32 B, skipping 1 block in GM, packed in UB
+            DataCopy(t, g, DataCopyParams(4, 1, 1, 0));
+            SetFlag<HardEvent::MTE2_MTE3>(0);
+            WaitFlag<HardEvent::MTE2_MTE3>(0);
+            DataCopy(g[512], t, DataCopyParams(1, 4, 0, 0));
+        }
+    });
+}
+
+extern "C" __global__ __aicore__ void queue_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR tiling) {
+    TPipe pipe;
+    TQue<TPosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 2, 1024);
+    GlobalTensor<half> g;
+    g.SetGlobalBuffer((__gm__ half*)x, 1024);
+    if (S == "deque_empty") {
+        LocalTensor<half> t = q.DeQue<half>();  // @deque_empty
+        (void)t;
+    } else if (S == "alloc_exhausted") {
+        LocalTensor<half> a = q.AllocTensor<half>();
+        LocalTensor<half> b = q.AllocTensor<half>();
+        LocalTensor<half> c = q.AllocTensor<half>();  // @alloc_exhausted
+        (void)a; (void)b; (void)c;
+    } else if (S == "enque_depth") {
+        LocalTensor<half> a = q.AllocTensor<half>();
+        LocalTensor<half> b = q.AllocTensor<half>();
+        q.EnQue(a);
+        q.EnQue(b);  // @enque_depth
+    } else if (S == "double_free") {
+        LocalTensor<half> a = q.AllocTensor<half>();
+        q.FreeTensor(a);
+        q.FreeTensor(a);  // @double_free
+    } else if (S == "never_freed") {
+        LocalTensor<half> a = q.AllocTensor<half>();  // @never_freed
+        (void)a;
+    } else if (S == "double_buffer_depth1") {
+        // num = 2 buffers, depth 1: a full ping-pong pipeline works
+        TQue<TPosition::VECOUT, 1> qo;
+        pipe.InitBuffer(qo, 2, 1024);
+        for (int i = 0; i < 4; ++i) {
+            LocalTensor<half> a = q.AllocTensor<half>();
+            DataCopy(a, g[i * 128], 128);
+            q.EnQue(a);
+            LocalTensor<half> b = q.DeQue<half>();
+            LocalTensor<half> o = qo.AllocTensor<half>();
+            Adds(o, b, half(1.0f), 128);
+            qo.EnQue(o);
+            q.FreeTensor(b);
+            LocalTensor<half> r = qo.DeQue<half>();
+            DataCopy(g[512 + i * 128], r, 128);
+            qo.FreeTensor(r);
+        }
+    }
+}
+
+extern "C" __global__ __aicore__ void sync_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR tiling) {
+    if (S == "syncall_ok") {
+        GlobalTensor<int32_t> g;
+        g.SetGlobalBuffer((__gm__ int32_t*)x, 64);
+        g.SetValue(GetBlockIdx(), int32_t(GetBlockIdx() + 1));
+        SyncAll();
+        int32_t s = 0;
+        for (int i = 0; i < GetBlockNum(); ++i) s += g.GetValue(i);
+        g.SetValue(16 + GetBlockIdx(), s);
+    } else if (S == "syncall_deadlock") {
+        if (GetBlockIdx() == 2) return;
+        SyncAll();  // @syncall_deadlock
+    } else if (S == "syncall_watchdog") {
+        if (GetBlockIdx() == 1) {
+            volatile int spin = 1;
+            while (spin) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        SyncAll();  // @syncall_watchdog
+    } else if (S == "atomic_add") {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 256);
+        LocalTensor<float> t = b.Get<float>();
+        Duplicate(t, float(GetBlockIdx() + 1), 64);
+        SetFlag<HardEvent::V_MTE3>(0);
+        WaitFlag<HardEvent::V_MTE3>(0);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer((__gm__ float*)x, 64);
+        SetAtomicAdd<float>();
+        DataCopy(g, t, 64);
+        SetAtomicNone();
+    } else if (S == "workspace_small") {
+        GM_ADDR u = GetUserWorkspace(ws);  // @workspace_small
+        (void)u;
+    } else if (S == "workspace_ok") {
+        GM_ADDR u = GetUserWorkspace(ws);
+        GlobalTensor<int32_t> g;
+        g.SetGlobalBuffer((__gm__ int32_t*)u, 8);
+        g.SetValue(0, 42);
+        if (GetSysWorkSpacePtr() != ws) std::_Exit(5);
+    } else if (S == "tiling_key") {
+        GlobalTensor<int32_t> g;
+        g.SetGlobalBuffer((__gm__ int32_t*)x, 64);
+        if (TILING_KEY_IS(1)) g.SetValue(0, 1);
+        else if (TILING_KEY_IS(7)) g.SetValue(0, 7);
+    }
+}
+
+template <int k>
+__global__ __aicore__ void tpl_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR tiling) {
+    struct TD { int32_t a; int32_t b; };
+    REGISTER_TILING_DEFAULT(TD);
+    GET_TILING_DATA(td, tiling);
+    GlobalTensor<int32_t> g;
+    g.SetGlobalBuffer((__gm__ int32_t*)x, 64);
+    g.SetValue(GetBlockIdx(), td.a * k + td.b);
+}
+
+int main(int argc, char** argv) {
+    S = argv[1];
+    uint8_t* x = (uint8_t*)GmAlloc(4096);
+    for (int i = 0; i < 2048; ++i) ((half*)x)[i] = half(float(i % 100));
+    uint8_t* tiling = (uint8_t*)GmAlloc(64);
+    std::memset(tiling, 0, 64);
+    size_t wsz = (S == "workspace_small") ? 1024 * 1024 : 16 * 1024 * 1024 + 1024;
+    uint8_t* ws = (uint8_t*)GmAlloc(wsz);
+    if (S.rfind("ub_", 0) == 0 || S == "too_many_que_bufs") ICPU_RUN_KF(ub_kernel, 1, x, ws, tiling);
+    else if (S == "deque_empty" || S == "alloc_exhausted" || S == "enque_depth" || S == "double_free" || S == "never_freed" ||
+             S == "double_buffer_depth1")
+        ICPU_RUN_KF(queue_kernel, 1, x, ws, tiling);
+    else if (S.rfind("syncall", 0) == 0 || S == "atomic_add" || S.rfind("workspace", 0) == 0) {
+        if (S == "atomic_add") std::memset(x, 0, 4096);
+        ICPU_RUN_KF(sync_kernel, 4, x, ws, tiling);
+    } else if (S == "tiling_key") {
+        ICPU_SET_TILING_KEY(7);
+        ICPU_RUN_KF(sync_kernel, 1, x, ws, tiling);
+    } else if (S == "template_kernel") {
+        ((int32_t*)tiling)[0] = 10;
+        ((int32_t*)tiling)[1] = 3;
+        ICPU_RUN_KF(tpl_kernel<2>, 3, x, ws, tiling);
+    } else ICPU_RUN_KF(move_kernel, 1, x, ws, tiling);
+    fwrite(x, 1, 4096, stdout);
+    return 0;
+}

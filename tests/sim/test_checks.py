@@ -1,0 +1,158 @@
+"""The simulator's hardware-faithful checks: each scenario ends the run with a precise diagnostic."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+from conftest import CPP, build
+
+SRC = CPP / "checks_harness.cpp"
+
+
+@pytest.fixture(scope="module")
+def exe():
+    return build(SRC)
+
+
+def line_of(name: str) -> int:
+    for i, line in enumerate(SRC.read_text(encoding="utf-8").splitlines(), 1):
+        if line.rstrip().endswith(f"// @{name}"):
+            return i
+    raise KeyError(name)
+
+
+def run(exe, scenario: str, timeout: float = 60, env=None):
+    return subprocess.run([str(exe), scenario], capture_output=True, timeout=timeout, env=env)
+
+
+ERRORS = {
+    "ub_over": [r"UB capacity exceeded", r"offers 196352 bytes", r"32 bytes over", r"ascend910b2"],
+    "ub_queue_over": [r"UB capacity exceeded", r"2 x 98208"],
+    "too_many_que_bufs": [r"at most 8 per position"],
+    "misaligned": [r"DataCopy: UB address 16 is not 32-byte aligned"],
+    "len32": [r"48 bytes is not a multiple of 32 B", r"would copy only 32 bytes"],
+    "gm_oob": [r"DataCopy: GM read of 256 bytes", r"outside every host allocation", r"byte offset 3968"],
+    "gm_oob_out": [r"DataCopy: GM write of 64 bytes", r"outside every host allocation"],
+    "gm_getvalue_oob": [r"GlobalTensor::GetValue: GM read of 2 bytes", r"outside every host allocation"],
+    "local_oob": [r"Add: destination local tensor out of bounds", r"holds 64 elements"],
+    "local_getvalue_oob": [r"SetValue: index 16 is out of bounds of a local tensor of 16 elements"],
+    "uninit_to_gm": [r"never-written UB bytes would reach GM", r"byte 2 of the source"],
+    "uninit_scalar": [r"GetValue: scalar read of element 5", r"never written"],
+    "sync_missing_mte2_v": [r"Muls: missing pipe synchronisation", r"written on pipe MTE2 \(DataCopy at .*checks_harness.cpp:\d+\)",
+                            r"read on pipe V", r"MTE2_V"],
+    "sync_missing_v_s": [r"GetValue: missing pipe synchronisation", r"pipe V \(Muls", r"read on pipe S", r"V_S"],
+    "sync_missing_mte3_mte2": [r"read on pipe MTE3", r"written on pipe MTE2", r"MTE3_MTE2"],
+    "wait_without_set": [r"no SetFlag has set", r"would hang"],
+    "pad_dummy_undefined": [r"never-written UB bytes would reach GM", r"byte 0 of the source"],
+    "deque_empty": [r"DeQue on an empty queue"],
+    "alloc_exhausted": [r"all 2 buffers of this queue are in use"],
+    "enque_depth": [r"EnQue beyond the queue depth 1"],
+    "double_free": [r"double free"],
+    "never_freed": [r"never freed with FreeTensor"],
+    "syncall_deadlock": [r"SyncAll: deadlock", r"block\(s\) 2 returned"],
+    "workspace_small": [r"GetLibApiWorkSpaceSize", r"16777216 bytes"],
+}
+
+
+@pytest.mark.parametrize("scenario", list(ERRORS))
+def test_error_diagnostics(exe, scenario):
+    r = run(exe, scenario)
+    err = r.stderr.decode()
+    assert r.returncode == 3, err
+    assert "opkit-sim: error: kernel '" in err and "block" in err
+    for pat in ERRORS[scenario]:
+        assert re.search(pat, err), (pat, err)
+    assert f"checks_harness.cpp:{line_of(scenario)}" in err, err
+
+
+def test_ub_exactly_usable_passes(exe):
+    r = run(exe, "ub_exact")
+    assert r.returncode == 0, r.stderr.decode()
+
+
+@pytest.mark.parametrize("scenario", ["sync_ok_barrier", "pad_no_padding_defined", "double_buffer_depth1", "workspace_ok"])
+def test_valid_programs_pass(exe, scenario):
+    r = run(exe, scenario)
+    assert r.returncode == 0, r.stderr.decode()
+    assert "error" not in r.stderr.decode()
+
+
+def test_uninitialised_vector_read_warns_and_continues(exe):
+    r = run(exe, "uninit_vector_warns")
+    err = r.stderr.decode()
+    assert r.returncode == 0
+    assert "warning" in err and "never written" in err and f"checks_harness.cpp:{line_of('uninit_vector_warns')}" in err
+
+
+def gm(r) -> np.ndarray:
+    return np.frombuffer(r.stdout, np.uint8)
+
+
+def test_datacopypad_layout_and_padding(exe):
+    r = run(exe, "pad_values")
+    assert r.returncode == 0, r.stderr.decode()
+    x = (np.arange(2048) % 100).astype(np.float16)
+    out = gm(r).view(np.float16)[512:512 + 30]
+    # each GM block of 5 halves (10 B) followed by a 6 B gap; in UB: 2 pad, 5 data, 3 pad, then filler
+    want = []
+    for i in range(3):
+        start = i * 8
+        want += [-1, -1, *x[start:start + 5], -1, -1, -1]
+    assert np.array_equal(out, np.array(want, np.float16))
+
+
+def test_datacopy_params_strides(exe):
+    r = run(exe, "params_copy")
+    assert r.returncode == 0, r.stderr.decode()
+    x = (np.arange(2048) % 100).astype(np.float16)
+    out = gm(r).view(np.float16)[512:512 + 64]
+    want = np.concatenate([x[32 * i: 32 * i + 16] for i in range(4)])
+    assert np.array_equal(out, want)
+
+
+def test_double_buffering_results(exe):
+    r = run(exe, "double_buffer_depth1")
+    x = (np.arange(2048) % 100).astype(np.float16)
+    out = gm(r).view(np.float16)[512:1024]
+    assert np.array_equal(out, (x[:512] + np.float16(1)).astype(np.float16))
+
+
+def test_syncall_orders_blocks(exe):
+    r = run(exe, "syncall_ok")
+    assert r.returncode == 0, r.stderr.decode()
+    v = gm(r).view(np.int32)
+    assert list(v[:4]) == [1, 2, 3, 4] and list(v[16:20]) == [10, 10, 10, 10]
+
+
+def test_atomic_add_from_all_blocks(exe):
+    r = run(exe, "atomic_add")
+    assert r.returncode == 0, r.stderr.decode()
+    v = gm(r).view(np.float32)[:64]
+    assert np.all(v == 1 + 2 + 3 + 4)
+
+
+def test_user_workspace_is_offset_by_system_workspace(exe):
+    r = run(exe, "workspace_ok")
+    assert r.returncode == 0, r.stderr.decode()
+
+
+def test_tiling_key_and_templated_kernel(exe):
+    r = run(exe, "tiling_key")
+    assert gm(r).view(np.int32)[0] == 7
+    r = run(exe, "template_kernel")
+    assert r.returncode == 0, r.stderr.decode()
+    assert list(gm(r).view(np.int32)[:3]) == [23, 23, 23]
+
+
+def test_syncall_watchdog_instead_of_a_hang(exe):
+    import os
+
+    env = dict(os.environ, OPKIT_SIM_SYNC_TIMEOUT="1")
+    r = run(exe, "syncall_watchdog", timeout=30, env=env)
+    err = r.stderr.decode()
+    assert r.returncode == 3, err
+    assert "watchdog" in err and "block(s) 1 still have not reached SyncAll" in err
