@@ -1,15 +1,9 @@
-"""msOpGen operator prototype JSON <-> op.yaml.
+"""msOpGen operator prototype JSON <-> op.yaml (the mapping and the refusals: docs/msopgen.md).
 
-msOpGen (CANN's operator project generator) describes an operator as a JSON object: ``op`` (the
-OpType), ``input_desc``/``output_desc`` (tensors with ``name``, ``param_type``, ``format[]`` and
-``type[]``) and ``attr`` (``name``, ``param_type``, ``type``, ``default_value``). A file holds a list
-of such objects. ``type`` and ``format`` lists are read by column: column k of every input and
-output is one supported combination, exactly like op.yaml's ``dtypes``.
-
-Import is stricter than msOpGen where msOpGen silently guesses (a later duplicate name overwrites
-an earlier one, an unknown ``param_type`` becomes ``required``, type groups such as ``numbertype``
-expand to dtypes opkit cannot build): each of those is refused with a message that names the
-file, the operator and the JSON path. See docs/msopgen.md for the full mapping.
+A prototype file is a list of operator objects: ``op``, ``input_desc``/``output_desc`` (``name``,
+``param_type``, ``format[]``, ``type[]``, read by column like op.yaml's ``dtypes``) and ``attr``.
+Where msOpGen silently guesses (a later duplicate name wins, an unknown ``param_type`` becomes
+``required``), import refuses with a message naming the file, line, operator and JSON path.
 """
 
 from __future__ import annotations
@@ -381,15 +375,10 @@ def _default(atype: str, value: Any, path: tuple, pr: _Problems) -> tuple[bool, 
                                                                 for x in v),
     }[atype](value)
     if not ok:
-        extra = " (integers must fit in int64, floats must be finite)" if atype in ("int", "float", "list_int",
-                                                                                  "list_float", "list_list_int") else ""
+        extra = "" if atype in ("bool", "string", "list_bool") else " (integers must fit in int64, floats be finite)"
         pr.add(path, f"{_short(value)} is not a value of type {atype}{extra}")
         return False, None
-    if atype == "float":
-        value = float(value)
-    elif atype == "list_float":
-        value = [float(x) for x in value]
-    return True, value
+    return True, float(value) if atype == "float" else [float(x) for x in value] if atype == "list_float" else value
 
 
 def _attr(entry: Any, path: tuple, pr: _Problems) -> dict[str, Any] | None:
@@ -397,14 +386,12 @@ def _attr(entry: Any, path: tuple, pr: _Problems) -> dict[str, Any] | None:
         pr.add(path, f"expected an attr object ({{\"name\": ..., \"type\": ...}}), found {_tname(entry)}")
         return None
     _check_keys(entry, ATTR_KEYS, path, pr)
-    if "name" not in entry:
-        pr.add(path, "the attr has no \"name\"")
+    if "name" not in entry or "type" not in entry:
+        pr.add(path, f"the attr has no \"{'name' if 'name' not in entry else 'type'}\" (an attr needs a name and "
+                     f"a type: {', '.join(ATTR_TYPES)})")
         return None
     names = _name(entry["name"], path + ("name",), pr, "attr")
-    atype = entry.get("type")
-    if "type" not in entry:
-        pr.add(path, f"the attr has no \"type\" (one of {', '.join(ATTR_TYPES)})")
-        return None
+    atype = entry["type"]
     if not isinstance(atype, str):
         pr.add(path + ("type",), f"expected the attr type as a string, found {_tname(atype)}")
         return None
@@ -426,15 +413,13 @@ def _attr(entry: Any, path: tuple, pr: _Problems) -> dict[str, Any] | None:
         pr.add(path + ("default_value",), "a required attr takes no default_value (msOpGen ignores it); drop "
                                           "default_value or make the attr optional")
         return None
+    if kind == "optional" and "default_value" not in entry:
+        pr.add(path, "an optional attr needs a default_value (the value OpDef registers when the caller gives none)")
+        return None
     if kind == "optional":
-        if "default_value" not in entry:
-            pr.add(path, "an optional attr needs a default_value (the value OpDef registers when the caller "
-                         "gives none)")
-            return None
-        ok, value = _default(atype, entry["default_value"], path + ("default_value",), pr)
+        ok, out["default"] = _default(atype, entry["default_value"], path + ("default_value",), pr)
         if not ok:
             return None
-        out["default"] = value
     if names is None:
         return None
     out["name"], out["original"] = names
@@ -560,18 +545,12 @@ def spec_from_msopgen(data: Any, file: str, op: str | None = None, family: str =
         for o, p in zip(out_yaml, outputs, strict=True):
             o["shape"] = list(_SMOKE_SHAPES.get(p["formats"][0], [8, 64]))
     spec: dict[str, Any] = {
-        "name": name,
-        "op_type": op_type,
-        "family": family,
+        "name": name, "op_type": op_type, "family": family,
         "summary": f"{op_type}, imported from the msOpGen prototype {Path(file).name}.",
-        "socs": soc_keys,
-        "kernel": "vector",
-        "inputs": [_tensor_yaml(p) for p in inputs],
-        "outputs": out_yaml,
+        "socs": soc_keys, "kernel": "vector", "inputs": [_tensor_yaml(p) for p in inputs], "outputs": out_yaml,
         "attrs": [{"name": a["name"], "type": a["type"], **({"default": a["default"]} if "default" in a else {})}
                   for a in attrs],
-        "golden": f"golden.py:{name}",
-        "cases": [smoke],
+        "golden": f"golden.py:{name}", "cases": [smoke],
     }
     if renamed:
         spec[EXTENSION_KEY] = {"names": renamed}
