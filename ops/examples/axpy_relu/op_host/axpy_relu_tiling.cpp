@@ -19,6 +19,9 @@ constexpr uint64_t BUFFER_NUM = 2;             // double buffering: must match B
 constexpr uint64_t QUEUE_TENSORS = 3;          // x and y in (VECIN), z out (VECOUT)
 constexpr uint64_t FLOAT_TEMPS = 2;            // float32 copies of x and y for fp16/bf16 inputs
 constexpr uint64_t MIN_BYTES_PER_CORE = 4096;  // below this, starting a core costs more than its copy
+// UB that the Ascend C toolchain keeps for its own library code on 910B unless the kernel is built
+// with --cce-disable-asc-reserved-ubuf; leaving it free keeps printf/DumpTensor and such APIs usable.
+constexpr uint64_t ASC_RESERVED_UB_BYTES = 8 * 1024;
 
 uint64_t CeilDiv(uint64_t a, uint64_t b)
 {
@@ -92,10 +95,14 @@ ge::graphStatus TilingAxpyRelu(gert::TilingContext* context)
     //    for fp16/bf16, two float32 temporaries: the vector unit of 910B has no bf16 arithmetic,
     //    so both are computed in float32. The tile is a whole number of vector repeats and never
     //    larger than a core's share.
+    if (ubSize <= ASC_RESERVED_UB_BYTES) {
+        return ge::GRAPH_FAILED;
+    }
+    const uint64_t ubBudget = ubSize - ASC_RESERVED_UB_BYTES;
     const uint64_t bytesPerElem =
         BUFFER_NUM * QUEUE_TENSORS * typeSize + (typeSize < sizeof(float) ? FLOAT_TEMPS * sizeof(float) : 0);
     const uint64_t maxCoreLength = (tiling->formerNum > 0) ? tiling->formerLength : tiling->tailLength;
-    uint64_t tileLength = ubSize / bytesPerElem / TILE_ALIGN * TILE_ALIGN;
+    uint64_t tileLength = ubBudget / bytesPerElem / TILE_ALIGN * TILE_ALIGN;
     tileLength = std::min(tileLength, CeilDiv(maxCoreLength, TILE_ALIGN) * TILE_ALIGN);
     if (totalLength > 0 && tileLength == 0) {
         return ge::GRAPH_FAILED;  // not even one tile fits in UB
