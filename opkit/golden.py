@@ -9,6 +9,12 @@ high precision; opkit compares it with the kernel's outputs.
 
 golden.py may also define custom input generators, named in a case as ``init: {x: {custom: fn}}``
 and called as ``fn(shape, dtype, rng, attrs)`` returning an array of that shape.
+
+For the roofline of the performance model, golden.py may define ``flops(shapes, dtypes, attrs)`` and
+``hbm_bytes(shapes, dtypes, attrs)``, each returning an int: the arithmetic operations of one call and
+the bytes it must move between global memory and the cores. ``shapes`` and ``dtypes`` map every
+input and output name to its shape (a tuple) and dtype name (``float16``...); ``attrs`` holds every
+attr. Both are optional; ``FLOPS_HOOK`` and ``BYTES_HOOK`` name them.
 """
 
 from __future__ import annotations
@@ -23,3 +29,5 @@ class ComputeNotImplemented(Exception):
 
 
 MARKER = "opkit: compute not implemented"
+FLOPS_HOOK = "flops"
+BYTES_HOOK = "hbm_bytes"
