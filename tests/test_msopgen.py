@@ -73,6 +73,9 @@ FUSED = {
 MULTI = [ADD_CUSTOM[0], FUSED, CONV2D[0]]
 
 
+INTS = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"]
+
+
 def convert(data, op=None, **kw):
     return load_string(spec_from_msopgen(data, "op.json", op=op, **kw))
 
@@ -80,8 +83,9 @@ def convert(data, op=None, **kw):
 def normalised(op_obj: dict) -> dict:
     """What export writes for an imported operator: canonical spellings, formats per column."""
     out = copy.deepcopy(op_obj)
-    spell = {"fp16": "fp16", "half": "fp16", "float16": "fp16", "float": "float", "fp32": "float",
-             "float32": "float", "bf16": "bf16", "bfloat16": "bf16", "int32": "int32"}
+    spell = {**{t: t for t in INTS}, "fp16": "fp16", "half": "fp16", "float16": "fp16", "float": "float",
+             "fp32": "float", "float32": "float", "bf16": "bf16", "bfloat16": "bf16", "double": "double",
+             "fp64": "double", "float64": "double"}
     n = None
     for group in ("input_desc", "output_desc"):
         for p in out.get(group, []):
@@ -241,6 +245,65 @@ def test_export_spells_types_msopgen_style_and_keeps_original_names():
     assert op["attr"][4] == {"name": "group_sizes", "param_type": "required", "type": "list_list_int"}
     camel = convert(ADD_CUSTOM)
     assert msopgen_from_spec(camel)[0]["attr"][0]["name"] == "isKeepDim"
+
+
+_SPELLINGS = [["fp16", "half", "float16"], ["float", "fp32", "float32"], ["bf16", "bfloat16"],
+              ["double", "fp64", "float64"], *[[t] for t in INTS]]
+_NAMES = ["x", "y", "z", "gamma", "keyRope", "valueCache", "out", "idx", "scale", "axisList", "isTraining", "eps",
+          "mode", "groupSizes", "beta2"]
+_I64 = st.integers(-(2**63), 2**63 - 1)
+_F = st.floats(allow_nan=False, allow_infinity=False)
+_DEFAULTS = {"int": _I64, "float": _F, "bool": st.booleans(), "string": st.text(max_size=12),
+             "list_int": st.lists(_I64, max_size=3), "list_float": st.lists(_F, max_size=3),
+             "list_bool": st.lists(st.booleans(), max_size=3),
+             "list_list_int": st.lists(st.lists(_I64, max_size=3), max_size=3)}
+_FORMATS = ["ND", "NCHW", "NHWC", "HWCN", "NC1HWC0", "FRACTAL_Z", "FRACTAL_NZ", "NCDHW", "NDHWC"]
+
+
+@st.composite
+def _valid_operator(draw):
+    """A random operator msOpGen and opkit both accept, spelled in any of msOpGen's ways."""
+    n_in, n_out, n_attr = draw(st.integers(0, 3)), draw(st.integers(1, 2)), draw(st.integers(0, 4))
+    names = draw(st.permutations(_NAMES))[: n_in + n_out + n_attr]
+    n_cols = draw(st.integers(1, 4))
+    cols = draw(st.lists(st.tuples(*[st.integers(0, len(_SPELLINGS) - 1)] * (n_in + n_out)), min_size=n_cols,
+                         max_size=n_cols, unique=True))
+    tensors = []
+    for k, name in enumerate(names[: n_in + n_out]):
+        t: dict = {"name": name}
+        kinds = ["required", "optional", "dynamic", None] if k < n_in else ["required", "dynamic", None]
+        kind = draw(st.sampled_from(kinds))
+        if kind:
+            t["param_type"] = kind
+        t["type"] = [draw(st.sampled_from(_SPELLINGS[col[k]])) for col in cols]
+        how = draw(st.sampled_from(["absent", "one", "each"]))
+        if how == "one":
+            t["format"] = [draw(st.sampled_from(_FORMATS))]
+        elif how == "each":
+            t["format"] = [draw(st.sampled_from(_FORMATS)) for _ in cols]
+        tensors.append(t)
+    attrs = []
+    for name in names[n_in + n_out:]:
+        atype = draw(st.sampled_from(sorted(_DEFAULTS)))
+        a: dict = {"name": name, "type": atype}
+        if draw(st.booleans()):
+            a.update(param_type="optional", default_value=draw(_DEFAULTS[atype]))
+        elif draw(st.booleans()):
+            a["param_type"] = "required"
+        attrs.append(a)
+    op = {"op": draw(st.sampled_from(["AddCustom", "MoeGate", "Conv2D", "RmsNormV2"])), "input_desc": tensors[:n_in],
+          "output_desc": tensors[n_in:]}
+    if attrs or draw(st.booleans()):
+        op["attr"] = attrs
+    return op
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_valid_operator())
+def test_round_trip_of_random_valid_operators(op):
+    spec = convert([op])
+    assert [len(p.dtypes) for p in spec.params] == [len(spec.params[0].dtypes)] * len(spec.params)
+    assert msopgen_from_spec(spec) == [normalised(op)]
 
 
 # --- files: import writes a package, export never overwrites ------------------------------------
