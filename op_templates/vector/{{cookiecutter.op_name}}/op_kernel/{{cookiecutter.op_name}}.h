@@ -241,8 +241,12 @@ private:
         zeroQueue_.EnQue(zeros);
         zeros = zeroQueue_.DeQue<int32_t>();
         LocalTensor<uint8_t> zeroBytes = zeros.ReinterpretCast<uint8_t>();
-{% for o in filled %}
+{% for o in s.outputs %}
+{% if o.param == "DYNAMIC" %}
+        // "{{ o.name }}" is a dynamic list of tensors: not filled by the placeholder.
+{% else %}
         ZeroFill((__gm__ uint8_t*){{ o.name }}Gm_.GetPhyAddr(), tiling_.{{ o.name }}Length * sizeof(T_{{ o.upper }}), zeroBytes);
+{% endif %}
 {% endfor %}
         zeroQueue_.FreeTensor(zeros);
     }
