@@ -304,6 +304,11 @@ def test_round_trip_of_random_valid_operators(op):
     spec = convert([op])
     assert [len(p.dtypes) for p in spec.params] == [len(spec.params[0].dtypes)] * len(spec.params)
     assert msopgen_from_spec(spec) == [normalised(op)]
+    again = convert(msopgen_from_spec(spec))  # and spec -> JSON -> spec keeps the interface
+    assert [(p.name, p.dtypes, p.formats, p.param) for p in again.params] == \
+        [(p.name, p.dtypes, p.formats, p.param) for p in spec.params]
+    assert [(a.name, a.type, a.default, a.required) for a in again.attrs] == \
+        [(a.name, a.type, a.default, a.required) for a in spec.attrs]
 
 
 # --- files: import writes a package, export never overwrites ------------------------------------
