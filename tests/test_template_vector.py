@@ -356,3 +356,112 @@ def test_generic_kernel_compiles_against_the_simulator(generic_pkg, column):
     names = ("DTYPE_A", "DTYPE_GATE", "DTYPE_OUT", "DTYPE_COUNT")
     r = syntax_check(generic_pkg / "op_kernel/gated_pair.cpp", dict(zip(names, column, strict=True)))
     assert r.returncode == 0, r.stderr[-3000:]
+
+
+# --- the template kernel run in the simulator, against the golden --------------------------------
+
+needs_sim_runtime = pytest.mark.skipif(
+    shutil.which("g++") is None or not (SIM_INCLUDE / "tikicpulib.h").is_file(),
+    reason="needs g++ and the simulator's CPU-debug entry points (tikicpulib.h)",
+)
+
+# A CPU-debug driver as a CANN user writes one: GmAlloc the tensors, ICPU_RUN_KF the entry.
+# Inputs come from a fixed formula so that Python can rebuild them; x, y and z go back as float32.
+HARNESS = r"""
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include "tikicpulib.h"
+#include "axpy_relu.cpp"
+
+int main(int argc, char** argv)
+{
+    AxpyReluTilingData td{};
+    td.totalLength = strtoull(argv[1], nullptr, 10);
+    td.formerLength = strtoull(argv[2], nullptr, 10);
+    td.tailLength = strtoull(argv[3], nullptr, 10);
+    td.formerNum = static_cast<uint32_t>(atoi(argv[4]));
+    td.tileLength = static_cast<uint32_t>(atoi(argv[5]));
+    td.alpha = static_cast<float>(atof(argv[6]));
+    const int blockDim = atoi(argv[7]);
+    const uint64_t n = td.totalLength;
+    const size_t bytes = (n > 0 ? n : 1) * sizeof(DTYPE_X);
+    auto* x = static_cast<DTYPE_X*>(AscendC::GmAlloc(bytes));
+    auto* y = static_cast<DTYPE_X*>(AscendC::GmAlloc(bytes));
+    auto* z = static_cast<DTYPE_X*>(AscendC::GmAlloc(bytes));
+    auto* workspace = static_cast<uint8_t*>(AscendC::GmAlloc(32u << 20));
+    auto* tiling = static_cast<uint8_t*>(AscendC::GmAlloc(sizeof(td)));
+    std::memcpy(tiling, &td, sizeof(td));
+    for (uint64_t i = 0; i < n; ++i) {
+        x[i] = static_cast<DTYPE_X>(static_cast<float>(static_cast<int64_t>((i * 7919u) % 2001u) - 1000) / 97.0f);
+        y[i] = static_cast<DTYPE_X>(static_cast<float>(static_cast<int64_t>((i * 104729u) % 1999u) - 999) / 89.0f);
+    }
+    AscendC::SetKernelMode(AscendC::KernelMode::AIV_MODE);
+    ICPU_RUN_KF(axpy_relu, blockDim, (uint8_t*)x, (uint8_t*)y, (uint8_t*)z, workspace, tiling);
+    FILE* f = std::fopen(argv[8], "wb");
+    for (DTYPE_X* t : {x, y, z}) {
+        for (uint64_t i = 0; i < n; ++i) {
+            const float v = static_cast<float>(t[i]);
+            std::fwrite(&v, sizeof(v), 1, f);
+        }
+    }
+    std::fclose(f);
+    return 0;
+}
+"""
+
+
+def mirror_tiling(n: int, type_size: int, cores: int = 48, ub: int = 192 * 1024 - 256) -> dict[str, int]:
+    """The split that op_host/axpy_relu_tiling.cpp computes (kept in step with it by hand)."""
+    align = 32 // type_size
+    blocks = -(-n // align)
+    used = max(1, min(cores, -(-blocks * 32 // 4096)))
+    base, former = divmod(blocks, used)
+    former_len, tail_len = (base + 1) * align, base * align
+    per_elem = 2 * 3 * type_size + (8 if type_size < 4 else 0)
+    tile = (ub - 8 * 1024) // per_elem // 64 * 64
+    tile = min(tile, -(-(former_len if former else tail_len) // 64) * 64)
+    return {"former_len": former_len, "tail_len": tail_len, "former": former, "tile": tile, "used": used}
+
+
+@pytest.fixture(scope="module")
+def sim_binaries(tmp_path_factory):
+    out = tmp_path_factory.mktemp("simrun")
+    (out / "harness.cpp").write_text(HARNESS)
+    kernel_dir = INSTANCE / "op_kernel"
+    built = {}
+    for ctype in ("half", "bfloat16_t", "float"):
+        exe = out / f"run_{ctype}"
+        cmd = ["g++", "-std=c++17", "-O1", f"-I{SIM_INCLUDE}", f"-I{kernel_dir}", f"-DDTYPE_X={ctype}",
+               f"-DDTYPE_Y={ctype}", f"-DDTYPE_Z={ctype}", str(out / "harness.cpp"), "-o", str(exe), "-pthread"]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        built[ctype] = (exe, r)
+    return built
+
+
+@needs_sim_runtime
+@pytest.mark.parametrize("ctype,dtype,rtol", [("half", "float16", 1e-3), ("bfloat16_t", "bfloat16", 8e-3),
+                                              ("float", "float32", 1e-6)])
+@pytest.mark.parametrize("n,alpha", [(0, 1.0), (7, 2.0), (2048, 1.0), (4099, -0.5), (100003, -0.5)])
+def test_template_kernel_runs_in_the_simulator(sim_binaries, tmp_path, ctype, dtype, rtol, n, alpha):
+    import ml_dtypes
+
+    exe, build = sim_binaries[ctype]
+    assert build.returncode == 0, build.stderr[-3000:]
+    size = {"float16": 2, "bfloat16": 2, "float32": 4}[dtype]
+    t = mirror_tiling(n, size)
+    if n > 0:  # the shares cover N exactly, in whole blocks except the last core's
+        assert t["former"] * t["former_len"] + (t["used"] - t["former"]) * t["tail_len"] >= n
+        assert t["former"] * t["former_len"] + (t["used"] - t["former"]) * t["tail_len"] - n < 32 // size
+    data = tmp_path / "out.bin"
+    args = [str(exe), str(n), str(t["former_len"]), str(t["tail_len"]), str(t["former"]), str(t["tile"]),
+            repr(alpha), str(t["used"]), str(data)]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "error" not in r.stderr, r.stderr[-3000:]
+    x, y, z = np.fromfile(data, dtype=np.float32).astype(np.float64).reshape(3, n)
+    golden = load_golden(INSTANCE).axpy_relu(x=x, y=y, alpha=alpha)["z"]
+    np_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+    expected = golden.astype(np_dtype).astype(np.float64)  # the golden rounded to the output dtype
+    np.testing.assert_allclose(z, expected, rtol=rtol, atol=0)
+    if n:
+        assert (z == 0).any() and (z > 0).any()
