@@ -185,11 +185,13 @@ private:
     // DataCopyPad parameters for one row: layoutGroups blocks of layoutGroupSize elements, each
     // block starting at a multiple of layoutGroupSizeAlign elements in UB. A block ends on the
     // next 32-byte boundary and the UB-side gap (in 32-byte blocks) covers the rest of the pad, so
-    // the two always add up to layoutGroupSizeAlign elements.
-    __aicore__ inline DataCopyExtParams RowCopyParams(uint32_t elemBytes) const
+    // the two always add up to layoutGroupSizeAlign elements. In GM the blocks are contiguous.
+    // The UB-side gap is dstStride going in (GM -> UB) and srcStride going out (UB -> GM).
+    __aicore__ inline DataCopyExtParams RowCopyParams(uint32_t elemBytes, bool toGm = false) const
     {
-        return DataCopyExtParams{static_cast<uint16_t>(groups_), static_cast<uint32_t>(groupLen_ * elemBytes), 0,
-                                 static_cast<uint32_t>((groupLenAlign_ - groupLen_) * elemBytes / BLOCK_BYTES), 0};
+        const uint32_t ubGap = static_cast<uint32_t>((groupLenAlign_ - groupLen_) * elemBytes / BLOCK_BYTES);
+        return DataCopyExtParams{static_cast<uint16_t>(groups_), static_cast<uint32_t>(groupLen_ * elemBytes),
+                                 toGm ? ubGap : 0U, toGm ? 0U : ubGap, 0};
     }
 
     // Where the raw (not yet widened) row lies: fp16/bf16 after the float32 row, float32 in place.
@@ -305,7 +307,7 @@ private:
         DataCopy(o, normBuf_.Get<float>(), static_cast<uint32_t>(rowLen_));
         outQue_.EnQue(o);
         o = outQue_.DeQue<float>();
-        DataCopyPad(outGm_[row * experts_], o, RowCopyParams(sizeof(float)));
+        DataCopyPad(outGm_[row * experts_], o, RowCopyParams(sizeof(float), true));
         outQue_.FreeTensor(o);
     }
 
