@@ -1,0 +1,17 @@
+// RmsNorm: the kernel entry point.
+//
+// Its parameters are fixed by the OpDef: the inputs, then the outputs, in declaration order, then
+// the workspace and the tiling data, all as GM addresses. The build compiles this file once per
+// dtype column of the OpDef and defines DTYPE_<NAME> (the C++ type of tensor NAME) for each.
+#include "rms_norm.h"
+
+extern "C" __global__ __aicore__ void rms_norm(GM_ADDR x, GM_ADDR gamma, GM_ADDR y, GM_ADDR rstd, GM_ADDR workspace, GM_ADDR tiling)
+{
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);  // a pure vector kernel: runs on the AIV cores only
+    REGISTER_TILING_DEFAULT(RmsNormTilingData);
+    // Copy the tiling data the host wrote (see op_host/rms_norm_tiling.cpp) onto this core.
+    GET_TILING_DATA_WITH_STRUCT(RmsNormTilingData, tilingData, tiling);
+    RmsNormKernel::RmsNorm<DTYPE_X> op;  // x, gamma and y share one dtype in every column; rstd is float
+    op.Init(x, gamma, y, rstd, tilingData);
+    op.Process();
+}
