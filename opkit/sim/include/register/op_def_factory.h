@@ -1,0 +1,3 @@
+// opkit simulator (host side): ops::OpDefFactory lives in register/op_def.h.
+#pragma once
+#include "register/op_def.h"
