@@ -11,6 +11,7 @@ extern "C" __global__ __aicore__ void axpy_relu(GM_ADDR x, GM_ADDR y, GM_ADDR z,
     REGISTER_TILING_DEFAULT(AxpyReluTilingData);
     // Copy the tiling data the host wrote (see op_host/axpy_relu_tiling.cpp) onto this core.
     GET_TILING_DATA_WITH_STRUCT(AxpyReluTilingData, tilingData, tiling);
+    (void)workspace;  // no scratch GM needed: the tiling asked only for the system workspace
     AxpyReluKernel::AxpyRelu<DTYPE_X> op;  // x, y and z share one dtype in every column
     op.Init(x, y, z, tilingData);
     op.Process();
