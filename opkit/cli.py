@@ -214,24 +214,11 @@ def export_msopgen_cmd(
 @_user_errors
 def doctor() -> None:
     """Report what is installed (Python, C++ compiler, cmake, CANN) and what each missing piece blocks."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    from opkit.doctor import diagnose
+    from opkit.doctor import diagnose, render, sim_ready
 
     checks = diagnose()
-    table = Table(title="opkit doctor")
-    for col in ("check", "status", "found", "blocks", "fix"):
-        table.add_column(col, overflow="fold")
-    for c in checks:
-        status = "[green]ok[/]" if c.ok else ("[yellow]optional[/]" if c.ok is None else "[red]missing[/]")
-        table.add_row(c.name, status, escape(c.found), escape(c.blocks if not c.ok else ""),
-                      escape(c.fix if not c.ok else ""))
-    out = _console()
-    out.print(table)
-    out.print("NPU builds (the cann backend) are not available in opkit yet: packages carry a CMakeLists.txt "
-              "for the CANN toolchain, but `opkit build` does not drive it.")
-    if any(c.ok is False for c in checks if c.name.startswith(("python", "c++"))):
+    typer.echo(render(checks))
+    if not sim_ready(checks):
         raise typer.Exit(1)
 
 

@@ -86,11 +86,16 @@ def _message(error: Any, doc: Document) -> tuple[tuple, str]:
     return path, error.message
 
 
-def schema_problems(doc: Document, limit: int = 20) -> list[str]:
-    """Every schema violation of ``doc`` as ``file:line: field: message``, in document order."""
+@lru_cache(maxsize=1)
+def _validator() -> Any:
     import jsonschema
 
-    validator = jsonschema.Draft202012Validator(schema())
+    return jsonschema.Draft202012Validator(schema())
+
+
+def schema_problems(doc: Document, limit: int = 20) -> list[str]:
+    """Every schema violation of ``doc`` as ``file:line: field: message``, in document order."""
+    validator = _validator()
     seen: set[str] = set()
     found: list[tuple[int, str]] = []
     for error in validator.iter_errors(doc.data):

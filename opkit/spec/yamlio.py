@@ -32,8 +32,9 @@ _STR_TAG = "tag:yaml.org,2002:str"
 _PLAIN_TAG = "opkit:plain"
 
 
-class _Composer(yaml.SafeLoader):
-    """Composes nodes only; every plain scalar is resolved later by the YAML 1.2 core rules."""
+class _Composer(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """Composes nodes only (with libyaml when PyYAML has it); plain scalars are resolved later by the
+    YAML 1.2 core rules."""
 
     yaml_implicit_resolvers: dict = {}
 
