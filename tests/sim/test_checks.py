@@ -156,3 +156,26 @@ def test_syncall_watchdog_instead_of_a_hang(exe):
     err = r.stderr.decode()
     assert r.returncode == 3, err
     assert "watchdog" in err and "block(s) 1 still have not reached SyncAll" in err
+
+
+def test_trace_json_per_block_per_pipe(exe, tmp_path):
+    import json
+    import os
+
+    path = tmp_path / "trace.json"
+    r = run(exe, "double_buffer_depth1", env=dict(os.environ, OPKIT_SIM_TRACE=str(path)))
+    assert r.returncode == 0, r.stderr.decode()
+    t = json.loads(path.read_text())
+    assert t["kernel"] == "queue_kernel" and t["blocks"] == 1 and t["soc"] == "ascend910b2"
+    core = t["cores"][0]
+    assert core["pipes"]["MTE2"] == {"instrs": 4, "bytes": 4 * 256, "repeats": 4}
+    assert core["pipes"]["MTE3"]["bytes"] == 4 * 256
+    ins = {(i["pipe"], i["api"], i["dtype"]): i for i in core["instructions"]}
+    assert ins[("V", "Adds", "float16")]["count"] == 4
+    assert ins[("V", "Adds", "float16")]["repeats"] == 4  # 128 halves = one 256-B repeat each
+    evs = core["events"]
+    kinds = [e["ev"] for e in evs]
+    assert kinds.count("enque") == 8 and kinds.count("deque") == 8
+    assert {"ev": "enque", "buf": 0, "from": "MTE2", "to": "V"} in evs
+    ops = [e for e in evs if e["ev"] == "op"]
+    assert [o["pipe"] for o in ops[:3]] == ["MTE2", "V", "MTE3"]

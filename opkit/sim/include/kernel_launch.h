@@ -97,7 +97,9 @@ inline void check_core_end() {
 struct CoreSummary {
     int64_t block;
     CoreState::Trace trace[NPIPE];
+    std::map<std::string, CoreState::Trace> by_class;
     std::vector<std::string> events;
+    uint64_t events_dropped = 0;
 };
 
 inline std::mutex& summary_mu() { static std::mutex m; return m; }
@@ -121,7 +123,17 @@ inline void write_trace(const std::string& name, int64_t n) {
                          (unsigned long long)t.instrs, (unsigned long long)t.bytes, (unsigned long long)t.repeats);
             first = false;
         }
-        std::fprintf(f, "},\"events\":[");
+        std::fprintf(f, "},\"instructions\":[");
+        bool firsti = true;
+        for (auto& kv : v[i].by_class) {
+            size_t a = kv.first.find('|'), b = kv.first.find('|', a + 1);
+            std::fprintf(f, "%s{\"pipe\":\"%s\",\"api\":\"%s\",\"dtype\":\"%s\",\"count\":%llu,\"bytes\":%llu,\"repeats\":%llu}",
+                         firsti ? "" : ",", kv.first.substr(0, a).c_str(), kv.first.substr(a + 1, b - a - 1).c_str(),
+                         kv.first.substr(b + 1).c_str(), (unsigned long long)kv.second.instrs, (unsigned long long)kv.second.bytes,
+                         (unsigned long long)kv.second.repeats);
+            firsti = false;
+        }
+        std::fprintf(f, "],\"events_dropped\":%llu,\"events\":[", (unsigned long long)v[i].events_dropped);
         for (size_t k = 0; k < v[i].events.size(); ++k) std::fprintf(f, "%s%s", k ? "," : "", v[i].events[k].c_str());
         std::fprintf(f, "]}");
     }
@@ -159,7 +171,9 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
                 CoreSummary s;
                 s.block = b;
                 std::memcpy(s.trace, cs->trace, sizeof s.trace);
+                s.by_class = std::move(cs->by_class);
                 s.events = std::move(cs->events);
+                s.events_dropped = cs->events_dropped;
                 summaries().push_back(std::move(s));
             }
             cur_launch() = nullptr;

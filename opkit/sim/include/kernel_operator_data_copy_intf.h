@@ -137,7 +137,7 @@ inline void copy_in(const AscendC::LocalTensor<T>& dst, const T* src, uint32_t c
         so += blen + src_gap;
         dof += blen + dst_gap;
     }
-    trace(pipe, blen * count, count);
+    trace(pipe, blen * count, count, api, dtype_name<T>());
 }
 
 template <class T>
@@ -158,7 +158,7 @@ inline void copy_out(T* dst, const AscendC::LocalTensor<T>& src, uint32_t count,
         so += blen + src_gap;
         dof += blen + dst_gap;
     }
-    trace(pipe, blen * count, count);
+    trace(pipe, blen * count, count, api, dtype_name<T>());
 }
 
 template <class T>
@@ -180,7 +180,7 @@ inline void copy_local(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
         so += blen + src_gap;
         dof += blen + dst_gap;
     }
-    trace(pipe, blen * count, count);
+    trace(pipe, blen * count, count, api, dtype_name<T>());
 }
 
 inline void check_len32(uint64_t bytes, const char* api, const SrcLoc& loc, uint32_t count, size_t esz) {
@@ -282,7 +282,7 @@ inline void data_copy_pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& s
         go += blen + gm_gap;
         uo += row32 + ub_gap_blocks * 32;
     }
-    trace(P_MTE2, blen * count, count);
+    trace(P_MTE2, blen * count, count, api, dtype_name<T>());
 }
 
 template <class T>
@@ -308,7 +308,7 @@ inline void data_copy_pad_out(const GlobalTensor<T>& dst, const LocalTensor<T>& 
         go += blen + gm_gap;
         uo += row32 + ub_gap_blocks * 32;
     }
-    trace(P_MTE3, blen * count, count);
+    trace(P_MTE3, blen * count, count, api, dtype_name<T>());
 }
 
 template <class T>
@@ -350,7 +350,7 @@ inline void InitGlobalMemory(const GlobalTensor<T>& gm, const uint64_t size, con
     gm_check(p, size * sizeof(T), "InitGlobalMemory", loc, "write");
     issue(P_MTE3);
     for (uint64_t i = 0; i < size; ++i) p[i] = value;
-    trace(P_MTE3, size * sizeof(T), 1);
+    trace(P_MTE3, size * sizeof(T), 1, "InitGlobalMemory", dtype_name<T>());
 }
 template <class T>
 inline void InitOutput(const GlobalTensor<T>& gm, uint32_t size, T value = T(0), OPKIT_LOC) {

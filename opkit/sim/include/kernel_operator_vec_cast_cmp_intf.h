@@ -225,7 +225,7 @@ inline void opkit_compare_impl(const LocalTensor<U>& dst, const LocalTensor<T>& 
     }
     if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
     set_init(A_UB, d.ub, nbytes_out, ok);
-    trace(P_V, uint64_t(count) * sizeof(T), (uint64_t(count) * sizeof(T) + 255) / 256);
+    trace(P_V, uint64_t(count) * sizeof(T), (uint64_t(count) * sizeof(T) + 255) / 256, api, dtype_name<T>());
 }
 
 template <class T, class U>
@@ -278,7 +278,7 @@ inline void opkit_select_impl(const LocalTensor<T>& dst, const LocalTensor<U>& s
     }
     if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
     set_init(A_UB, d.ub, nb, ok);
-    trace(P_V, nb, (nb + 255) / 256);
+    trace(P_V, nb, (nb + 255) / 256, api, dtype_name<T>());
 }
 template <class T, class U>
 inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& sel, const LocalTensor<T>& src0, const LocalTensor<T>& src1,

@@ -104,6 +104,7 @@ struct Opd {
     bool write = false;
     bool read_init = true;  // source lanes count as reads for the written-state
     const char* role = "";
+    const char* dt = "";
 };
 
 template <class T>
@@ -120,6 +121,7 @@ inline Opd opd(const AscendC::LocalTensor<T>& t, bool write, uint32_t blk, uint3
     o.ub = t.address_.bufferAddr;
     o.len = t.address_.dataLen;
     o.esz = sizeof(T);
+    o.dt = dtype_name<T>();
     o.blk = blk;
     o.rep = rep;
     o.write = write;
@@ -203,7 +205,7 @@ inline void run_masked(const char* api, const SrcLoc& loc, Opd (&o)[N], uint32_t
             if (!src_ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
         }
     }
-    trace(P_V, total_lanes * o[0].esz, uint64_t(reps));
+    trace(P_V, total_lanes * o[0].esz, uint64_t(reps), api, o[N > 1 ? 1 : 0].dt);
 }
 
 // Count form: `count` contiguous elements in every operand.
@@ -244,7 +246,7 @@ inline void run_count(const char* api, const SrcLoc& loc, Opd (&o)[N], int64_t c
     }
     uint32_t wide = 0;
     for (int i = 0; i < N; ++i) wide = std::max(wide, o[i].esz);
-    trace(P_V, uint64_t(count) * o[0].esz, (uint64_t(count) * wide + 255) / 256);
+    trace(P_V, uint64_t(count) * o[0].esz, (uint64_t(count) * wide + 255) / 256, api, o[N > 1 ? 1 : 0].dt);
 }
 
 // ---- element kernels --------------------------------------------------------------------------

@@ -171,7 +171,7 @@ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     T r = v.empty() ? T(0) : v[0];
     if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
     write_dst<T>(d, 0, &r, 1, ok, seq, site, api, loc);
-    trace(P_V, uint64_t(count) * sizeof(T), (uint64_t(count) * sizeof(T) + 255) / 256);
+    trace(P_V, uint64_t(count) * sizeof(T), (uint64_t(count) * sizeof(T) + 255) / 256, api, dtype_name<T>());
 }
 
 template <class T>
@@ -192,7 +192,7 @@ inline void opkit_reduce_best(const LocalTensor<T>& dst, const LocalTensor<T>& s
     store_index<T>(reinterpret_cast<uint8_t*>(&out[1]), idx);
     if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
     write_dst<T>(d, 0, out, calIndex ? 2 : 1, ok, seq, site, api, loc);
-    trace(P_V, uint64_t(count) * sizeof(T), (uint64_t(count) * sizeof(T) + 255) / 256);
+    trace(P_V, uint64_t(count) * sizeof(T), (uint64_t(count) * sizeof(T) + 255) / 256, api, dtype_name<T>());
 }
 template <class T>
 inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& tmp, const int32_t count,
@@ -257,7 +257,7 @@ inline void opkit_whole_reduce(int kind, const LocalTensor<T>& dst, const LocalT
             }
         }
     }
-    trace(P_V, uint64_t(reps) * 256, uint64_t(reps));
+    trace(P_V, uint64_t(reps) * 256, uint64_t(reps), api, dtype_name<T>());
 }
 
 #define OPKIT_WHOLE_REDUCE(NAME, KIND, ...)                                                                                    \
@@ -313,7 +313,7 @@ inline void opkit_block_reduce(int kind, const LocalTensor<T>& dst, const LocalT
             write_dst<T>(d, uint64_t(r) * dstRep * 8 + j, &res, 1, ok, seq, site, api, loc);
         }
     }
-    trace(P_V, uint64_t(reps) * 256, uint64_t(reps));
+    trace(P_V, uint64_t(reps) * 256, uint64_t(reps), api, dtype_name<T>());
 }
 #define OPKIT_BLOCK_REDUCE(NAME, KIND)                                                                                           \
     template <class T, bool isSetMask = true>                                                                                  \
@@ -360,7 +360,7 @@ inline void opkit_pair_reduce(const LocalTensor<T>& dst, const LocalTensor<T>& s
             write_dst<T>(d, uint64_t(r) * dstRep * (E / 2) + k, &res, 1, ok, seq, site, api, loc);
         }
     }
-    trace(P_V, uint64_t(reps) * 256, uint64_t(reps));
+    trace(P_V, uint64_t(reps) * 256, uint64_t(reps), api, dtype_name<T>());
 }
 template <class T, bool isSetMask = true>
 inline void PairReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime, const int32_t mask,
@@ -397,7 +397,7 @@ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uin
             uint64_t first = (uint64_t(r) * p.dstRepStride + uint64_t(j) * p.dstBlkStride) * epb;
             write_dst<T>(d, first, blk.data(), epb, ok, seq, site, api, loc);
         }
-    trace(P_V, uint64_t(repeatTime) * 256, repeatTime);
+    trace(P_V, uint64_t(repeatTime) * 256, repeatTime, api, dtype_name<T>());
 }
 
 // ---- Gather / GatherMask ---------------------------------------------------------------------------
@@ -427,7 +427,7 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
     }
     if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
     write_dst<T>(d, 0, out.data(), count, ok, seq, site, api, loc);
-    trace(P_V, uint64_t(count) * sizeof(T), (uint64_t(count) * sizeof(T) + 255) / 256);
+    trace(P_V, uint64_t(count) * sizeof(T), (uint64_t(count) * sizeof(T) + 255) / 256, api, dtype_name<T>());
 }
 
 template <class T, class U>
@@ -481,7 +481,7 @@ inline void opkit_gather_mask(const LocalTensor<T>& dst, const LocalTensor<T>& s
     if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
     if (!out.empty()) write_dst<T>(d, 0, out.data(), out.size(), ok, seq, site, api, loc);
     rsvdCnt = out.size();
-    trace(P_V, uint64_t(reps) * E * sizeof(T), reps);
+    trace(P_V, uint64_t(reps) * E * sizeof(T), reps, api, dtype_name<T>());
 }
 template <class T, class U, GatherMaskMode m = GatherMaskMode::DEFAULT>
 inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<U>& src1Pattern, const bool reduceMode,
@@ -567,7 +567,7 @@ inline void Sort32(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const 
     }
     if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
     set_init(A_UB, d.ub, n * 8, ok);
-    trace(P_V, n * sizeof(T), uint64_t(repeatTime));
+    trace(P_V, n * sizeof(T), uint64_t(repeatTime), api, dtype_name<T>());
 }
 
 inline uint16_t (&opkit_mrg_counts())[4] { static thread_local uint16_t c[4] = {0, 0, 0, 0}; return c; }
@@ -620,7 +620,7 @@ inline void MrgSort(const LocalTensor<T>& dst, const MrgSortSrcList<T>& src, con
     for (size_t k = 0; k < out.size(); ++k) opkit_sort::store(d.p + k * 8, out[k]);
     if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
     set_init(A_UB, d.ub, out.size() * 8, ok);
-    trace(P_V, total * 8, (total + 31) / 32);
+    trace(P_V, total * 8, (total + 31) / 32, api, dtype_name<T>());
 }
 
 // Sort (advanced API): sorts repeatTime x 32 scores with their indices into (score, index) pairs.

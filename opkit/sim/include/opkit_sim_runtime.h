@@ -334,7 +334,9 @@ struct CoreState {
     bool pad_value_set = false;
     // trace counters
     struct Trace { uint64_t instrs = 0, bytes = 0, repeats = 0; } trace[NPIPE];
+    std::map<std::string, Trace> by_class;  // "pipe|api|dtype"
     std::vector<std::string> events;
+    uint64_t events_dropped = 0;
     bool trace_on = false;
     uint64_t ub_reserved_needed = 0;
 
@@ -443,16 +445,45 @@ inline uint64_t first_uninit(int a, uint64_t off, uint64_t bytes) {
     return z ? uint64_t(static_cast<const uint8_t*>(z) - s) : bytes;
 }
 
-// Trace record (per core, per pipe).
-inline void trace(int pipe, uint64_t bytes, uint64_t repeats) {
+// Trace record (per core, per pipe, and per instruction class and dtype).
+inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = "", const char* dtype = "") {
     CoreState& c = core();
     c.trace[pipe].instrs++;
     c.trace[pipe].bytes += bytes;
     c.trace[pipe].repeats += repeats;
+    if (!c.trace_on) return;
+    if (c.events.size() < 100000)
+        c.events.push_back(fmt("{\"ev\":\"op\",\"pipe\":\"%s\",\"api\":\"%s\",\"dtype\":\"%s\",\"bytes\":%llu,\"repeats\":%llu}",
+                               pipe_name(pipe), api, dtype, (unsigned long long)bytes, (unsigned long long)repeats));
+    else
+        c.events_dropped++;
+    std::string key = std::string(pipe_name(pipe)) + "|" + api + "|" + dtype;
+    CoreState::Trace& t = c.by_class[key];
+    t.instrs++;
+    t.bytes += bytes;
+    t.repeats += repeats;
 }
+constexpr size_t kMaxTraceEvents = 100000;
 inline void trace_event(const std::string& e) {
     CoreState& c = core();
-    if (c.trace_on) c.events.push_back(e);
+    if (!c.trace_on) return;
+    if (c.events.size() >= kMaxTraceEvents) { c.events_dropped++; return; }
+    c.events.push_back(e);
+}
+template <class T> inline const char* dtype_name() {
+    if (std::is_same<T, half>::value) return "float16";
+    if (std::is_same<T, bfloat16_t>::value) return "bfloat16";
+    if (std::is_same<T, float>::value) return "float32";
+    if (std::is_same<T, double>::value) return "float64";
+    if (std::is_same<T, int8_t>::value) return "int8";
+    if (std::is_same<T, uint8_t>::value) return "uint8";
+    if (std::is_same<T, int16_t>::value) return "int16";
+    if (std::is_same<T, uint16_t>::value) return "uint16";
+    if (std::is_same<T, int32_t>::value) return "int32";
+    if (std::is_same<T, uint32_t>::value) return "uint32";
+    if (std::is_same<T, int64_t>::value) return "int64";
+    if (std::is_same<T, uint64_t>::value) return "uint64";
+    return "other";
 }
 
 }  // namespace sim
