@@ -424,6 +424,17 @@ def mirror_tiling(n: int, type_size: int, cores: int = 48, ub: int = 192 * 1024 
     return {"former_len": former_len, "tail_len": tail_len, "former": former, "tile": tile, "used": used}
 
 
+def test_mirror_tiling_uses_the_constants_of_the_tiling_source():
+    tiling = (INSTANCE / "op_host/axpy_relu_tiling.cpp").read_text()
+    constants = dict(re.findall(r"constexpr uint64_t (\w+) = ([^;]+);", tiling))
+    assert constants == {"BLOCK_BYTES": "32", "TILE_ALIGN": "64", "BUFFER_NUM": "2", "QUEUE_TENSORS": "3",
+                         "FLOAT_TEMPS": "2", "MIN_BYTES_PER_CORE": "4096", "ASC_RESERVED_UB_BYTES": "8 * 1024"}
+    t = mirror_tiling(100003, 2)
+    assert (t["used"], t["former"], t["former_len"], t["tail_len"], t["tile"]) == (48, 11, 2096, 2080, 2112)
+    assert mirror_tiling(3_000_001, 2)["tile"] == 9408 and mirror_tiling(3_000_001, 4)["tile"] == 7808
+    assert mirror_tiling(0, 4) == {"former_len": 8, "tail_len": 0, "former": 0, "tile": 0, "used": 1}
+
+
 @pytest.fixture(scope="module")
 def sim_binaries(tmp_path_factory):
     out = tmp_path_factory.mktemp("simrun")
