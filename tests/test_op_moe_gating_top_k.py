@@ -401,3 +401,24 @@ def test_fused_bytes_and_unfused_chain():
     assert G.flops(shapes, dtypes, DEEPSEEK) > 8192 * 256 * 4
     with_out = G.hbm_bytes(shapes, dtypes, {**DEEPSEEK, "out_flag": True})
     assert with_out - fused == 8192 * 256 * 4
+
+
+# ---------------------------------------------------------------------------------------------
+# NaN follows the simulator's table: it sorts as the largest score
+# ---------------------------------------------------------------------------------------------
+def test_nan_sorts_first_and_poisons_the_weights():
+    x = np.array([[0.5, np.nan, 2.0, 1.0, np.nan, -1.0, 3.0, 0.0]])
+    got = G.moe_gating_top_k(x, None, k=3, norm_type=1)
+    assert got["expert_idx"].tolist() == [[1, 4, 6]]  # the NaNs first, in index order, then the best
+    assert np.isnan(got["y"]).all()  # the renormalising sum is NaN
+    grouped = G.moe_gating_top_k(x, None, k=2, k_group=1, group_count=4, norm_type=1)
+    assert grouped["expert_idx"].tolist() == [[1, 0]]  # group 0 holds a NaN: its score is NaN, the largest
+
+
+def test_compare_nan_rows_must_match_exactly():
+    row = [[0.9, np.nan, 0.5, 0.4]]
+    attrs = {"k": 2, "norm_type": 0}
+    ok, rep = _compare(row, [[1, 0]], attrs)
+    assert ok, rep
+    ok, rep = _compare(row, [[0, 1]], attrs)
+    assert not ok and "NaN" in rep["failures"][0]["reason"]

@@ -106,11 +106,27 @@ def routing_scores(x: Any, bias: Any = None, norm_type: int = 0) -> tuple[np.nda
     return norm, sel
 
 
+def descending_order(values: np.ndarray) -> np.ndarray:
+    """The order Sort32/Sort/MrgSort give along the last axis: descending, stable.
+
+    Equal values keep their input order (documented for the sort instructions); NaN sorts as the
+    largest value (the simulator's NaN table, opkit/sim/README.md, marked assumed there).
+    """
+    values = np.asarray(values)
+    nan = np.isnan(values)
+    if not nan.any():
+        return np.argsort(-values, axis=-1, kind="stable")
+    return np.lexsort((np.where(nan, 0, -values), ~nan), axis=-1)
+
+
 def group_scores(sel: np.ndarray, group_count: int, group_select_mode: int) -> np.ndarray:
-    """Per-group score in float32 [T, G]: the max (mode 0) or the sum of the two largest (mode 1)."""
+    """Per-group score in float32 [T, G]: the max (mode 0) or the sum of the two largest (mode 1).
+
+    Taken from each group sorted as the kernel sorts it, so a NaN in a group makes its score NaN.
+    """
     t, e = sel.shape
     g = sel.reshape(t, group_count, e // group_count)
-    top = -np.sort(-g, axis=-1)
+    top = np.take_along_axis(g, descending_order(g)[..., :2], axis=-1)
     if group_select_mode == 0:
         return top[..., 0].astype(F32)
     return (top[..., 0] + top[..., 1]).astype(F32)
@@ -118,7 +134,7 @@ def group_scores(sel: np.ndarray, group_count: int, group_select_mode: int) -> n
 
 def stable_topk(values: np.ndarray, k: int) -> np.ndarray:
     """Indices of the k largest along the last axis, descending; equal values: lower index first."""
-    return np.argsort(-values, axis=-1, kind="stable")[..., :k]
+    return descending_order(values)[..., :k]
 
 
 def select_experts(sel: np.ndarray, k: int, k_group: int = 1, group_count: int = 1,
@@ -350,8 +366,16 @@ def compare_routing(actual: dict, golden: dict, scores: np.ndarray, norm: np.nda
             continue
         chosen = set(row.tolist())
         kinds = []
+        if np.isnan(scores[r]).any():
+            # NaN scores: no near-tie reasoning; the sort order of NaN is taken from the
+            # simulator's table, so the indices must be the golden's.
+            if not np.array_equal(row, g_idx[r]):
+                fails.append({"row": r, "reason": f"NaN in the scores: expert_idx {row.tolist()} must equal the "
+                                                  f"golden's {g_idx[r].tolist()}"})
+                continue
         candidates = np.arange(e)
-        if grouped:
+        nan_row = bool(np.isnan(scores[r]).any())
+        if grouped and not nan_row:
             gs = gs_all[r]
             gtol = tol * (2 if mode == 1 else 1)
             used = {i // per for i in chosen}
@@ -363,7 +387,7 @@ def compare_routing(actual: dict, golden: dict, scores: np.ndarray, norm: np.nda
                 kinds.append("group-boundary")
             allowed = _allowed_groups(gs, used, kg, gtol, scores[r], per)
             candidates = np.concatenate([np.arange(q * per, (q + 1) * per) for q in sorted(allowed)])
-        problem, near = _near_tie_choice(scores[r], candidates, k, chosen, tol)
+        problem, near = (None, False) if nan_row else _near_tie_choice(scores[r], candidates, k, chosen, tol)
         if problem:
             fails.append({"row": r, "reason": "k-th boundary: " + problem})
             continue
@@ -371,7 +395,7 @@ def compare_routing(actual: dict, golden: dict, scores: np.ndarray, norm: np.nda
             kinds.append("k-boundary")
         s = scores[r][row]
         order_problem = None
-        for j in range(k - 1):
+        for j in range(0 if not nan_row else k - 1, k - 1):
             if s[j] < s[j + 1] - tol:
                 order_problem = f"position {j}: score {s[j]:.9g} before {s[j + 1]:.9g} (not descending)"
                 break
