@@ -25,7 +25,6 @@ from opkit.spec import Spec, load, load_string
 from opkit.spec.load import RESERVED_TENSOR_NAMES
 from opkit.spec.yamlio import dump, load_text
 
-EXTENSION_KEY = "x-msopgen"  # op.yaml key that keeps msOpGen's spelling of renamed names
 DEFAULT_SOCS = ["ascend910b"]
 
 OP_KEYS = ("op", "input_desc", "output_desc", "attr", "language")
@@ -43,7 +42,6 @@ _MSOPGEN_ONLY_FORMATS = set("""NC1C0HWPAD NHWC1C0 FSR_NCHW FRACTAL_DECONV C1HWNC
     FILTER_HWCK C1HWNCoC0 MD FRACTAL_ZZ DHWCN NDC1HWC0 FRACTAL_Z_3D CN NC DHWNC FRACTAL_Z_3D_TRANSPOSE FRACTAL_ZN_LSTM
     FRACTAL_ZN_RNN FRACTAL_Z_G NULL""".split())
 
-_SPEC_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _FAMILY = re.compile(r"^[a-z_][a-z0-9_]*$")
 _INT64 = (-(2**63), 2**63 - 1)
@@ -243,20 +241,16 @@ def _check_keys(obj: dict, allowed: tuple[str, ...], path: tuple, pr: _Problems)
             pr.add(path + (key,), f"unknown field '{key}' (fields: {', '.join(allowed)}){_suggest(str(key), allowed)}")
 
 
-def _name(value: Any, path: tuple, pr: _Problems, what: str) -> tuple[str, str] | None:
-    """(op.yaml name, msOpGen name) of a tensor or attr, or None after reporting why not."""
+def _name(value: Any, path: tuple, pr: _Problems, what: str) -> str | None:
+    """The name of a tensor or attr (kept as msOpGen spells it), or None after reporting why not."""
     if not isinstance(value, str):
         pr.add(path, f"expected the {what} name as a string, found {_tname(value)}")
         return None
-    original = value.strip()
-    if not _IDENT.match(original):
+    name = value.strip()
+    if not _IDENT.match(name):
         pr.add(path, f"{value!r} is not a usable {what} name (letters, digits and '_', not starting with a digit)")
         return None
-    spec_name = original if _SPEC_NAME.match(original) else naming.snake_of(original)
-    if not _SPEC_NAME.match(spec_name):
-        pr.add(path, f"{value!r} cannot be made a snake_case {what} name (got '{spec_name}')")
-        return None
-    return spec_name, original
+    return name
 
 
 def _string_list(value: Any, path: tuple, pr: _Problems, what: str) -> list[str] | None:
@@ -308,7 +302,7 @@ def _format(raw: str, path: tuple, pr: _Problems) -> str | None:
 
 
 def _param(entry: Any, path: tuple, pr: _Problems, is_output: bool) -> dict[str, Any] | None:
-    """One input_desc/output_desc item -> {name, original, dtypes, formats, param}."""
+    """One input_desc/output_desc item -> {name, dtypes, formats, param}."""
     if not isinstance(entry, dict):
         pr.add(path, f"expected a tensor object ({{\"name\": ..., \"type\": [...], \"format\": [...]}}), "
                      f"found {_tname(entry)}")
@@ -317,7 +311,7 @@ def _param(entry: Any, path: tuple, pr: _Problems, is_output: bool) -> dict[str,
     if "name" not in entry:
         pr.add(path, "the tensor has no \"name\"")
         return None
-    names = _name(entry["name"], path + ("name",), pr, "tensor")
+    name = _name(entry["name"], path + ("name",), pr, "tensor")
     kind = entry.get("param_type", "required")
     if kind not in PARAM_TYPES:
         pr.add(path + ("param_type",), f"{_short(kind)} is not a param_type (expected one of {', '.join(PARAM_TYPES)})")
@@ -344,9 +338,9 @@ def _param(entry: Any, path: tuple, pr: _Problems, is_output: bool) -> dict[str,
             pr.add(path + ("format",), f"has {len(fmts)} formats for {len(dtypes)} types: give one format per type, "
                                        "or a single format for every type (a single type is likewise repeated)")
             return None
-    if names is None or kind is None or None in dtypes or None in fmts:
+    if name is None or kind is None or None in dtypes or None in fmts:
         return None
-    return {"name": names[0], "original": names[1], "dtypes": dtypes, "formats": fmts, "param": kind}
+    return {"name": name, "dtypes": dtypes, "formats": fmts, "param": kind}
 
 
 def _default(atype: str, value: Any, path: tuple, pr: _Problems) -> tuple[bool, Any]:
@@ -390,7 +384,7 @@ def _attr(entry: Any, path: tuple, pr: _Problems) -> dict[str, Any] | None:
         pr.add(path, f"the attr has no \"{'name' if 'name' not in entry else 'type'}\" (an attr needs a name and "
                      f"a type: {', '.join(ATTR_TYPES)})")
         return None
-    names = _name(entry["name"], path + ("name",), pr, "attr")
+    name = _name(entry["name"], path + ("name",), pr, "attr")
     atype = entry["type"]
     if not isinstance(atype, str):
         pr.add(path + ("type",), f"expected the attr type as a string, found {_tname(atype)}")
@@ -420,9 +414,9 @@ def _attr(entry: Any, path: tuple, pr: _Problems) -> dict[str, Any] | None:
         ok, out["default"] = _default(atype, entry["default_value"], path + ("default_value",), pr)
         if not ok:
             return None
-    if names is None:
+    if name is None:
         return None
-    out["name"], out["original"] = names
+    out["name"] = name
     return out
 
 
@@ -454,22 +448,22 @@ def _convert(op_obj: dict[str, Any], op: str, pr: _Problems) -> tuple[list[dict]
             params.append(((group, i), _param(item, (group, i), pr, group == "output_desc")))
     attrs = [((("attr", i)), _attr(item, ("attr", i), pr)) for i, item in enumerate(raw_attr)]
 
-    # Names: unique over tensors and attrs (after snake_case), none the kernel signature uses.
+    # Names: unique over tensors and attrs (also as DTYPE_<NAME> macros), none the kernel signature uses.
     seen: dict[str, tuple[tuple, str]] = {}
     for path, p in [*params, *attrs]:
         if p is None:
             continue
         where = path + ("name",)
-        if p["name"] in seen:
-            first, original = seen[p["name"]]
-            same = "" if original == p["original"] else \
-                f" ('{original}' and '{p['original']}' are both '{p['name']}' in snake_case)"
-            pr.add(where, f"'{p['original']}' is already the name of {_jpath(first)}{same}; msOpGen would silently "
+        key = p["name"].upper()
+        if key in seen:
+            first, other = seen[key]
+            same = "" if other == p["name"] else f" ('{other}' and '{p['name']}' both give DTYPE_{key})"
+            pr.add(where, f"'{p['name']}' is already the name of {_jpath(first)}{same}; msOpGen would silently "
                           "keep the later one, opkit asks for distinct names")
             continue
-        seen[p["name"]] = (where, p["original"])
+        seen[key] = (where, p["name"])
         if path[0] != "attr" and (p["name"] in RESERVED_TENSOR_NAMES or p["name"] in naming.CPP_KEYWORDS):
-            pr.add(where, f"'{p['original']}' cannot name a tensor: the kernel signature uses '{p['name']}'")
+            pr.add(where, f"'{p['name']}' cannot name a tensor: the kernel signature uses it")
 
     # Columns: every type list the same length, no column repeated.
     good = [(path, p) for path, p in params if p is not None]
@@ -531,7 +525,6 @@ def spec_from_msopgen(data: Any, file: str, op: str | None = None, family: str =
     pr.raise_if_any()
     inputs, outputs, attrs = _convert(op_obj, op_type, pr)
 
-    renamed = {p["name"]: p["original"] for p in [*inputs, *outputs, *attrs] if p["name"] != p["original"]}
     shapes: dict[str, Any] = {}
     for p in inputs:
         shape = list(_SMOKE_SHAPES.get(p["formats"][0], [8, 64]))
@@ -552,8 +545,6 @@ def spec_from_msopgen(data: Any, file: str, op: str | None = None, family: str =
                   for a in attrs],
         "golden": f"golden.py:{name}", "cases": [smoke],
     }
-    if renamed:
-        spec[EXTENSION_KEY] = {"names": renamed}
     header = [
         "# yaml-language-server: $schema=https://opkit.dev/schemas/op.schema.json",
         f"# Imported from the msOpGen prototype {Path(file).name} (operator {op_type}).",
@@ -562,9 +553,6 @@ def spec_from_msopgen(data: Any, file: str, op: str | None = None, family: str =
     ]
     if required_attrs:
         header.append(f"# Placeholder values for required attrs in the smoke case: {', '.join(required_attrs)}.")
-    if renamed:
-        header.append(f"# Renamed to snake_case ({EXTENSION_KEY}.names keeps msOpGen's spelling for export): "
-                      + ", ".join(f"{v} -> {k}" for k, v in renamed.items()) + ".")
     text = "\n".join(header) + "\n" + dump(spec)
     try:
         load_string(text, file=f"{file} ({op_type}) as op.yaml")
@@ -590,29 +578,15 @@ def import_msopgen(json_path: str | Path, *, op: str | None = None, family: str 
 
 # --- Export ---------------------------------------------------------------------------------------
 
-def _original_names(spec: Spec) -> dict[str, str]:
-    ext = spec.raw.get(EXTENSION_KEY, {}) if isinstance(spec.raw, dict) else {}
-    line = f"{spec.path}:{spec.doc.line((EXTENSION_KEY,))}" if spec.doc is not None else str(spec.path)
-    if not isinstance(ext, dict) or not isinstance(ext.get("names", {}), dict):
-        raise SpecError([f"{line}: {EXTENSION_KEY}: expected {{names: {{op.yaml name: msOpGen name}}}}"])
-    names = ext.get("names", {})
-    for key, value in names.items():
-        if not isinstance(value, str) or not _IDENT.match(value):
-            raise SpecError([f"{line}: {EXTENSION_KEY}.names.{key}: {value!r} is not an msOpGen name"])
-    return dict(names)
-
-
 def msopgen_from_spec(spec: Spec) -> list[dict[str, Any]]:
     """The msOpGen prototype (a one-operator list) of a spec: dtype and format columns, attrs."""
-    names = _original_names(spec)
-
     def tensor(p: Any) -> dict[str, Any]:
-        return {"name": names.get(p.name, p.name), "param_type": p.param, "format": list(p.formats),
+        return {"name": p.name, "param_type": p.param, "format": list(p.formats),
                 "type": [MSOPGEN_EXPORT.get(d, d) for d in p.dtypes]}
 
     attrs = []
     for a in spec.attrs:
-        item: dict[str, Any] = {"name": names.get(a.name, a.name), "param_type": "required" if a.required else
+        item: dict[str, Any] = {"name": a.name, "param_type": "required" if a.required else
                                 "optional", "type": a.type}
         if not a.required and a.default is not None:
             item["default_value"] = a.default

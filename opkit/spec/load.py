@@ -216,6 +216,10 @@ def build(doc: Document, check_files: bool = True) -> Spec:
                 c.err(path + ("name",), f"'{pname}' cannot name a tensor: the kernel signature uses it")
             elif pname in attrs:
                 c.err(path + ("name",), f"'{pname}' is also the name of an attr")
+            clash = next((n for n in names_seen if n != pname and n.upper() == pname.upper()), None)
+            if clash:
+                c.err(path + ("name",), f"'{pname}' and '{clash}' both give the build macro DTYPE_{pname.upper()}; "
+                      "rename one")
             names_seen[pname] = path + ("name",)
             dtypes = tuple(p["dtypes"])
             if n_columns is None:
