@@ -55,6 +55,7 @@ ERRORS = {
     "never_freed": [r"never freed with FreeTensor"],
     "syncall_deadlock": [r"SyncAll: deadlock", r"block\(s\) 2 returned"],
     "workspace_small": [r"GetLibApiWorkSpaceSize", r"16777216 bytes"],
+    "reserved_ub_clash": [r"Sigmoid: this API uses Ascend C's reserved UB area", r"--cce-disable-asc-reserved-ubuf"],
 }
 
 
@@ -179,3 +180,28 @@ def test_trace_json_per_block_per_pipe(exe, tmp_path):
     assert {"ev": "enque", "buf": 0, "from": "MTE2", "to": "V"} in evs
     ops = [e for e in evs if e["ev"] == "op"]
     assert [o["pipe"] for o in ops[:3]] == ["MTE2", "V", "MTE3"]
+
+
+def test_reserved_ub_area_respected(exe):
+    r = run(exe, "reserved_ub_ok")
+    assert r.returncode == 0, r.stderr.decode()
+
+
+def test_reserved_ub_can_be_disabled():
+    exe = build(SRC, flags=("-DOPKIT_SIM_DISABLE_ASC_RESERVED_UBUF",))
+    r = run(exe, "reserved_ub_clash")
+    assert r.returncode == 0, r.stderr.decode()
+
+
+def test_capacities_follow_the_chip():
+    exe = build(SRC, soc="ascend310p")  # 256 KiB UB, reported whole
+    r = run(exe, "ub_over")
+    assert r.returncode == 0, r.stderr.decode()
+    r = run(exe, "workspace_small")  # 2 MiB system workspace on 310P
+    assert r.returncode == 3 and "2097152 bytes on ascend310p3" in r.stderr.decode()
+
+
+def test_tiling_member_copy(exe):
+    r = run(exe, "tiling_member")
+    assert r.returncode == 0, r.stderr.decode()
+    assert gm(r).view(np.int32)[0] == 402

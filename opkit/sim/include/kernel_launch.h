@@ -223,8 +223,14 @@ using AscendC::GetUserWorkspace;
 #define REGISTER_TILING_DEFAULT(T) using opkit_tiling_default_t__ = T
 #define REGISTER_TILING_FOR_TILINGKEY(expr, T) using opkit_tiling_default_t__ = T
 #define REGISTER_NONE_TILING static_assert(true, "")
-#define KERNEL_TASK_TYPE_DEFAULT(t) static_assert(true, "")
-#define KERNEL_TASK_TYPE(key, t) static_assert(true, "")
+enum KernelMetaType {
+    KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_0, KERNEL_TYPE_MIX_AIC_1_1,
+    KERNEL_TYPE_MIX_AIC_1_2, KERNEL_TYPE_AICORE, KERNEL_TYPE_VECTORCORE, KERNEL_TYPE_MIX_AICORE, KERNEL_TYPE_MIX_VECTOR_CORE,
+    KERNEL_TYPE_MAX
+};
+// Legal at namespace and block scope; the launcher emulates AIV cores (see README).
+#define KERNEL_TASK_TYPE_DEFAULT(t) static_assert((static_cast<void>(t), true), "kernel type")
+#define KERNEL_TASK_TYPE(key, t) static_assert((static_cast<void>(key), static_cast<void>(t), true), "kernel type")
 #define GET_TILING_DATA_WITH_STRUCT(T, var, tiling)                                                  \
     T var;                                                                                           \
     ::opkit::sim::gm_check((tiling), sizeof(T), "GET_TILING_DATA", ::opkit::sim::SrcLoc(), "read");  \

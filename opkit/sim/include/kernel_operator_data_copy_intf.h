@@ -45,6 +45,24 @@ struct DataCopyPadParams {
 namespace opkit {
 namespace sim {
 
+// An API without a caller-provided tmp buffer takes its scratch from Ascend C's reserved UB area
+// (the top OPKIT_SIM_UB_RESERVED bytes below GetCoreMemSize(UB)); the kernel's own buffers must
+// stay below it unless the build disables the reserve (--cce-disable-asc-reserved-ubuf, here
+// -DOPKIT_SIM_DISABLE_ASC_RESERVED_UBUF).
+inline void claim_reserved_ub(const char* api, const SrcLoc& loc) {
+#ifndef OPKIT_SIM_DISABLE_ASC_RESERVED_UBUF
+    uint64_t limit = uint64_t(OPKIT_SIM_UB_CAP) - uint64_t(OPKIT_SIM_UB_RESERVED);
+    uint64_t used = core().mem(A_UB).used;
+    if (used > limit)
+        fail_at(api, loc,
+                "this API uses Ascend C's reserved UB area (%d bytes below GetCoreMemSize(UB) = %d), but the kernel's buffers "
+                "reach UB byte %llu; keep them below %llu, pass a sharedTmpBuffer, or build with --cce-disable-asc-reserved-ubuf",
+                OPKIT_SIM_UB_RESERVED, OPKIT_SIM_UB_CAP, (unsigned long long)used, (unsigned long long)limit);
+#else
+    (void)api; (void)loc;
+#endif
+}
+
 template <class T>
 inline int local_arena(const AscendC::LocalTensor<T>& t, const char* api, const SrcLoc& loc) {
     if (!t.address_.absAddr) fail_at(api, loc, "local tensor has no buffer (not allocated / Get() not called)");

@@ -687,6 +687,7 @@ inline void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src, const 
 }
 template <class T, bool isReuseSource = false>
 inline void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount, OPKIT_LOC) {
+    opkit::sim::claim_reserved_ub("Sigmoid", loc);  // no shared tmp buffer: the API takes its scratch from the reserved area
     LocalTensor<uint8_t> none;
     Sigmoid<T, isReuseSource>(dst, src, none, calCount, loc);
 }

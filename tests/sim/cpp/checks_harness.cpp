@@ -24,6 +24,13 @@ extern "C" __global__ __aicore__ void ub_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR t
     } else if (S == "ub_queue_over") {
         TQue<TPosition::VECIN, 1> q;
         pipe.InitBuffer(q, 2, UB_CAP / 2 + 32);  // @ub_queue_over
+    } else if (S == "reserved_ub_ok" || S == "reserved_ub_clash") {
+        uint32_t keep = S == "reserved_ub_ok" ? UB_CAP - 8192 : UB_CAP - 8192 + 32;
+        pipe.InitBuffer(a, keep - 1024);
+        pipe.InitBuffer(b, 1024);
+        LocalTensor<half> t = b.Get<half>();
+        Duplicate(t, half(0.5f), 256);
+        Sigmoid(t, t, 256);  // @reserved_ub_clash
     } else if (S == "too_many_que_bufs") {
         TQue<TPosition::VECIN, 1> q1, q2;
         pipe.InitBuffer(q1, 4, 1024);
@@ -181,7 +188,9 @@ extern "C" __global__ __aicore__ void queue_kernel(GM_ADDR x, GM_ADDR ws, GM_ADD
     }
 }
 
+KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
 extern "C" __global__ __aicore__ void sync_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR tiling) {
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
     if (S == "syncall_ok") {
         GlobalTensor<int32_t> g;
         g.SetGlobalBuffer((__gm__ int32_t*)x, 64);
@@ -221,6 +230,13 @@ extern "C" __global__ __aicore__ void sync_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR
         g.SetGlobalBuffer((__gm__ int32_t*)u, 8);
         g.SetValue(0, 42);
         if (GetSysWorkSpacePtr() != ws) std::_Exit(5);
+    } else if (S == "tiling_member") {
+        struct Inner { int32_t p; int32_t q; };
+        struct TD { int64_t head; Inner inner; };
+        GET_TILING_DATA_MEMBER(TD, inner, in, tiling);
+        GlobalTensor<int32_t> g;
+        g.SetGlobalBuffer((__gm__ int32_t*)x, 64);
+        g.SetValue(0, in.p * 100 + in.q);
     } else if (S == "tiling_key") {
         GlobalTensor<int32_t> g;
         g.SetGlobalBuffer((__gm__ int32_t*)x, 64);
@@ -247,13 +263,18 @@ int main(int argc, char** argv) {
     std::memset(tiling, 0, 64);
     size_t wsz = (S == "workspace_small") ? 1024 * 1024 : 16 * 1024 * 1024 + 1024;
     uint8_t* ws = (uint8_t*)GmAlloc(wsz);
-    if (S.rfind("ub_", 0) == 0 || S == "too_many_que_bufs") ICPU_RUN_KF(ub_kernel, 1, x, ws, tiling);
+    if (S.rfind("ub_", 0) == 0 || S == "too_many_que_bufs" || S.rfind("reserved_ub", 0) == 0) ICPU_RUN_KF(ub_kernel, 1, x, ws, tiling);
     else if (S == "deque_empty" || S == "alloc_exhausted" || S == "enque_depth" || S == "double_free" || S == "never_freed" ||
              S == "double_buffer_depth1")
         ICPU_RUN_KF(queue_kernel, 1, x, ws, tiling);
     else if (S.rfind("syncall", 0) == 0 || S == "atomic_add" || S.rfind("workspace", 0) == 0) {
         if (S == "atomic_add") std::memset(x, 0, 4096);
         ICPU_RUN_KF(sync_kernel, 4, x, ws, tiling);
+    } else if (S == "tiling_member") {
+        ((int64_t*)tiling)[0] = -1;
+        ((int32_t*)tiling)[2] = 4;
+        ((int32_t*)tiling)[3] = 2;
+        ICPU_RUN_KF(sync_kernel, 1, x, ws, tiling);
     } else if (S == "tiling_key") {
         ICPU_SET_TILING_KEY(7);
         ICPU_RUN_KF(sync_kernel, 1, x, ws, tiling);
