@@ -187,6 +187,28 @@ def test_compare_select(vec):
     assert same_bits(out, np.where(bits, a, np.float16(-1)))
 
 
+def test_compare_and_select_mask_forms(vec):
+    E, rep = 64, 2
+    a, b = rand("f32", 256), rand("f32", 256)
+    out, _, _ = vec("CompareMasked", np.zeros(16, np.uint8), a, b, dt="f32", cmp="gt", mask=40, rep=rep, s0r=16, s1r=8)
+    bits = np.unpackbits(out, bitorder="little").astype(bool)
+    for r in range(rep):
+        want = np.zeros(E, bool)
+        want[:40] = a[r * 128: r * 128 + 40] > b[r * 64: r * 64 + 40]
+        assert np.array_equal(bits[r * E:(r + 1) * E], want)
+    sel = rng.integers(0, 256, 16, dtype=np.uint8)
+    sbits = np.unpackbits(sel, bitorder="little").astype(bool)
+    dst = np.full(128, -7, np.float32)
+    for mode in (0, 2):
+        out, _, _ = vec("SelectMasked", dst, a, b, sel, dt="f32", mode=mode, mask=50, rep=rep)
+        want = dst.copy()
+        for r in range(rep):
+            for e in range(50):
+                bit = sbits[e] if mode == 0 else sbits[r * E + e]
+                want[r * E + e] = a[r * E + e] if bit else b[r * E + e]
+        assert np.array_equal(out, want), mode
+
+
 def test_compare_count_not_256_bytes_is_refused(vec):
     r = vec("Compare", np.zeros(8, np.uint8), rand("f16", 64), rand("f16", 64), dt="f16", n=64, expect_fail=True)
     assert "multiple of 256 B" in r.stderr

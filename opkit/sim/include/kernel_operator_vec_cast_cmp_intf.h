@@ -294,4 +294,121 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& sel, const L
     opkit_select_impl(dst, sel, src0, static_cast<const LocalTensor<T>*>(nullptr), scalar, count, loc);
 }
 
+// ---- mask/repeat forms of Compare, CompareScalar and Select -------------------------------------
+// Compare: repeat r writes its E result bits at bit offset r * E of dst (assumed layout);
+// masked-off lanes write 0 bits (assumed).
+template <class T, class U>
+inline void opkit_compare_masked(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>* src1, T scalar, CMPMODE m,
+                                 const opkit::sim::MaskSpec& ms, uint8_t repeat, uint32_t s0b, uint32_t s0r, uint32_t s1b, uint32_t s1r,
+                                 const char* api, const opkit::sim::SrcLoc& loc) {
+    OPKIT_DTYPES("Compare", T, half, float, int32_t);
+    using namespace opkit::sim;
+    const uint32_t E = 256 / sizeof(T);
+    Opd d = opd(dst, true, 1, 8, "destination", api, loc);
+    uint64_t nbytes = (uint64_t(repeat) * E + 7) / 8;
+    if (nbytes > d.len) fail_at(api, loc, "destination out of bounds: %llu mask bytes needed, tensor holds %u bytes", (unsigned long long)nbytes, d.len);
+    bool ok = true;
+    std::vector<uint8_t> bits(nbytes, 0);
+    if (src1) {
+        Opd o[2] = {opd(src0, false, s0b, s0r, "src0", api, loc), opd(*src1, false, s1b, s1r, "src1", api, loc)};
+        uint8_t *pa = o[0].p, *pb = o[1].p;
+        run_masked(api, loc, o, E, ms, repeat, [&](const uint64_t* f, int64_t r, uint32_t e) {
+            opkit_detail::set_bit(bits.data(), uint64_t(r) * E + e, opkit_detail::cmp(m, ld<T>(pa + f[0] * sizeof(T)), ld<T>(pb + f[1] * sizeof(T))));
+        });
+    } else {
+        Opd o[1] = {opd(src0, false, s0b, s0r, "src0", api, loc)};
+        uint8_t* pa = o[0].p;
+        run_masked(api, loc, o, E, ms, repeat, [&](const uint64_t* f, int64_t r, uint32_t e) {
+            opkit_detail::set_bit(bits.data(), uint64_t(r) * E + e, opkit_detail::cmp(m, ld<T>(pa + f[0] * sizeof(T)), scalar));
+        });
+    }
+    touch(A_UB, d.ub, nbytes, P_V, true, core().cnt[P_V], core().site(api, loc), api, loc);
+    std::memcpy(d.p, bits.data(), nbytes);
+    set_init(A_UB, d.ub, nbytes, ok);
+}
+template <class T, class U, bool isSetMask = true>
+inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE m, const uint64_t mask[],
+                    uint8_t repeatTime, const BinaryRepeatParams& p, OPKIT_LOC) {
+    opkit_compare_masked(dst, src0, &src1, T(0), m, isSetMask ? opkit::sim::mask_bits(mask) : opkit::sim::mask_reg(), repeatTime,
+                         p.src0BlkStride, p.src0RepStride, p.src1BlkStride, p.src1RepStride, "Compare", loc);
+}
+template <class T, class U, bool isSetMask = true>
+inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE m, const uint64_t mask,
+                    uint8_t repeatTime, const BinaryRepeatParams& p, OPKIT_LOC) {
+    opkit_compare_masked(dst, src0, &src1, T(0), m, isSetMask ? opkit::sim::mask_cont(mask) : opkit::sim::mask_reg(), repeatTime,
+                         p.src0BlkStride, p.src0RepStride, p.src1BlkStride, p.src1RepStride, "Compare", loc);
+}
+template <class T, class U, bool isSetMask = true>
+inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T scalar, CMPMODE m, const uint64_t mask[],
+                          uint8_t repeatTime, const UnaryRepeatParams& p, OPKIT_LOC) {
+    opkit_compare_masked(dst, src0, static_cast<const LocalTensor<T>*>(nullptr), scalar, m,
+                         isSetMask ? opkit::sim::mask_bits(mask) : opkit::sim::mask_reg(), repeatTime, p.srcBlkStride, p.srcRepStride, 1, 8,
+                         "CompareScalar", loc);
+}
+template <class T, class U, bool isSetMask = true>
+inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T scalar, CMPMODE m, const uint64_t mask,
+                          uint8_t repeatTime, const UnaryRepeatParams& p, OPKIT_LOC) {
+    opkit_compare_masked(dst, src0, static_cast<const LocalTensor<T>*>(nullptr), scalar, m,
+                         isSetMask ? opkit::sim::mask_cont(mask) : opkit::sim::mask_reg(), repeatTime, p.srcBlkStride, p.srcRepStride, 1, 8,
+                         "CompareScalar", loc);
+}
+
+// Select, mask form: mode VSEL_CMPMASK_SPR reuses the first E bits of selMask in every repeat;
+// the tensor modes consume selMask continuously (bit r * E + e). Masked-off lanes keep dst.
+template <class T, class U>
+inline void opkit_select_masked(const LocalTensor<T>& dst, const LocalTensor<U>& sel, const LocalTensor<T>& src0, const LocalTensor<T>* src1,
+                                T scalar, SELMODE mode, const opkit::sim::MaskSpec& ms, uint8_t repeat, const BinaryRepeatParams& p,
+                                const opkit::sim::SrcLoc& loc) {
+    OPKIT_DTYPES("Select", T, half, float);
+    using namespace opkit::sim;
+    const char* api = "Select";
+    const uint32_t E = 256 / sizeof(T);
+    Opd s = opd(sel, false, 1, 8, "selMask", api, loc);
+    uint64_t nbits = mode == SELMODE::VSEL_CMPMASK_SPR ? E : uint64_t(repeat) * E;
+    if ((nbits + 7) / 8 > s.len) fail_at(api, loc, "selMask out of bounds: %llu bytes needed, tensor holds %u", (unsigned long long)((nbits + 7) / 8), s.len);
+    touch(A_UB, s.ub, (nbits + 7) / 8, P_V, false, core().cnt[P_V] + 1, core().site(api, loc), api, loc);
+    if (!all_init(A_UB, s.ub, (nbits + 7) / 8)) warn_at(api, loc, "selMask holds UB bytes that were never written");
+    if (src1) {
+        Opd o[3] = {opd(dst, true, p.dstBlkStride, p.dstRepStride, "destination", api, loc),
+                    opd(src0, false, p.src0BlkStride, p.src0RepStride, "src0", api, loc),
+                    opd(*src1, false, p.src1BlkStride, p.src1RepStride, "src1", api, loc)};
+        uint8_t *d = o[0].p, *a = o[1].p, *b = o[2].p;
+        run_masked(api, loc, o, E, ms, repeat, [&](const uint64_t* f, int64_t r, uint32_t e) {
+            uint64_t bit = mode == SELMODE::VSEL_CMPMASK_SPR ? e : uint64_t(r) * E + e;
+            bool take0 = opkit_detail::get_bit(s.p, bit);
+            st<T>(d + f[0] * sizeof(T), take0 ? ld<T>(a + f[1] * sizeof(T)) : ld<T>(b + f[2] * sizeof(T)));
+        });
+    } else {
+        Opd o[2] = {opd(dst, true, p.dstBlkStride, p.dstRepStride, "destination", api, loc),
+                    opd(src0, false, p.src0BlkStride, p.src0RepStride, "src0", api, loc)};
+        uint8_t *d = o[0].p, *a = o[1].p;
+        run_masked(api, loc, o, E, ms, repeat, [&](const uint64_t* f, int64_t r, uint32_t e) {
+            uint64_t bit = mode == SELMODE::VSEL_CMPMASK_SPR ? e : uint64_t(r) * E + e;
+            st<T>(d + f[0] * sizeof(T), opkit_detail::get_bit(s.p, bit) ? ld<T>(a + f[1] * sizeof(T)) : scalar);
+        });
+    }
+}
+template <class T, class U, bool isSetMask = true>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& sel, const LocalTensor<T>& src0, const LocalTensor<T>& src1, SELMODE mode,
+                   const uint64_t mask[], uint8_t repeatTime, const BinaryRepeatParams& p, OPKIT_LOC) {
+    opkit_select_masked(dst, sel, src0, &src1, T(0), mode, isSetMask ? opkit::sim::mask_bits(mask) : opkit::sim::mask_reg(), repeatTime, p, loc);
+}
+template <class T, class U, bool isSetMask = true>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& sel, const LocalTensor<T>& src0, const LocalTensor<T>& src1, SELMODE mode,
+                   uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams& p, OPKIT_LOC) {
+    opkit_select_masked(dst, sel, src0, &src1, T(0), mode, isSetMask ? opkit::sim::mask_cont(mask) : opkit::sim::mask_reg(), repeatTime, p, loc);
+}
+template <class T, class U, bool isSetMask = true>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& sel, const LocalTensor<T>& src0, T scalar, SELMODE mode,
+                   const uint64_t mask[], uint8_t repeatTime, const BinaryRepeatParams& p, OPKIT_LOC) {
+    opkit_select_masked(dst, sel, src0, static_cast<const LocalTensor<T>*>(nullptr), scalar, mode,
+                        isSetMask ? opkit::sim::mask_bits(mask) : opkit::sim::mask_reg(), repeatTime, p, loc);
+}
+template <class T, class U, bool isSetMask = true>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& sel, const LocalTensor<T>& src0, T scalar, SELMODE mode, uint64_t mask,
+                   uint8_t repeatTime, const BinaryRepeatParams& p, OPKIT_LOC) {
+    opkit_select_masked(dst, sel, src0, static_cast<const LocalTensor<T>*>(nullptr), scalar, mode,
+                        isSetMask ? opkit::sim::mask_cont(mask) : opkit::sim::mask_reg(), repeatTime, p, loc);
+}
+
 }  // namespace AscendC

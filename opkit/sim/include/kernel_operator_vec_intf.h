@@ -198,7 +198,8 @@ inline void run_masked(const char* api, const SrcLoc& loc, Opd (&o)[N], uint32_t
                     for (uint32_t k = 0; k < o[i].esz; ++k) src_ok &= s[k] != 0;
                 }
             }
-            f(off);
+            if constexpr (std::is_invocable<F, const uint64_t*, int64_t, uint32_t>::value) f(off, r, e);
+            else f(off);
             if (propagate)
                 for (int i = 0; i < N; ++i)
                     if (o[i].write) std::memset(m.init.data() + o[i].ub + off[i] * o[i].esz, src_ok ? 1 : 0, o[i].esz);

@@ -163,6 +163,12 @@ template <class T> bool run_misc(const std::string& op, Bufs& B) {
     int n = int(pi("n"));
     if (op == "Compare") { Compare(L<uint8_t>(B, 3), L<T>(B, 0), L<T>(B, 1), cmode(), uint32_t(n)); return true; }
     if (op == "CompareScalar") { CompareScalar(L<uint8_t>(B, 3), L<T>(B, 0), scalar_of<T>(), cmode(), uint32_t(n)); return true; }
+    if (op == "CompareMasked") { Compare(L<uint8_t>(B, 3), L<T>(B, 0), L<T>(B, 1), cmode(), uint64_t(pi("mask")), uint8_t(pi("rep")), bparams()); return true; }
+    if (op == "SelectMasked") {
+        SELMODE md = pi("mode") == 0 ? SELMODE::VSEL_CMPMASK_SPR : SELMODE::VSEL_TENSOR_TENSOR_MODE;
+        Select(L<T>(B, 3), L<uint8_t>(B, 2), L<T>(B, 0), L<T>(B, 1), md, uint64_t(pi("mask")), uint8_t(pi("rep")), bparams());
+        return true;
+    }
     if (op == "Select") { Select(L<T>(B, 3), L<uint8_t>(B, 2), L<T>(B, 0), L<T>(B, 1), SELMODE::VSEL_TENSOR_TENSOR_MODE, uint32_t(n)); return true; }
     if (op == "SelectScalar") { Select(L<T>(B, 3), L<uint8_t>(B, 2), L<T>(B, 0), scalar_of<T>(), SELMODE::VSEL_TENSOR_SCALAR_MODE, uint32_t(n)); return true; }
     if (op == "ReduceSum") { ReduceSum(L<T>(B, 3), L<T>(B, 0), L<T>(B, 1), n); return true; }
