@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import shutil
+import struct
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -422,3 +426,146 @@ def test_compare_nan_rows_must_match_exactly():
     assert ok, rep
     ok, rep = _compare(row, [[0, 1]], attrs)
     assert not ok and "NaN" in rep["failures"][0]["reason"]
+
+
+# ---------------------------------------------------------------------------------------------
+# the kernel itself, end to end on opkit's CPU simulator
+# ---------------------------------------------------------------------------------------------
+# Until `opkit verify` runs kernels, this drives the real kernel source through the simulator's
+# CPU-debug entry points (ICPU_RUN_KF) with a small harness, and checks its outputs against the
+# golden with compare_routing. The tiling data is filled by `_tiling` below, a Python mirror of
+# op_host/moe_gating_top_k_tiling.cpp (the simulator cannot yet run host tiling functions).
+SIM_INCLUDE = PKG.parent.parent.parent / "opkit" / "sim" / "include"
+HAVE_SIM = (SIM_INCLUDE / "kernel_operator.h").exists() and (SIM_INCLUDE / "tikicpulib.h").exists() \
+    and shutil.which("g++") is not None
+needs_sim = pytest.mark.skipif(not HAVE_SIM, reason="opkit's simulator headers or g++ are not available")
+
+HARNESS = r"""
+#include "tikicpulib.h"
+#include "moe_gating_top_k.cpp"
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+static std::vector<char> ReadFile(const std::string& p) {
+    std::vector<char> b; FILE* f = std::fopen(p.c_str(), "rb"); if (!f) return b;
+    std::fseek(f, 0, SEEK_END); long n = std::ftell(f); std::fseek(f, 0, SEEK_SET);
+    b.resize(n); if (n && std::fread(b.data(), 1, n, f) != size_t(n)) b.clear(); std::fclose(f); return b;
+}
+static void WriteFile(const std::string& p, const void* d, size_t n) {
+    FILE* f = std::fopen(p.c_str(), "wb"); std::fwrite(d, 1, n, f); std::fclose(f);
+}
+static uint8_t* ToGm(const std::vector<char>& b) {
+    if (b.empty()) return nullptr;
+    uint8_t* p = (uint8_t*)AscendC::GmAlloc(b.size()); std::memcpy(p, b.data(), b.size()); return p;
+}
+int main(int argc, char** argv) {
+    std::string dir = argv[1];
+    uint64_t key = std::stoull(argv[2]);
+    std::vector<char> tb = ReadFile(dir + "/tiling.bin");
+    MoeGatingTopKTilingData t; std::memcpy(&t, tb.data(), sizeof(t));
+    uint8_t* x = ToGm(ReadFile(dir + "/x.bin"));
+    uint8_t* bias = ToGm(ReadFile(dir + "/bias.bin"));
+    size_t yn = size_t(t.rowCount * t.k), on = size_t(t.rowCount * t.expertCount);
+    uint8_t* y = (uint8_t*)AscendC::GmAlloc(yn * sizeof(DTYPE_X) + 32);
+    uint8_t* idx = (uint8_t*)AscendC::GmAlloc(yn * 4 + 32);
+    uint8_t* out = (uint8_t*)AscendC::GmAlloc(on * 4 + 32);
+    uint8_t* ws = (uint8_t*)AscendC::GmAlloc(17u << 20);
+    uint8_t* tiling = ToGm(tb);
+    AscendC::SetKernelMode(AscendC::KernelMode::AIV_MODE);
+    ICPU_SET_TILING_KEY(key);
+    ICPU_RUN_KF(moe_gating_top_k, t.needCoreNum, x, bias, y, idx, out, ws, tiling);
+    WriteFile(dir + "/y.bin", y, yn * sizeof(DTYPE_X));
+    WriteFile(dir + "/idx.bin", idx, yn * 4);
+    if (t.outFlag) WriteFile(dir + "/out.bin", out, on * 4);
+    return 0;
+}
+"""
+CPP_TYPE = {"float16": "half", "float32": "float", "bfloat16": "bfloat16_t"}
+
+
+def _align32(n):
+    return (n + 31) // 32 * 32
+
+
+def _tiling(rows, experts, attrs, has_bias, cores=48):
+    """Tiling key and MoeGatingTopKTilingData bytes, as op_host/moe_gating_top_k_tiling.cpp makes them."""
+    k, kg, g = attrs["k"], attrs["k_group"], attrs["group_count"]
+    per_group = experts // g
+    grouping = G.grouping_active(experts, g, kg)
+    deepseek = (experts == 256 and g == 8 and kg == 4 and k <= 32 and has_bias and attrs["group_select_mode"] == 1
+                and attrs["norm_type"] == 1 and not attrs["out_flag"])
+    key = 0 if deepseek else (2 if grouping else 1)
+    grouped = key != 1
+    groups, size = (g, per_group) if grouped else (1, experts)
+    row_len = groups * _align32(size)
+    per_core = -(-rows // cores) if rows else 0
+    need = -(-rows // per_core) if rows else 1
+    fields = [need, rows, per_core, rows - (need - 1) * per_core, experts, int(has_bias), k, kg, g, per_group,
+              attrs["group_select_mode"], attrs["renorm"], attrs["norm_type"], int(attrs["out_flag"]), groups, size,
+              _align32(size), row_len, _align32(g if grouped else 1), _align32(k), row_len * 8]
+    return key, struct.pack("<21q2f", *fields, attrs["routed_scaling_factor"], attrs["eps"])
+
+
+@pytest.fixture(scope="module")
+def sim_kernels(tmp_path_factory):
+    from opkit import sim
+    work = tmp_path_factory.mktemp("moe_sim")
+    src = work / "harness.cpp"
+    src.write_text(HARNESS, encoding="utf-8")
+
+    def build(dtype):
+        exe = work / f"harness_{dtype}"
+        sim.compile([src], exe, defines=[f"DTYPE_X={CPP_TYPE[dtype]}"], extra=[f"-I{PKG / 'op_kernel'}", "-O0"])
+        return dtype, exe
+
+    with ThreadPoolExecutor(3) as pool:
+        return dict(pool.map(build, CPP_TYPE))
+
+
+SIM_CASES = [c.name for c in SPEC.cases if "full" not in c.tags]
+
+
+@needs_sim
+@pytest.mark.parametrize("case", SIM_CASES)
+def test_kernel_on_the_simulator(case, sim_kernels, tmp_path):
+    import ml_dtypes
+    c = SPEC.case(case)
+    rows, experts = c.shapes["x"]
+    k = c.attrs["k"]
+    np_type = {"float16": np.float16, "float32": np.float32, "bfloat16": ml_dtypes.bfloat16}
+    for col in c.columns:
+        dtype = SPEC.inputs[0].dtypes[col]
+        inputs = make_inputs(SPEC, c, col, custom_generators(SPEC))
+        golden = run_golden(SPEC, c, inputs)
+        key, tiling = _tiling(rows, experts, c.attrs, inputs["bias"] is not None)
+        run = tmp_path / dtype
+        run.mkdir()
+        (run / "tiling.bin").write_bytes(tiling)
+        (run / "x.bin").write_bytes(np.asarray(inputs["x"]).astype(np_type[dtype]).tobytes())
+        bias = inputs["bias"]
+        (run / "bias.bin").write_bytes(b"" if bias is None else np.asarray(bias).astype(np_type[dtype]).tobytes())
+        res = subprocess.run([str(sim_kernels[dtype]), str(run), str(key)], capture_output=True, text=True, timeout=300)
+        assert res.returncode == 0, f"{case} {dtype}: the simulator stopped:\n{res.stderr[-3000:]}"
+        assert res.stderr.strip() == "", f"{case} {dtype}: the simulator warned:\n{res.stderr[-3000:]}"
+        y = np.frombuffer((run / "y.bin").read_bytes(), dtype=np_type[dtype]).astype(np.float64).reshape(rows, k)
+        idx = np.frombuffer((run / "idx.bin").read_bytes(), dtype=np.int32).reshape(rows, k)
+        x64 = np.asarray(inputs["x"]).astype(np.float64)
+        b64 = None if bias is None else np.asarray(bias).astype(np.float64)
+        norm, sel = G.routing_scores(x64, b64, c.attrs["norm_type"])
+        ok, rep = G.compare_routing({"y": y, "expert_idx": idx}, golden, sel, norm, c.attrs, dtype=dtype)
+        assert ok, f"{case} {dtype} (tiling key {key}): {rep['summary']}; {rep['failures'][:3]}"
+        if c.attrs["out_flag"]:
+            out = np.frombuffer((run / "out.bin").read_bytes(), dtype=np.float32).reshape(rows, experts)
+            np.testing.assert_allclose(out, golden["out"], rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+def test_tiling_mirror_picks_the_real_keys():
+    ds = SPEC.case("deepseek_v3_smoke")
+    assert _tiling(16, 256, ds.attrs, True)[0] == 0
+    assert _tiling(16, 256, ds.attrs, False)[0] == 2  # no bias: not the fast path
+    assert _tiling(24, 256, SPEC.case("deepseek_v3_with_out").attrs, True)[0] == 2
+    assert _tiling(64, 8, SPEC.case("mixtral_top2").attrs, False)[0] == 1
+    assert _tiling(12, 64, SPEC.case("all_groups_kept").attrs, True)[0] == 1
+    fields = struct.unpack("<21q2f", _tiling(77, 256, ds.attrs, True)[1])
+    assert fields[:4] == (39, 77, 2, 1)  # 2 rows on each of 38 cores, the last core 1
