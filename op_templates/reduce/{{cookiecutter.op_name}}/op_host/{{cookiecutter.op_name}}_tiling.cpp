@@ -28,6 +28,9 @@ constexpr uint64_t FLOATS_PER_BLOCK = 8;       // float32 elements in one 32-byt
 constexpr uint64_t FLOATS_PER_REPEAT = 64;     // float32 elements in one vector repeat (256 bytes)
 constexpr uint64_t MAX_COPY_ROWS = 4095;       // DataCopyPad moves at most 4095 blocks (rows) per call
 constexpr uint64_t MIN_BYTES_PER_CORE = 4096;  // below this, starting a core costs more than its copy
+// UB that the Ascend C toolchain keeps for its own library code on 910B unless the kernel is built
+// with --cce-disable-asc-reserved-ubuf; leaving it free keeps printf/DumpTensor and such APIs usable.
+constexpr uint64_t ASC_RESERVED_UB_BYTES = 8 * 1024;
 
 uint64_t CeilDiv(uint64_t a, uint64_t b)
 {
@@ -76,16 +79,16 @@ uint64_t UbBytes(uint64_t rows, uint64_t rowLength, uint64_t rowStride, uint64_t
 ge::graphStatus Tiling{{ T }}(gert::TilingContext* context)
 {
     // 1. The chip: how many vector cores (AIV) it has and how many bytes of UB each one has.
-    //    On 910B, GetCoreMemSize reports the UB minus the 256 bytes the runtime keeps for itself.
-    //    The kernel calls only basic APIs, which leave Ascend C's reserved UB area alone, so the
-    //    whole reported size is ours.
+    //    On 910B, GetCoreMemSize reports the UB minus the 256 bytes the runtime keeps for itself;
+    //    the kernel's buffers stay below Ascend C's reserved area on top of that.
     auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
     const uint64_t coreNum = platform.GetCoreNumAiv();
     uint64_t ubSize = 0;
     platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
-    if (coreNum == 0 || ubSize == 0) {
+    if (coreNum == 0 || ubSize <= ASC_RESERVED_UB_BYTES) {
         return ge::GRAPH_FAILED;
     }
+    const uint64_t ubBudget = ubSize - ASC_RESERVED_UB_BYTES;
 
     // 2. This call: x [..., D] is R rows of D elements (R = product of the other dims, 0 for an
     //    empty x); gamma must be [D]; x, gamma and y share one dtype.
@@ -144,12 +147,12 @@ ge::graphStatus Tiling{{ T }}(gert::TilingContext* context)
 
     // 3. One row must fit in UB, with everything the kernel allocates around it. If not, say the
     //    largest D that would fit for this dtype.
-    if (UbBytes(1, rowLength, rowStride, typeSize) > ubSize) {
+    if (UbBytes(1, rowLength, rowStride, typeSize) > ubBudget) {
         uint64_t lo = 1;  // the largest D that fits lies in [lo, hi)
         uint64_t hi = rowLength;
         while (hi - lo > 1) {
             const uint64_t mid = lo + (hi - lo) / 2;
-            if (UbBytes(1, mid, AlignUp(mid, BLOCK_BYTES / typeSize), typeSize) <= ubSize) {
+            if (UbBytes(1, mid, AlignUp(mid, BLOCK_BYTES / typeSize), typeSize) <= ubBudget) {
                 lo = mid;
             } else {
                 hi = mid;
@@ -158,9 +161,11 @@ ge::graphStatus Tiling{{ T }}(gert::TilingContext* context)
         return TilingError(
             context,
             "one row of x (D = %llu %s elements) needs %llu bytes of UB with its double buffers and float32 "
-            "scratch, but the UB has %llu bytes: D can be at most %llu for %s",
+            "scratch, but the kernel may use %llu bytes (the UB less Ascend C's reserved %llu): D can be at most "
+            "%llu for %s",
             (unsigned long long)rowLength, typeName, (unsigned long long)UbBytes(1, rowLength, rowStride, typeSize),
-            (unsigned long long)ubSize, (unsigned long long)lo, typeName);
+            (unsigned long long)ubBudget, (unsigned long long)ASC_RESERVED_UB_BYTES, (unsigned long long)lo,
+            typeName);
     }
 
     // 4. Split the rows across cores: the first formerNum cores take one row more than the others.
@@ -179,7 +184,7 @@ ge::graphStatus Tiling{{ T }}(gert::TilingContext* context)
     uint64_t hi = std::max<uint64_t>(1, std::min(maxCoreRows, MAX_COPY_ROWS)) + 1;  // beyond the cap
     while (hi - lo > 1) {
         const uint64_t mid = lo + (hi - lo) / 2;
-        if (UbBytes(mid, rowLength, rowStride, typeSize) <= ubSize) {
+        if (UbBytes(mid, rowLength, rowStride, typeSize) <= ubBudget) {
             lo = mid;
         } else {
             hi = mid;
