@@ -277,3 +277,276 @@ def test_sources_present_and_consistent():
                                                                  ("Input", "sin"), ("Output", "y")]
     assert opdef.count("DataType({ge::DT_FLOAT16, ge::DT_BF16})") == 4
     assert re.findall(r'AddConfig\("(\w+)"', opdef) == ["ascend910b", "ascend910_93"]
+
+
+# --- the kernel on opkit's CPU simulator ----------------------------------------------------------
+# Until `opkit verify` runs packages end to end, this test builds the real tiling function and the
+# real kernel against opkit/sim and compares with the golden. The tiling runs behind a few lines of
+# stand-in gert/platform types (below), so that it does not depend on the simulator's host harness.
+
+SIM_INCLUDE = Path(__file__).resolve().parents[1] / "opkit" / "sim" / "include"
+
+_MOCK_GERT = r"""
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+namespace ge {
+using graphStatus = uint32_t;
+constexpr graphStatus GRAPH_SUCCESS = 0;
+constexpr graphStatus GRAPH_FAILED = 0xFFFFFFFF;
+enum DataType { DT_FLOAT = 0, DT_FLOAT16 = 1, DT_BF16 = 27 };
+}
+namespace fe { struct PlatFormInfos { uint32_t aiv; uint64_t ub; }; }
+namespace gert {
+struct Shape {
+    std::vector<int64_t> d;
+    size_t GetDimNum() const { return d.size(); }
+    int64_t GetDim(size_t i) const { return d[i]; }
+};
+struct StorageShape { Shape s; const Shape& GetStorageShape() const { return s; } };
+struct Desc { ge::DataType dt; ge::DataType GetDataType() const { return dt; } };
+struct TilingContext {
+    StorageShape shapes[3];
+    Desc descs[3];
+    fe::PlatFormInfos plat;
+    alignas(8) unsigned char tiling[256];
+    uint64_t key = 0;
+    uint32_t blockDim = 0;
+    size_t ws[1] = {0};
+    const StorageShape* GetInputShape(size_t i) const { return i < 3 ? &shapes[i] : nullptr; }
+    const Desc* GetInputDesc(size_t i) const { return i < 3 ? &descs[i] : nullptr; }
+    fe::PlatFormInfos* GetPlatformInfo() { return &plat; }
+    template <class T> T* GetTilingData() { return reinterpret_cast<T*>(tiling); }
+    void SetTilingKey(uint64_t k) { key = k; }
+    void SetBlockDim(uint32_t b) { blockDim = b; }
+    size_t* GetWorkspaceSizes(size_t) { return ws; }
+};
+}
+"""
+
+_MOCK_PLATFORM = r"""
+#pragma once
+#include "register/op_def_registry.h"
+namespace platform_ascendc {
+enum class CoreMemType { L0_A = 0, L0_B, L0_C, L1, L2, UB, HBM, FB, BT, RESERVED };
+struct PlatformAscendC {
+    explicit PlatformAscendC(fe::PlatFormInfos* p) : p_(p) {}
+    uint32_t GetCoreNumAiv() const { return p_->aiv; }
+    void GetCoreMemSize(CoreMemType t, uint64_t& v) const { v = t == CoreMemType::UB ? p_->ub : 0; }
+    uint32_t GetLibApiWorkSpaceSize() const { return 16u << 20; }
+    fe::PlatFormInfos* p_;
+};
+}
+"""
+
+_TILING_MAIN = r"""
+#include <cstring>
+#include "interleave_rope_tiling.cpp"
+// Runs the real tiling for one case; returns 0 on success.
+extern "C" int irope_tiling(int bf16, const int64_t* x, const int64_t* c, uint32_t cores, uint64_t ub,
+                            void* tilingOut, uint64_t* key, uint32_t* blockDim, uint64_t* ws)
+{
+    gert::TilingContext ctx;
+    ctx.plat = {cores, ub};
+    ctx.shapes[0].s.d.assign(x, x + 4);
+    ctx.shapes[1].s.d.assign(c, c + 4);
+    ctx.shapes[2].s.d.assign(c, c + 4);
+    for (auto& d : ctx.descs) d.dt = bf16 ? ge::DT_BF16 : ge::DT_FLOAT16;
+    if (optiling::TilingInterleaveRope(&ctx) != ge::GRAPH_SUCCESS) return 1;
+    std::memcpy(tilingOut, ctx.tiling, sizeof(InterleaveRopeTilingData));
+    *key = ctx.key; *blockDim = ctx.blockDim; *ws = ctx.ws[0];
+    return 0;
+}
+"""
+
+_RUN_MAIN = r"""
+// irope_run bf16 B N S D cB cS cores in.bin out.bin: x, cos, sin in as uint16 bits, y out.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+#include "tikicpulib.h"
+#include "interleave_rope_tiling_data.h"
+extern "C" __global__ __aicore__ void interleave_rope(GM_ADDR x, GM_ADDR cos, GM_ADDR sin, GM_ADDR y,
+                                                      GM_ADDR workspace, GM_ADDR tiling);
+extern "C" int irope_tiling(int bf16, const int64_t* x, const int64_t* c, uint32_t cores, uint64_t ub,
+                            void* tilingOut, uint64_t* key, uint32_t* blockDim, uint64_t* ws);
+int main(int argc, char** argv)
+{
+    int bf16 = atoi(argv[1]);
+    int64_t xs[4], cs[4];
+    for (int i = 0; i < 4; ++i) xs[i] = atoll(argv[2 + i]);
+    cs[0] = atoll(argv[6]); cs[1] = 1; cs[2] = atoll(argv[7]); cs[3] = xs[3];
+    InterleaveRopeTilingData td;
+    uint64_t key = 0, ws = 0;
+    uint32_t blockDim = 0;
+    if (irope_tiling(bf16, xs, cs, (uint32_t)atoi(argv[8]), OPKIT_SIM_UB_CAP, &td, &key, &blockDim, &ws) != 0) {
+        fprintf(stderr, "tiling failed\n");
+        return 2;
+    }
+    fprintf(stderr, "key=%llu blockDim=%u tileRows=%u\n", (unsigned long long)key, blockDim, td.tileRows);
+    size_t nx = xs[0] * xs[1] * xs[2] * xs[3], nc = cs[0] * cs[2] * cs[3];
+    std::vector<uint16_t> in(nx + 2 * nc);
+    FILE* f = fopen(argv[9], "rb");
+    if (!f || fread(in.data(), 2, in.size(), f) != in.size()) return 4;
+    fclose(f);
+    uint8_t* x = (uint8_t*)AscendC::GmAlloc(nx * 2);
+    uint8_t* c = (uint8_t*)AscendC::GmAlloc(nc * 2);
+    uint8_t* s = (uint8_t*)AscendC::GmAlloc(nc * 2);
+    uint8_t* y = (uint8_t*)AscendC::GmAlloc(nx * 2);
+    uint8_t* w = (uint8_t*)AscendC::GmAlloc(ws);
+    uint8_t* t = (uint8_t*)AscendC::GmAlloc(sizeof td);
+    memcpy(x, in.data(), nx * 2);
+    memcpy(c, in.data() + nx, nc * 2);
+    memcpy(s, in.data() + nx + nc, nc * 2);
+    memcpy(t, &td, sizeof td);
+    AscendC::SetKernelMode(AscendC::KernelMode::AIV_MODE);
+    ICPU_SET_TILING_KEY(key);
+    ICPU_RUN_KF(interleave_rope, blockDim, x, c, s, y, w, t);
+    f = fopen(argv[10], "wb");
+    fwrite(y, 2, nx, f);
+    fclose(f);
+    return 0;
+}
+"""
+
+
+def _compiler():
+    import shutil
+    return shutil.which("g++") or shutil.which("clang++")
+
+
+@pytest.fixture(scope="module")
+def sim_runner(tmp_path_factory):
+    """Executables (one per dtype column) running tiling + kernel on the simulator."""
+    import subprocess
+
+    import opkit.sim as sim
+
+    cxx = _compiler()
+    if cxx is None or not (SIM_INCLUDE / "tikicpulib.h").is_file():
+        pytest.skip("needs a C++ compiler and opkit/sim's kernel headers")
+    import hashlib
+    import os
+    import tempfile
+
+    flags = sim.cxx_flags("ascend910b", opt="-O0")
+    kdir = PKG / "op_kernel"
+    # Built once per content: every source and header involved, the harness text and the flags.
+    h = hashlib.sha256()
+    for f in sorted([*kdir.glob("*"), PKG / "op_host" / "interleave_rope_tiling.cpp", *SIM_INCLUDE.rglob("*.h")]):
+        h.update(str(f).encode() + f.read_bytes())
+    h.update((_MOCK_GERT + _MOCK_PLATFORM + _TILING_MAIN + _RUN_MAIN + cxx + " ".join(flags)).encode())
+    build = Path(tempfile.gettempdir()) / "opkit-interleave-rope-test" / h.hexdigest()[:20]
+    exes = {0: build / "irope_half", 1: build / "irope_bfloat16_t"}
+    if not all(e.exists() for e in exes.values()):
+        tmp = Path(tempfile.mkdtemp(prefix="irope-build-"))
+        (tmp / "mock" / "register").mkdir(parents=True)
+        (tmp / "mock" / "tiling" / "platform").mkdir(parents=True)
+        (tmp / "mock" / "register" / "op_def_registry.h").write_text(_MOCK_GERT)
+        (tmp / "mock" / "tiling" / "platform" / "platform_ascendc.h").write_text(_MOCK_PLATFORM)
+        (tmp / "tiling_main.cpp").write_text(_TILING_MAIN)
+        (tmp / "run_main.cpp").write_text(_RUN_MAIN)
+        jobs = {
+            "tiling.o": [cxx, "-std=c++17", "-O0", f"-I{tmp / 'mock'}", f"-I{PKG / 'op_host'}", f"-I{kdir}",
+                         "-c", str(tmp / "tiling_main.cpp")],
+            "main.o": [cxx, *flags, f"-I{kdir}", "-c", str(tmp / "run_main.cpp")],
+        }
+        for dtype in ("half", "bfloat16_t"):
+            jobs[f"kernel_{dtype}.o"] = [cxx, *flags, f"-DDTYPE_X={dtype}", f"-DDTYPE_COS={dtype}",
+                                         f"-DDTYPE_SIN={dtype}", f"-DDTYPE_Y={dtype}", f"-I{kdir}", "-c",
+                                         str(kdir / "interleave_rope.cpp")]
+        procs = {out: subprocess.Popen([*cmd, "-o", str(tmp / out)], stderr=subprocess.PIPE, text=True)
+                 for out, cmd in jobs.items()}
+        for out, p in procs.items():
+            _, err = p.communicate()
+            assert p.returncode == 0, f"building {out} failed:\n{err[-4000:]}"
+        build.mkdir(parents=True, exist_ok=True)
+        for exe in exes.values():
+            dtype = exe.name.split("_", 1)[1]
+            r = subprocess.run([cxx, "-pthread", str(tmp / "main.o"), str(tmp / "tiling.o"),
+                                str(tmp / f"kernel_{dtype}.o"), "-o", str(tmp / exe.name)],
+                               capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr[-4000:]
+            os.replace(tmp / exe.name, exe)
+    work = tmp_path_factory.mktemp("irope_sim")
+
+    def run(x, cos, sin, column, cores=48):
+        b, n, s, d = x.shape
+        cb, _, cs, _ = cos.shape
+        np.concatenate([a.view(np.uint16).ravel() for a in (x, cos, sin)]).tofile(work / "in.bin")
+        r = subprocess.run([str(exes[column]), str(column), *map(str, (b, n, s, d, cb, cs, cores)),
+                            str(work / "in.bin"), str(work / "out.bin")], capture_output=True, text=True)
+        assert r.returncode == 0, f"simulator run failed ({r.returncode}):\n{r.stderr[-4000:]}"
+        assert "warning" not in r.stderr, r.stderr[-4000:]
+        return np.fromfile(work / "out.bin", dtype=np.uint16).view(x.dtype).reshape(x.shape)
+
+    return run
+
+
+def _assert_close_to_golden(y, golden_y, column):
+    """Within one rounding of the output dtype (fp32 compute), NaN/Inf exactly where the golden has them."""
+    y = y.astype(np.float64)
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(golden_y))
+    inf = np.isinf(golden_y)
+    np.testing.assert_array_equal(y[inf], golden_y[inf])
+    fin = np.isfinite(golden_y)
+    rtol = 2.0 ** -10 if column == 0 else 2.0 ** -7  # one ulp of fp16 / bf16
+    np.testing.assert_allclose(y[fin], golden_y[fin], rtol=rtol, atol=1e-6)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [c for c in ("smoke", "decode", "decode_small", "odd_s", "bf16", "special_values",
+                                               "cos_b1sd", "cos_b11d", "cos_11sd", "cos_111d", "d128",
+                                               "d40_unaligned", "d2_minimal", "d256_max", "d100_b11d")])
+def test_kernel_on_simulator_matches_golden(spec, golden, sim_runner, name):
+    case = spec.case(name)
+    for column in case.columns:
+        raw = make_inputs(spec, case, column, custom_generators(spec))
+        expected = golden.interleave_rope(**{k: as_golden_input(v) for k, v in raw.items()})["y"]
+        for cores in (48, 3):  # one tile per core, and several tiles per core
+            y = sim_runner(raw["x"], raw["cos"], raw["sin"], column, cores)
+            _assert_close_to_golden(y, expected, column)
+
+
+@pytest.mark.slow
+def test_kernel_on_simulator_sees_a_wrong_golden(spec, golden, sim_runner):
+    """The comparison above can fail: the kernel output is not plain rotate-half of x."""
+    case = spec.case("smoke")
+    raw = make_inputs(spec, case, 0, custom_generators(spec))
+    g = {k: as_golden_input(v) for k, v in raw.items()}
+    y = sim_runner(raw["x"], raw["cos"], raw["sin"], 0)
+    with pytest.raises(AssertionError):
+        _assert_close_to_golden(y, apply_rotary_pos_emb(g["x"], g["cos"], g["sin"]), 0)
+
+
+def test_sources_compile_against_the_simulator():
+    """Kernel (both dtype columns) and host files pass g++ -fsyntax-only with opkit/sim's headers."""
+    import subprocess
+
+    cxx = _compiler()
+    if cxx is None or not (SIM_INCLUDE / "kernel_operator.h").is_file():
+        pytest.skip("needs a C++ compiler and opkit/sim's headers")
+    kernel = str(PKG / "op_kernel" / "interleave_rope.cpp")
+    jobs = {f"kernel ({t})": [f"-DDTYPE_X={t}", f"-DDTYPE_Y={t}", kernel] for t in ("half", "bfloat16_t")}
+    if (SIM_INCLUDE / "register" / "op_def_registry.h").is_file():  # the simulator's host headers
+        for rel in ("op_host/interleave_rope_def.cpp", "op_host/interleave_rope_infershape.cpp",
+                    "op_host/interleave_rope_tiling.cpp"):
+            jobs[rel] = [str(PKG / rel)]
+    import hashlib
+    import tempfile
+
+    h = hashlib.sha256(cxx.encode())  # a pass is remembered per content of every file involved
+    for f in sorted([*PKG.glob("op_*/*"), *SIM_INCLUDE.rglob("*.h")]):
+        h.update(str(f).encode() + f.read_bytes())
+    stamp = Path(tempfile.gettempdir()) / "opkit-interleave-rope-test" / f"syntax-{h.hexdigest()[:20]}"
+    if stamp.exists():
+        return
+    procs = {k: subprocess.Popen([cxx, "-std=c++17", "-fsyntax-only", f"-I{SIM_INCLUDE}", *args],
+                                 stderr=subprocess.PIPE, text=True) for k, args in jobs.items()}
+    for k, p in procs.items():
+        _, err = p.communicate()
+        assert p.returncode == 0, f"{k}:\n{err[-4000:]}"
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.touch()
