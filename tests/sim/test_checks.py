@@ -75,7 +75,8 @@ def test_ub_exactly_usable_passes(exe):
     assert r.returncode == 0, r.stderr.decode()
 
 
-@pytest.mark.parametrize("scenario", ["sync_ok_barrier", "pad_no_padding_defined", "double_buffer_depth1", "workspace_ok"])
+@pytest.mark.parametrize("scenario", ["sync_ok_barrier", "pad_no_padding_defined", "double_buffer_depth1", "workspace_ok",
+                                      "que_bind_copy"])
 def test_valid_programs_pass(exe, scenario):
     r = run(exe, scenario)
     assert r.returncode == 0, r.stderr.decode()

@@ -183,8 +183,19 @@ inline void TPipe::check_all_freed(const opkit::sim::SrcLoc& loc, const char* ap
     for (auto* q : queues_) q->check_freed(api);
 }
 
-template <TPosition pos_, int32_t depth_ = 1, auto mask = 0>
-class TQue : public TQueBase {
+// A queue between two positions: memory of `src_` (of `dst_` when src_ is GM); EnQue orders the
+// producer pipe of src_ before the consumer pipe of dst_. TQue<pos> binds a position to itself.
+template <TPosition src_, TPosition dst_, int32_t depth_ = 1, auto mask = 0>
+class TQueImpl : public TQueBase {
+    static constexpr TPosition pos_ = src_ == TPosition::GM ? dst_ : src_;
+    static void pipes(int& prod, int& cons) {
+        int p1, c1, p2, c2;
+        opkit::sim::queue_pipes(src_, p1, c1);
+        opkit::sim::queue_pipes(dst_, p2, c2);
+        prod = src_ == TPosition::GM ? opkit::sim::P_MTE2 : p1;
+        cons = c2;
+    }
+
 public:
     TPosition pos() const override { return pos_; }
     int32_t depth() const override { return depth_; }
@@ -203,7 +214,7 @@ public:
                 b.state = 1;
                 b.alloc_site = Site{api, loc.file, loc.line};
                 int prod, cons;
-                queue_pipes(pos_, prod, cons);
+                pipes(prod, cons);
                 merge(prod, b.free_snap);
                 merge(P_S, b.free_snap);
                 trace_event(fmt("{\"ev\":\"alloc\",\"buf\":%d}", id_base_ + i));
@@ -226,7 +237,7 @@ public:
         if (depth_ > 0 && int(fifo_.size()) >= depth_)
             fail_at(api, loc, "EnQue beyond the queue depth %d (%d tensors already enqueued without DeQue)", int(depth_), int(fifo_.size()));
         int prod, cons;
-        queue_pipes(pos_, prod, cons);
+        pipes(prod, cons);
         std::memset(b.enq_snap, 0, sizeof b.enq_snap);
         snapshot(prod, b.enq_snap);
         snapshot(P_S, b.enq_snap);
@@ -244,7 +255,7 @@ public:
         fifo_.erase(fifo_.begin());
         QueBlock& b = blocks_[i];
         int prod, cons;
-        queue_pipes(pos_, prod, cons);
+        pipes(prod, cons);
         merge(cons, b.enq_snap);
         merge(P_S, b.enq_snap);
         b.state = 1;
@@ -263,7 +274,7 @@ public:
         if (b.state == 0) fail_at(api, loc, "double free: this tensor was already freed");
         if (b.state == 2) fail_at(api, loc, "tensor is still enqueued; DeQue it before FreeTensor");
         int prod, cons;
-        queue_pipes(pos_, prod, cons);
+        pipes(prod, cons);
         std::memset(b.free_snap, 0, sizeof b.free_snap);
         snapshot(cons, b.free_snap);
         snapshot(P_S, b.free_snap);
@@ -301,8 +312,10 @@ private:
     }
 };
 
-template <TPosition pos, TPosition dst, int32_t depth_ = 1, auto mask = 0>
-class TQueBind : public TQue<pos == TPosition::GM ? dst : pos, depth_, mask> {};
+template <TPosition pos, int32_t depth_ = 1, auto mask = 0>
+class TQue : public TQueImpl<pos, pos, depth_, mask> {};
+template <TPosition src, TPosition dst, int32_t depth_ = 1, auto mask = 0>
+class TQueBind : public TQueImpl<src, dst, depth_, mask> {};
 template <TPosition pos, int32_t depth_ = 1, auto mask = 0>
 using TSCM = TQueBind<pos, TPosition::TSCM, depth_, mask>;
 

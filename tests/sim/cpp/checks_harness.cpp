@@ -168,6 +168,16 @@ extern "C" __global__ __aicore__ void queue_kernel(GM_ADDR x, GM_ADDR ws, GM_ADD
     } else if (S == "never_freed") {
         LocalTensor<half> a = q.AllocTensor<half>();  // @never_freed
         (void)a;
+    } else if (S == "que_bind_copy") {
+        // VECIN -> VECOUT bound queue: DataCopy in (MTE2), EnQue/DeQue, DataCopy out (MTE3)
+        TQueBind<TPosition::VECIN, TPosition::VECOUT, 1> qb;
+        pipe.InitBuffer(qb, 1, 512);
+        LocalTensor<half> a = qb.AllocTensor<half>();
+        DataCopy(a, g, 256);
+        qb.EnQue(a);
+        LocalTensor<half> b = qb.DeQue<half>();
+        DataCopy(g[512], b, 256);
+        qb.FreeTensor(b);
     } else if (S == "double_buffer_depth1") {
         // num = 2 buffers, depth 1: a full ping-pong pipeline works
         TQue<TPosition::VECOUT, 1> qo;
@@ -265,7 +275,7 @@ int main(int argc, char** argv) {
     uint8_t* ws = (uint8_t*)GmAlloc(wsz);
     if (S.rfind("ub_", 0) == 0 || S == "too_many_que_bufs" || S.rfind("reserved_ub", 0) == 0) ICPU_RUN_KF(ub_kernel, 1, x, ws, tiling);
     else if (S == "deque_empty" || S == "alloc_exhausted" || S == "enque_depth" || S == "double_free" || S == "never_freed" ||
-             S == "double_buffer_depth1")
+             S == "double_buffer_depth1" || S == "que_bind_copy")
         ICPU_RUN_KF(queue_kernel, 1, x, ws, tiling);
     else if (S.rfind("syncall", 0) == 0 || S == "atomic_add" || S.rfind("workspace", 0) == 0) {
         if (S == "atomic_add") std::memset(x, 0, 4096);
