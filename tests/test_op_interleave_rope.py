@@ -361,7 +361,8 @@ extern "C" int irope_tiling(int bf16, const int64_t* x, const int64_t* c, uint32
 """
 
 _RUN_MAIN = r"""
-// irope_run bf16 B N S D cB cS cores in.bin out.bin: x, cos, sin in as uint16 bits, y out.
+// irope_run bf16 B N S D cB cS cores [in.bin out.bin]: x, cos, sin in as uint16 bits, y out.
+// Without the files: run the tiling only and print what it decided.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -385,7 +386,10 @@ int main(int argc, char** argv)
         fprintf(stderr, "tiling failed\n");
         return 2;
     }
-    fprintf(stderr, "key=%llu blockDim=%u tileRows=%u\n", (unsigned long long)key, blockDim, td.tileRows);
+    printf("key=%llu blockDim=%u tileRows=%u cosRows=%u rowStride=%u aligned=%u formerNum=%u formerRows=%llu "
+           "tailRows=%llu\n", (unsigned long long)key, blockDim, td.tileRows, td.cosRows, td.rowStride, td.alignedRows,
+           td.formerNum, (unsigned long long)td.formerRows, (unsigned long long)td.tailRows);
+    if (argc < 11) return 0;  // tiling only
     size_t nx = xs[0] * xs[1] * xs[2] * xs[3], nc = cs[0] * cs[2] * cs[3];
     std::vector<uint16_t> in(nx + 2 * nc);
     FILE* f = fopen(argv[9], "rb");
@@ -482,6 +486,19 @@ def sim_runner(tmp_path_factory):
         assert "warning" not in r.stderr, r.stderr[-4000:]
         return np.fromfile(work / "out.bin", dtype=np.uint16).view(x.dtype).reshape(x.shape)
 
+    def tiling(x_shape, cos_shape, column=0, cores=48):
+        """The tiling's decisions as a dict, or None when it refuses the shapes."""
+        b, n, s, d = x_shape
+        cb, cn, cs, cd = cos_shape
+        assert cn == 1 and cd == d  # the harness builds cos as [cB, 1, cS, D]
+        r = subprocess.run([str(exes[column]), str(column), *map(str, (b, n, s, d, cb, cs, cores))],
+                           capture_output=True, text=True)
+        if r.returncode == 2:
+            return None
+        assert r.returncode == 0, r.stderr[-4000:]
+        return {k: int(v) for k, v in (kv.split("=") for kv in r.stdout.split())}
+
+    run.tiling = tiling
     return run
 
 
@@ -519,6 +536,51 @@ def test_kernel_on_simulator_sees_a_wrong_golden(spec, golden, sim_runner):
     y = sim_runner(raw["x"], raw["cos"], raw["sin"], 0)
     with pytest.raises(AssertionError):
         _assert_close_to_golden(y, apply_rotary_pos_emb(g["x"], g["cos"], g["sin"]), 0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("x_shape, cos_shape, key", [
+    ((2, 3, 5, 64), (2, 1, 5, 64), 1),   # [B, 1, S, D]
+    ((2, 3, 5, 64), (2, 1, 1, 64), 2),   # [B, 1, 1, D]
+    ((2, 3, 5, 64), (1, 1, 5, 64), 3),   # [1, 1, S, D], opkit extension
+    ((2, 3, 5, 64), (1, 1, 1, 64), 4),   # [1, 1, 1, D], opkit extension
+    ((1, 3, 5, 64), (1, 1, 5, 64), 1),   # B = 1: the real op's pattern
+    ((1, 3, 1, 64), (1, 1, 1, 64), 2),   # B = 1, S = 1
+    ((4, 3, 1, 64), (4, 1, 1, 64), 2),   # decode: S = 1 is a row per batch
+])
+def test_tiling_key_per_broadcast_pattern(sim_runner, x_shape, cos_shape, key):
+    assert sim_runner.tiling(x_shape, cos_shape)["key"] == key
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("x_shape, cos_shape", [
+    ((1, 2, 4, 63), (1, 1, 4, 63)),    # odd D
+    ((1, 2, 4, 258), (1, 1, 4, 258)),  # D > 256
+    ((1, 2, 4, 0), (1, 1, 4, 0)),      # D = 0
+    ((3, 2, 4, 64), (2, 1, 4, 64)),    # cos batch neither B nor 1
+    ((3, 2, 4, 64), (3, 1, 3, 64)),    # cos sequence neither S nor 1
+])
+def test_tiling_refuses_unsupported_shapes(sim_runner, x_shape, cos_shape):
+    assert sim_runner.tiling(x_shape, cos_shape) is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("x_shape, cos_shape, cores", [
+    ((1, 32, 2048, 64), (1, 1, 2048, 64), 48), ((1, 32, 2048, 128), (1, 1, 2048, 128), 40),
+    ((32, 32, 1, 64), (32, 1, 1, 64), 48), ((3, 2, 5, 40), (3, 1, 1, 40), 7), ((1, 1, 1, 2), (1, 1, 1, 2), 48),
+    ((2, 8, 1000, 256), (1, 1, 1000, 256), 24),
+])
+def test_tiling_splits_rows_and_respects_32_byte_rules(sim_runner, x_shape, cos_shape, cores):
+    t = sim_runner.tiling(x_shape, cos_shape, cores=cores)
+    b, n, s, d = x_shape
+    rows = b * n * s
+    assert 1 <= t["blockDim"] <= cores
+    assert t["formerNum"] * t["formerRows"] + (t["blockDim"] - t["formerNum"]) * t["tailRows"] == rows
+    assert t["formerRows"] - t["tailRows"] == 1 and t["formerNum"] < t["blockDim"]
+    assert t["rowStride"] % 16 == 0 and d <= t["rowStride"] < d + 16  # rows start on 32-byte boundaries
+    assert t["aligned"] == (d * 2 % 32 == 0)
+    assert 1 <= t["tileRows"] <= max(t["formerRows"], t["tailRows"])
+    assert t["tileRows"] <= 4095  # DataCopyPad's block count
 
 
 def test_sources_compile_against_the_simulator():
