@@ -569,3 +569,13 @@ def test_tiling_mirror_picks_the_real_keys():
     assert _tiling(12, 64, SPEC.case("all_groups_kept").attrs, True)[0] == 1
     fields = struct.unpack("<21q2f", _tiling(77, 256, ds.attrs, True)[1])
     assert fields[:4] == (39, 77, 2, 1)  # 2 rows on each of 38 cores, the last core 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fast_topk_equals_the_full_stable_sort(seed):
+    rng = np.random.default_rng(seed)
+    for values in (rng.normal(size=(64, 512)).astype(np.float32),
+                   (rng.integers(-3, 4, size=(64, 512)) / 4).astype(np.float32),  # heavy ties
+                   np.where(rng.random((64, 512)) < 0.3, -np.inf, rng.normal(size=(64, 512))).astype(np.float32)):
+        for k in (1, 2, 8, 33):
+            np.testing.assert_array_equal(G.stable_topk(values, k), G.descending_order(values)[:, :k])
