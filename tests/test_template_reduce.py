@@ -385,8 +385,19 @@ def test_generic_kernel_compiles_against_the_simulator(generic_pkg, column):
     assert r.returncode == 0, r.stderr[-3000:]
 
 
-# The real tiling function, run on the host: op_host/rms_norm_tiling.cpp compiled against the
-# smallest stand-ins of the CANN host headers it includes (shapes, dtypes, attrs, platform).
+@pytest.mark.skipif(shutil.which("g++") is None or not (SIM_INCLUDE / "register" / "op_def_registry.h").is_file(),
+                    reason="needs g++ and the simulator's host headers")
+@pytest.mark.parametrize("which", ["default", "generic"])
+def test_host_sources_compile_against_the_simulator(which, default_pkg, generic_pkg):
+    pkg = default_pkg if which == "default" else generic_pkg
+    for src in sorted((pkg / "op_host").glob("*.cpp")):
+        r = syntax_check(src, {})
+        assert r.returncode == 0, (src.name, r.stderr[-3000:])
+
+
+# The real tiling and InferShape functions, run on the host: op_host/rms_norm_tiling.cpp and
+# rms_norm_infershape.cpp compiled against the smallest stand-ins of the CANN host headers they
+# include (shapes, dtypes, attrs, platform), independent of the simulator's own host side.
 STUB_OP_DEF = r"""
 #pragma once
 #include <cstddef>
@@ -404,7 +415,18 @@ struct Shape {
     std::vector<int64_t> dims;
     size_t GetDimNum() const { return dims.size(); }
     int64_t GetDim(size_t i) const { return dims[i]; }
+    void SetDim(size_t i, int64_t v) { dims.at(i) = v; }
     int64_t GetShapeSize() const { int64_t n = 1; for (int64_t d : dims) n *= d; return n; }
+};
+struct InferShapeContext {
+    Shape in[2], out[2];
+    const Shape* GetInputShape(size_t i) const { return i < 2 ? &in[i] : nullptr; }
+    Shape* GetOutputShape(size_t i) { return i < 2 ? &out[i] : nullptr; }
+};
+struct InferDataTypeContext {
+    ge::DataType in[2] = {}, out[2] = {};
+    ge::DataType GetInputDataType(size_t i) const { return in[i]; }
+    ge::graphStatus SetOutputDataType(size_t i, ge::DataType d) { out[i] = d; return ge::GRAPH_SUCCESS; }
 };
 struct StorageShape { Shape shape; const Shape& GetStorageShape() const { return shape; } };
 struct TensorDesc { ge::DataType dtype; ge::DataType GetDataType() const { return dtype; } };
@@ -488,6 +510,38 @@ int main(int argc, char** argv)
 }
 """
 
+# usage: infer_driver DTYPE X_DIMS...   prints: status y_dims rstd_dims y_dtype rstd_dtype
+INFER_DRIVER = r"""
+#include <cstdio>
+#include <cstdlib>
+#include "rms_norm_infershape.cpp"
+
+static void Print(const gert::Shape& s)
+{
+    std::printf(" [");
+    for (size_t i = 0; i < s.GetDimNum(); ++i) {
+        std::printf(i ? ",%lld" : "%lld", static_cast<long long>(s.GetDim(i)));
+    }
+    std::printf("]");
+}
+
+int main(int argc, char** argv)
+{
+    gert::InferShapeContext shapes;
+    for (int i = 2; i < argc; ++i) {
+        shapes.in[0].dims.push_back(std::atoll(argv[i]));
+    }
+    gert::InferDataTypeContext dtypes;
+    dtypes.in[0] = dtypes.in[1] = static_cast<ge::DataType>(std::atoi(argv[1]));
+    const uint32_t status = ge::InferShapeRmsNorm(&shapes) | ge::InferDataTypeRmsNorm(&dtypes);
+    std::printf("%u", status);
+    Print(shapes.out[0]);
+    Print(shapes.out[1]);
+    std::printf(" %d %d\n", static_cast<int>(dtypes.out[0]), static_cast<int>(dtypes.out[1]));
+    return 0;
+}
+"""
+
 TILING_FIELDS = ("rowNum", "formerRows", "tailRows", "formerNum", "rowLength", "rowStride", "tileRows", "epsilon",
                  "avgFactor")
 TILING_FORMAT = "<QQQIIIIff"
@@ -504,11 +558,13 @@ def tiling_driver(tmp_path_factory):
     (out / "tiling" / "platform").mkdir(parents=True)
     (out / "tiling" / "platform" / "platform_ascendc.h").write_text(STUB_PLATFORM)
     (out / "driver.cpp").write_text(TILING_DRIVER)
+    (out / "infer.cpp").write_text(INFER_DRIVER)
     exe = out / "driver"
-    cmd = ["g++", "-std=c++17", "-O1", "-Wall", "-Werror", f"-I{out}", f"-I{INSTANCE / 'op_host'}",
-           str(out / "driver.cpp"), "-o", str(exe)]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr[-3000:]
+    for src, binary in (("driver.cpp", exe), ("infer.cpp", out / "infer")):
+        cmd = ["g++", "-std=c++17", "-O1", "-Wall", "-Werror", f"-I{out}", f"-I{INSTANCE / 'op_host'}",
+               str(out / src), "-o", str(binary)]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-3000:]
 
     def run(x_shape, dtype="float16", gamma_shape=None, epsilon=None, cores=48, ub=UB_910B):
         gamma_shape = [x_shape[-1]] if gamma_shape is None and x_shape else (gamma_shape or [1])
@@ -522,7 +578,19 @@ def tiling_driver(tmp_path_factory):
         fields = dict(zip(TILING_FIELDS, struct.unpack(TILING_FORMAT, raw[8:]), strict=True))
         return status, block_dim, fields, raw[8:], p.stderr
 
+    run.infer = out / "infer"
     return run
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_infershape_runs(tiling_driver, dtype):
+    exe = tiling_driver.infer
+    for x_shape, rstd in (([4, 1, 4096], "[4,1,1]"), ([1024], "[1]"), ([0, 64], "[0,1]"), ([2, 3, 5, 7], "[2,3,5,1]")):
+        p = subprocess.run([str(exe), str(GE_DTYPE[dtype]), *map(str, x_shape)], capture_output=True, text=True)
+        y = "[" + ",".join(map(str, x_shape)) + "]"
+        assert p.stdout.split() == ["0", y, rstd, str(GE_DTYPE[dtype]), "0"], (x_shape, p.stdout)
+    p = subprocess.run([str(exe), "1"], capture_output=True, text=True)  # a scalar x
+    assert p.stdout.split()[0] != "0"
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
