@@ -579,3 +579,13 @@ def test_fast_topk_equals_the_full_stable_sort(seed):
                    np.where(rng.random((64, 512)) < 0.3, -np.inf, rng.normal(size=(64, 512))).astype(np.float32)):
         for k in (1, 2, 8, 33):
             np.testing.assert_array_equal(G.stable_topk(values, k), G.descending_order(values)[:, :k])
+
+
+def test_compare_near_tie_width_scales_with_the_row():
+    # softmax-like row of small probabilities: a swap 4e-6 apart is a real difference here
+    row = [[2e-3, 1e-3, 5e-4, 5e-4 - 4e-6, 1e-4]]
+    attrs = {"k": 3, "norm_type": 0}
+    ok, rep = _compare(row, [[0, 1, 3]], attrs)
+    assert not ok  # default width: 2^-16 * 2e-3 = 3e-8
+    ok, rep = _compare(row, [[0, 1, 3]], attrs, tol=1e-5)  # an explicit absolute width accepts it
+    assert ok and rep["near_ties"][0]["kinds"] == ["k-boundary"]

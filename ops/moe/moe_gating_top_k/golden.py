@@ -298,7 +298,7 @@ def unfused_chain(shapes, dtypes, attrs):
 # the routing comparison (to be called by verify for this family)
 # ---------------------------------------------------------------------------------------------
 WEIGHT_TOL = {"float16": 2.0**-10, "bfloat16": 2.0**-7, "float32": 2.0**-13}
-DEFAULT_SCORE_TOL = 1e-5  # absolute, on float32 scores of order 1: about 80 float32 ulps at 1.0
+SCORE_RTOL = 2.0**-16  # near-tie width relative to the row's largest |score|: 128 float32 ulps of it
 
 
 def _near_tie_choice(values: np.ndarray, candidates: np.ndarray, count: int, chosen: set[int],
@@ -334,7 +334,7 @@ def _near_tie_choice(values: np.ndarray, candidates: np.ndarray, count: int, cho
 
 
 def compare_routing(actual: dict, golden: dict, scores: np.ndarray, norm: np.ndarray, attrs: dict, *,
-                    dtype: str = "float32", tol: float = DEFAULT_SCORE_TOL,
+                    dtype: str = "float32", tol: float | None = None, rtol: float = SCORE_RTOL,
                     weight_tol: float | None = None) -> tuple[bool, dict]:
     """Compare a kernel's routing with the golden, tolerating choices inside near-tie clusters.
 
@@ -352,6 +352,10 @@ def compare_routing(actual: dict, golden: dict, scores: np.ndarray, norm: np.nda
     - y is compared with the weights of the experts the kernel chose (aligned by expert index),
       |a - w| <= weight_tol * (1 + |w|), weight_tol by y's dtype.
     A row that differs from the golden but passes is reported as a near-tie. Returns (ok, report).
+
+    tol is the near-tie width on the scores: absolute when given, else rtol times the row's
+    largest finite |score| (so that softmax rows of many small probabilities get a width to their
+    scale, and sigmoid + bias rows one of about 1.5e-5).
     """
     a_idx = np.asarray(actual["expert_idx"]).astype(np.int64)
     a_y = np.asarray(actual["y"], dtype=np.float64)
@@ -364,7 +368,8 @@ def compare_routing(actual: dict, golden: dict, scores: np.ndarray, norm: np.nda
     kg = int(attrs.get("k_group", 1))
     mode = int(attrs.get("group_select_mode", 0))
     wtol = WEIGHT_TOL[dtype] if weight_tol is None else weight_tol
-    report: dict[str, Any] = {"rows": t, "k": k, "score_tol": tol, "weight_tol": wtol, "exact_rows": 0,
+    score_tol = tol if tol is not None else f"{rtol:g} * max|score| per row"
+    report: dict[str, Any] = {"rows": t, "k": k, "score_tol": score_tol, "weight_tol": wtol, "exact_rows": 0,
                               "near_ties": [], "failures": [], "max_weight_err": 0.0}
     if a_idx.shape != (t, k) or a_y.shape != (t, k):
         report["failures"].append({"row": None, "reason": f"shapes {list(a_idx.shape)} / {list(a_y.shape)} "
@@ -381,6 +386,8 @@ def compare_routing(actual: dict, golden: dict, scores: np.ndarray, norm: np.nda
             continue
         chosen = set(row.tolist())
         kinds = []
+        mags = np.abs(scores[r][np.isfinite(scores[r])])
+        row_tol = tol if tol is not None else rtol * (float(mags.max()) if mags.size else 0.0)
         if np.isnan(scores[r]).any():
             # NaN scores: no near-tie reasoning; the sort order of NaN is taken from the
             # simulator's table, so the indices must be the golden's.
@@ -392,7 +399,7 @@ def compare_routing(actual: dict, golden: dict, scores: np.ndarray, norm: np.nda
         nan_row = bool(np.isnan(scores[r]).any())
         if grouped and not nan_row:
             gs = gs_all[r]
-            gtol = tol * (2 if mode == 1 else 1)
+            gtol = row_tol * (2 if mode == 1 else 1)
             used = {i // per for i in chosen}
             groups_problem, near = _group_check(gs, used, kg, gtol)
             if groups_problem:
@@ -402,7 +409,7 @@ def compare_routing(actual: dict, golden: dict, scores: np.ndarray, norm: np.nda
                 kinds.append("group-boundary")
             allowed = _allowed_groups(gs, used, kg, gtol, scores[r], per)
             candidates = np.concatenate([np.arange(q * per, (q + 1) * per) for q in sorted(allowed)])
-        problem, near = (None, False) if nan_row else _near_tie_choice(scores[r], candidates, k, chosen, tol)
+        problem, near = (None, False) if nan_row else _near_tie_choice(scores[r], candidates, k, chosen, row_tol)
         if problem:
             fails.append({"row": r, "reason": "k-th boundary: " + problem})
             continue
@@ -411,7 +418,7 @@ def compare_routing(actual: dict, golden: dict, scores: np.ndarray, norm: np.nda
         s = scores[r][row]
         order_problem = None
         for j in range(0 if not nan_row else k - 1, k - 1):
-            if s[j] < s[j + 1] - tol:
+            if s[j] < s[j + 1] - row_tol:
                 order_problem = f"position {j}: score {s[j]:.9g} before {s[j + 1]:.9g} (not descending)"
                 break
             if s[j] == s[j + 1] and row[j] > row[j + 1]:
