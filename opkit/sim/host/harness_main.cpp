@@ -669,8 +669,6 @@ void RunOne(const std::string& path) {
     fe::PlatFormInfos platform;
     std::string soc_key, chip_name;
     BuildPlatform(Need(req, "chip", path), &platform, &soc_key, &chip_name);
-    platform_ascendc::PlatformAscendCManager::OpkitSet(&platform);
-    fe::PlatformInfoManager::Instance().current_ = &platform;
     if (!d.aicore_.configs_.empty()) {
         bool ok = false;
         std::string socs;
@@ -683,6 +681,22 @@ void RunOne(const std::string& path) {
                  chip_name.c_str(), socs.c_str());
     }
 
+    {
+        // The kernel was compiled for one chip (soc_defines): the request must describe a chip with
+        // the same architecture, UB capacity and system workspace.
+        platform_ascendc::PlatformAscendC pa(&platform);
+        uint64_t ub = 0;
+        pa.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);
+        const unsigned arch = static_cast<unsigned>(pa.GetCurNpuArch());
+        if (arch != static_cast<unsigned>(__NPU_ARCH__) || ub != static_cast<uint64_t>(OPKIT_SIM_UB_CAP) ||
+            pa.GetLibApiWorkSpaceSize() != static_cast<uint32_t>(OPKIT_SIM_SYS_WORKSPACE))
+            fail(kRun, "%s: chip %s (NPU arch %u, UB %llu, system workspace %u) does not match the chip this harness was "
+                 "built for: %s (NPU arch %d, UB %llu, system workspace %llu)", path.c_str(), chip_name.c_str(), arch,
+                 static_cast<unsigned long long>(ub), pa.GetLibApiWorkSpaceSize(), OPKIT_SIM_SOC, __NPU_ARCH__,
+                 static_cast<unsigned long long>(OPKIT_SIM_UB_CAP), static_cast<unsigned long long>(OPKIT_SIM_SYS_WORKSPACE));
+    }
+    platform_ascendc::PlatformAscendCManager::OpkitSet(&platform);
+    fe::PlatformInfoManager::Instance().current_ = &platform;
     // Inputs and outputs, checked against the OpDef and its columns.
     std::vector<const ops::OpParamDef*> ins, outs;
     ParamsFor(d, soc_key, &ins, &outs);

@@ -1,0 +1,163 @@
+// Probe: a test operator whose host code exercises the simulator's host interfaces and reports
+// what it saw in its TilingData (a macro-style class), which the harness returns as hex.
+//   - registration through IMPL_OP_OPTILING / IMPL_OP_INFERSHAPE (no SetTiling in the OpDef),
+//     TilingParse with a compile-info struct;
+//   - PlatformAscendC values of the request's chip;
+//   - instance vs IR indices with an absent optional input;
+//   - attributes of every scalar and list type, with defaults;
+//   - attr "mode": 0 succeed, 1 the tiling returns GRAPH_FAILED, 2 reads the float attribute
+//     "scale" as int64_t, 3 returns success without SetBlockDim, 4 GetTilingData of a struct
+//     larger than the tiling buffer.
+#include <cstdint>
+#include <cstring>
+
+#include "register/op_def_registry.h"
+#include "register/tilingdata_base.h"
+#include "tiling/platform/platform_ascendc.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(ProbeSub)
+TILING_DATA_FIELD_DEF(uint16_t, tag);
+END_TILING_DATA_DEF;
+REGISTER_TILING_DATA_CLASS(ProbeSubOp, ProbeSub)
+
+BEGIN_TILING_DATA_DEF(ProbeTilingData)
+TILING_DATA_FIELD_DEF(uint8_t, flag);
+TILING_DATA_FIELD_DEF(uint32_t, aic);
+TILING_DATA_FIELD_DEF(uint32_t, aiv);
+TILING_DATA_FIELD_DEF(uint64_t, ub);
+TILING_DATA_FIELD_DEF(uint64_t, l1);
+TILING_DATA_FIELD_DEF_ARR(uint64_t, 3, l0);
+TILING_DATA_FIELD_DEF(int16_t, soc);
+TILING_DATA_FIELD_DEF_STRUCT(ProbeSub, sub);
+TILING_DATA_FIELD_DEF(uint32_t, ws);
+TILING_DATA_FIELD_DEF(float, scale);
+TILING_DATA_FIELD_DEF(int64_t, dim0);
+TILING_DATA_FIELD_DEF(uint8_t, xAbsent);
+TILING_DATA_FIELD_DEF(uint32_t, compileMagic);
+TILING_DATA_FIELD_DEF(int64_t, dimsSum);
+TILING_DATA_FIELD_DEF(uint8_t, nameLen);
+TILING_DATA_FIELD_DEF(uint8_t, verbose);
+TILING_DATA_FIELD_DEF(uint32_t, coreNum);
+TILING_DATA_FIELD_DEF(uint32_t, tsch);
+END_TILING_DATA_DEF;
+REGISTER_TILING_DATA_CLASS(Probe, ProbeTilingData)
+
+struct ProbeCompileInfo {
+    uint32_t magic = 0;
+};
+
+static ge::graphStatus ParseProbe(gert::TilingParseContext* context)
+{
+    auto* ci = context->GetCompiledInfo<ProbeCompileInfo>();
+    auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    ci->magic = 0xC0DE0000u + platform.GetCoreNumAic();
+    return ge::GRAPH_SUCCESS;
+}
+
+struct Huge {
+    uint8_t bytes[4096];
+};
+
+static ge::graphStatus TilingProbe(gert::TilingContext* context)
+{
+    const gert::RuntimeAttrs* attrs = context->GetAttrs();
+    const int64_t mode = *attrs->GetInt(0);
+    if (mode == 1) {
+        return ge::GRAPH_FAILED;
+    }
+    if (mode == 2) {
+        (void)attrs->GetAttrPointer<int64_t>(1);
+    }
+    if (mode == 4) {
+        return context->GetTilingData<Huge>() == nullptr ? ge::GRAPH_FAILED : ge::GRAPH_SUCCESS;
+    }
+    auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    ProbeTilingData t;
+    t.set_flag(1);
+    t.set_aic(platform.GetCoreNumAic());
+    t.set_aiv(platform.GetCoreNumAiv());
+    uint64_t v = 0;
+    platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, v);
+    t.set_ub(v);
+    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L1, v);
+    t.set_l1(v);
+    uint64_t l0[3] = {0, 0, 0};
+    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L0_A, l0[0]);
+    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L0_B, l0[1]);
+    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L0_C, l0[2]);
+    t.set_l0(l0);
+    t.set_soc(static_cast<int16_t>(platform.GetSocVersion()));
+    t.sub.set_tag(0xBEEF);
+    t.set_ws(platform.GetLibApiWorkSpaceSize());
+    t.set_scale(*attrs->GetFloat(1));
+    // Instance index 0 is the first input present: w when the optional x is absent.
+    t.set_dim0(context->GetInputShape(0)->GetStorageShape().GetDim(0));
+    t.set_xAbsent(context->GetOptionalInputShape(0) == nullptr ? 1 : 0);
+    t.set_compileMagic(context->GetCompileInfo<ProbeCompileInfo>()->magic);
+    const gert::TypedContinuousVector<int64_t>* dims = attrs->GetListInt(2);
+    int64_t sum = 0;
+    for (size_t i = 0; i < dims->GetSize(); ++i) {
+        sum += dims->GetData()[i];
+    }
+    t.set_dimsSum(sum);
+    t.set_nameLen(static_cast<uint8_t>(std::strlen(attrs->GetStr(3))));
+    t.set_verbose(*attrs->GetBool(4) ? 1 : 0);
+    t.set_coreNum(platform.GetCoreNum());
+    t.set_tsch(platform.CalcTschBlockDim(7, platform.GetCoreNumAic(), platform.GetCoreNumAiv()));
+    t.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
+    context->GetRawTilingData()->SetDataSize(t.GetDataSize());
+    context->SetTilingKey(7);
+    if (mode != 3) {
+        context->SetBlockDim(1);
+    }
+    size_t* ws = context->GetWorkspaceSizes(1);
+    ws[0] = platform.GetLibApiWorkSpaceSize() + 1024;
+    return ge::GRAPH_SUCCESS;
+}
+
+IMPL_OP_OPTILING(Probe).Tiling(TilingProbe).TilingParse<ProbeCompileInfo>(ParseProbe);
+}  // namespace optiling
+
+namespace ge {
+static ge::graphStatus InferShapeProbe(gert::InferShapeContext* context)
+{
+    gert::Shape* y = context->GetOutputShape(0);
+    y->SetDimNum(1);
+    y->SetDim(0, 4);
+    return ge::GRAPH_SUCCESS;
+}
+
+static ge::graphStatus InferDataTypeProbe(gert::InferDataTypeContext* context)
+{
+    context->SetOutputDataType(0, ge::DT_FLOAT);
+    return ge::GRAPH_SUCCESS;
+}
+
+IMPL_OP_INFERSHAPE(Probe).InferShape(InferShapeProbe).InferDataType(InferDataTypeProbe);
+}  // namespace ge
+
+namespace ops {
+class Probe : public OpDef {
+public:
+    explicit Probe(const char* name) : OpDef(name)
+    {
+        this->Input("x").ParamType(OPTIONAL).DataType({ge::DT_FLOAT, ge::DT_FLOAT16}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("w").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT16}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("mode").Int();
+        this->Attr("scale").AttrType(OPTIONAL).Float(0.5f);
+        this->Attr("dims").AttrType(OPTIONAL).ListInt({1, 2, 3});
+        this->Attr("name").AttrType(OPTIONAL).String("probe");
+        this->Attr("verbose").AttrType(OPTIONAL).Bool(false);
+        this->Attr("grid").AttrType(OPTIONAL).ListListInt({{1, 2}, {3}});
+        this->Attr("eps").AttrType(OPTIONAL).Float(1e-20f);
+        OpAICoreConfig cfg;
+        cfg.DynamicCompileStaticFlag(true).DynamicShapeSupportFlag(true).ExtendCfgInfo("opFile.value", "probe_apt");
+        this->AICore().AddConfig("ascend910b");
+        this->AICore().AddConfig("ascend910_93", cfg);
+    }
+};
+
+OP_ADD(Probe);
+}  // namespace ops

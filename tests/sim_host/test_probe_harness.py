@@ -1,0 +1,197 @@
+"""Host interfaces through a test operator (tests/sim_host/cpp/probe_op.cpp): IMPL_OP registration,
+TilingParse, PlatformAscendC values per chip, a macro TilingData's serialised layout, attributes,
+absent optional inputs, and the diagnostics of failing host code."""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sim_host_util import chip_request, run_harness, write_request
+
+# ProbeTilingData, by the documented rule: a field sits at a multiple of its size, a struct at a
+# multiple of 8, the size is a multiple of 8.
+LAYOUT = {
+    "flag": (0, "B"),
+    "aic": (4, "I"),
+    "aiv": (8, "I"),
+    "ub": (16, "Q"),
+    "l1": (24, "Q"),
+    "l0": (32, "3Q"),
+    "soc": (56, "h"),
+    "sub": (64, "H"),
+    "ws": (72, "I"),
+    "scale": (76, "f"),
+    "dim0": (80, "q"),
+    "xAbsent": (88, "B"),
+    "compileMagic": (92, "I"),
+    "dimsSum": (96, "q"),
+    "nameLen": (104, "B"),
+    "verbose": (105, "B"),
+    "coreNum": (108, "I"),
+    "tsch": (112, "I"),
+}
+SIZE = 120
+SOC_ASCEND910B = 1  # platform_ascendc::SocVersion::ASCEND910B
+
+
+def _request(tmp: Path, chip: str = "ascend910b2", attrs: list | None = None, with_x: bool = False) -> Path:
+    np.arange(6, dtype=np.float32).tofile(tmp / "w.bin")
+    np.zeros(3, np.float32).tofile(tmp / "x.bin")
+    x = (
+        {"name": "x", "dtype": "float32", "format": "ND", "shape": [3], "file": str(tmp / "x.bin")}
+        if with_x
+        else {"name": "x", "dtype": "float32", "format": "ND", "shape": None, "file": None}
+    )
+    req = {
+        "op_type": "Probe",
+        "chip": chip_request(chip),
+        "inputs": [x, {"name": "w", "dtype": "float32", "format": "ND", "shape": [6], "file": str(tmp / "w.bin")}],
+        "outputs": [{"name": "y", "dtype": "float32", "format": "ND", "file": str(tmp / "y.bin")}],
+        "attrs": attrs if attrs is not None else [{"name": "mode", "type": "int", "value": 0}],
+        "trace": None,
+    }
+    return write_request(tmp / "req.json", req)
+
+
+def _fields(res: dict) -> dict:
+    b = bytes.fromhex(res["tiling_data_hex"])
+    out = {}
+    for name, (off, fmt) in LAYOUT.items():
+        v = struct.unpack_from("<" + fmt, b, off)
+        out[name] = v if len(v) > 1 else v[0]
+    return out
+
+
+def test_layout_reported_by_describe(harnesses):
+    r = subprocess.run([str(harnesses["probe"]), "describe"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    classes = {c["class"]: c for c in d["tiling_data_classes"]}
+    probe = classes["ProbeTilingData"]
+    assert probe["size"] == SIZE
+    assert {f["name"]: f["offset"] for f in probe["fields"]} == {k: v[0] for k, v in LAYOUT.items()}
+    assert classes["ProbeSub"]["size"] == 8
+    l0 = next(f for f in probe["fields"] if f["name"] == "l0")
+    assert (l0["kind"], l0["count"], l0["size"]) == ("array", 3, 24)
+    op = d["ops"][0]
+    assert op["tiling_data_class"] == "ProbeTilingData"
+    assert op["has_tiling"] and op["has_tiling_parse"] and op["has_infershape"] and op["has_inferdatatype"]
+    assert [(a["name"], a["type"], a["required"], a["default"]) for a in op["attrs"]] == [
+        ("mode", "int", True, None),
+        ("scale", "float", False, 0.5),
+        ("dims", "list_int", False, [1, 2, 3]),
+        ("name", "string", False, "probe"),
+        ("verbose", "bool", False, False),
+        ("grid", "list_list_int", False, [[1, 2], [3]]),
+        ("eps", "float", False, 1e-20),
+    ]
+    assert [p["param_type"] for p in op["inputs"]] == ["optional", "required"]
+    assert op["outputs"][0]["dtypes"] == ["float32", "float32"]
+    assert op["soc_configs"]["ascend910_93"] == {
+        "dynamicCompileStatic.flag": "true",
+        "dynamicShapeSupport.flag": "true",
+        "opFile.value": "probe_apt",
+    }
+
+
+@pytest.mark.parametrize("chip", ["ascend910b2", "ascend910b4", "ascend910_9382"])
+def test_platform_values_of_the_chip(harnesses, tmp_path, chip):
+    c = chip_request(chip)
+    r = run_harness(harnesses["probe"], _request(tmp_path, chip))
+    assert r.returncode == 0, r.stderr
+    f = _fields(r.result)
+    assert f["flag"] == 1
+    assert (f["aic"], f["aiv"], f["coreNum"]) == (c["aic_cores"], c["aiv_cores"], c["aiv_cores"])
+    assert f["ub"] == c["ub_reported"] == 192 * 1024 - 256
+    assert f["l1"] == c["l1_reported"] == c["l1_size"] - 256
+    assert f["l0"] == (c["l0a_size"], c["l0b_size"], c["l0c_size"])
+    assert f["soc"] == SOC_ASCEND910B  # 910_93 reports ASCEND910B too
+    assert f["ws"] == c["sys_workspace"] == 16 * 1024 * 1024
+    assert f["tsch"] == 4  # ceil(7 slices / 2 AIV per AIC)
+    assert f["compileMagic"] == 0xC0DE0000 + c["aic_cores"]  # TilingParse ran first, with the platform
+    assert f["sub"] == 0xBEEF
+    res = r.result
+    assert res["tiling_bytes"] == SIZE and res["tiling_key"] == 7 and res["block_dim"] == 1
+    assert res["workspace_bytes"] == c["sys_workspace"] + 1024
+
+
+def test_attrs_defaults_and_values(harnesses, tmp_path):
+    r = run_harness(harnesses["probe"], _request(tmp_path))
+    f = _fields(r.result)
+    assert (f["scale"], f["dimsSum"], f["nameLen"], f["verbose"]) == (0.5, 6, 5, 0)
+    attrs = [
+        {"name": "mode", "type": "int", "value": 0},
+        {"name": "scale", "type": "float", "value": -3.25},
+        {"name": "dims", "type": "list_int", "value": [10, 20]},
+        {"name": "name", "type": "string", "value": "ab"},
+        {"name": "verbose", "type": "bool", "value": True},
+        {"name": "eps", "type": "float", "value": None},
+    ]
+    r = run_harness(harnesses["probe"], _request(tmp_path, attrs=attrs))
+    assert r.returncode == 0, r.stderr
+    f = _fields(r.result)
+    assert (f["scale"], f["dimsSum"], f["nameLen"], f["verbose"]) == (-3.25, 30, 2, 1)
+
+
+def test_absent_optional_input(harnesses, tmp_path):
+    # Without x, instance index 0 is w (6 elements) and GetOptionalInputShape(0) is null; the kernel
+    # receives nullptr for x.
+    r = run_harness(harnesses["probe"], _request(tmp_path))
+    f = _fields(r.result)
+    assert (f["dim0"], f["xAbsent"]) == (6, 1)
+    y = np.fromfile(tmp_path / "y.bin", dtype=np.float32)
+    assert list(y) == [1.0, 7.0, 1.0, 0.0]
+    r = run_harness(harnesses["probe"], _request(tmp_path, with_x=True))
+    f = _fields(r.result)
+    assert (f["dim0"], f["xAbsent"]) == (3, 0)
+    assert np.fromfile(tmp_path / "y.bin", dtype=np.float32)[0] == 0.0
+
+
+def _error_line(r) -> str:
+    assert r.returncode == 3, (r.returncode, r.stderr)
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("opkit-sim: error: ")]
+    assert len(lines) == 1, r.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    "mode, needles",
+    [
+        (1, ["opkit-sim: error: optiling::TilingProbe: ", "tiling of Probe on ascend910b2 returned ge::GRAPH_FAILED"]),
+        (2, ["RuntimeAttrs::GetAttrPointer", "attribute 1 ('scale') is float and is read as an integer type"]),
+        (3, ["optiling::TilingProbe", "without calling SetBlockDim"]),
+        (4, ["GRAPH_FAILED", "GetTilingData<T>(): the struct has 4096 bytes", "capacity of 2048"]),
+    ],
+    ids=["graph-failed", "attr-read-as-wrong-type", "no-block-dim", "tiling-data-too-large"],
+)
+def test_failing_tiling(harnesses, tmp_path, mode, needles):
+    path = _request(tmp_path, attrs=[{"name": "mode", "type": "int", "value": mode}])
+    line = _error_line(run_harness(harnesses["probe"], path))
+    for n in needles:
+        assert n in line
+    assert not (tmp_path / "y.bin").exists()
+
+
+def test_required_attr_missing(harnesses, tmp_path):
+    line = _error_line(run_harness(harnesses["probe"], _request(tmp_path, attrs=[])))
+    assert "attribute 'mode' of Probe is required" in line
+
+
+def test_required_input_missing(harnesses, tmp_path):
+    path = _request(tmp_path)
+    req = json.loads(path.read_text())
+    req["inputs"][1]["file"] = None
+    write_request(path, req)
+    assert "'w' is a required input" in _error_line(run_harness(harnesses["probe"], path))
+
+
+def test_malformed_request(harnesses, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('{"op_type": "Probe", "chip": {', encoding="utf-8")
+    line = _error_line(run_harness(harnesses["probe"], path))
+    assert "not valid JSON" in line and "line 1" in line
