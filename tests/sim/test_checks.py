@@ -46,6 +46,7 @@ ERRORS = {
                             r"read on pipe V", r"MTE2_V"],
     "sync_missing_v_s": [r"GetValue: missing pipe synchronisation", r"pipe V \(Muls", r"read on pipe S", r"V_S"],
     "sync_missing_mte3_mte2": [r"read on pipe MTE3", r"written on pipe MTE2", r"MTE3_MTE2"],
+    "partial_overlap": [r"Adds: destination UB bytes \[32, 288\) partially overlap source bytes \[0, 256\)"],
     "wait_without_set": [r"no SetFlag has set", r"would hang"],
     "pad_dummy_undefined": [r"never-written UB bytes would reach GM", r"byte 0 of the source"],
     "deque_empty": [r"DeQue on an empty queue"],
@@ -206,3 +207,12 @@ def test_tiling_member_copy(exe):
     r = run(exe, "tiling_member")
     assert r.returncode == 0, r.stderr.decode()
     assert gm(r).view(np.int32)[0] == 402
+
+
+def test_kernel_watchdog(exe):
+    import os
+
+    r = run(exe, "kernel_hang", timeout=30, env=dict(os.environ, OPKIT_SIM_KERNEL_TIMEOUT="1"))
+    err = r.stderr.decode()
+    assert r.returncode == 3, err
+    assert "watchdog: block(s) 3 still running" in err and "sync_kernel" in err

@@ -153,6 +153,9 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
     bool trace_on = std::getenv("OPKIT_SIM_TRACE") != nullptr;
     std::vector<std::thread> ts;
     ts.reserve(n);
+    std::mutex done_mu;
+    std::condition_variable done_cv;
+    int64_t done = 0;
     for (int64_t b = 0; b < n; ++b) {
         ts.emplace_back([&, b] {
             std::unique_ptr<CoreState> cs(new CoreState());
@@ -178,7 +181,31 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
             }
             cur_launch() = nullptr;
             cur_core_ptr() = nullptr;
+            std::lock_guard<std::mutex> lk(done_mu);
+            ++done;
+            done_cv.notify_all();
         });
+    }
+    // Watchdog for a kernel that never returns (OPKIT_SIM_KERNEL_TIMEOUT seconds, 0 = none).
+    const char* kt = std::getenv("OPKIT_SIM_KERNEL_TIMEOUT");
+    double limit = kt ? std::atof(kt) : 0.0;
+    if (limit > 0) {
+        std::unique_lock<std::mutex> lk(done_mu);
+        if (!done_cv.wait_for(lk, std::chrono::duration<double>(limit), [&] { return done == n; })) {
+            std::string running;
+            {
+                std::lock_guard<std::mutex> lk2(L.mu);
+                running = block_list(L, 0);
+            }
+            lk.unlock();
+            std::lock_guard<std::mutex> ek(G().err_mu);
+            if (!G().failed.exchange(true)) {
+                std::fprintf(stderr, "opkit-sim: error: kernel '%s': watchdog: block(s) %s still running after %.0f s (a hang on the NPU)\n",
+                             name, running.c_str(), limit);
+                std::fflush(stderr);
+            }
+            std::_Exit(G().exit_code);
+        }
     }
     for (auto& t : ts) t.join();
     write_trace(name, n);

@@ -225,6 +225,21 @@ inline void run_count(const char* api, const SrcLoc& loc, Opd (&o)[N], int64_t c
         touch(o[i].arena, o[i].ub, bytes, P_V, o[i].write, seq, site, api, loc);
         if (!o[i].write && o[i].read_init) all_ok &= all_init(o[i].arena, o[i].ub, bytes);
     }
+    // Overlap rule: a source and the destination overlap completely (same start; a narrowing
+    // instruction may write over its own source) or not at all.
+    for (int i = 0; i < N; ++i) {
+        if (!o[i].write) continue;
+        for (int j = 0; j < N; ++j) {
+            if (o[j].write || o[j].arena != o[i].arena || count == 0) continue;
+            uint64_t d0 = o[i].ub, d1 = d0 + uint64_t(count) * o[i].esz, s0 = o[j].ub, s1 = s0 + uint64_t(count) * o[j].esz;
+            bool meet = d0 < s1 && s0 < d1;
+            if (meet && !(d0 == s0 && o[i].esz <= o[j].esz))
+                fail_at(api, loc,
+                        "destination UB bytes [%llu, %llu) partially overlap %s bytes [%llu, %llu); the vector unit needs operands "
+                        "that overlap completely (same address) or not at all",
+                        (unsigned long long)d0, (unsigned long long)d1, o[j].role, (unsigned long long)s0, (unsigned long long)s1);
+        }
+    }
     uint64_t off[N];
     ArenaMem& m = c.mem(A_UB);
     for (int64_t k = 0; k < count; ++k) {

@@ -86,6 +86,12 @@ extern "C" __global__ __aicore__ void move_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR
             SetFlag<HardEvent::MTE2_V>(0);
             WaitFlag<HardEvent::MTE2_V>(0);
             Add(t[128], t, t[64], 64);  // @uninit_vector_warns
+        } else if (S == "partial_overlap") {
+            DataCopy(t, g, 256);
+            SetFlag<HardEvent::MTE2_V>(0);
+            WaitFlag<HardEvent::MTE2_V>(0);
+            Adds(t, t, half(1.0f), 128);  // in place: fine
+            Adds(t[16], t, half(1.0f), 128);  // @partial_overlap
         } else if (S == "sync_missing_mte2_v") {
             DataCopy(t, g, 64);
             Muls(t[64], t, half(2.0f), 64);  // @sync_missing_mte2_v
@@ -218,6 +224,11 @@ extern "C" __global__ __aicore__ void sync_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR
             while (spin) std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
         SyncAll();  // @syncall_watchdog
+    } else if (S == "kernel_hang") {
+        if (GetBlockIdx() == 3) {
+            volatile int spin = 1;
+            while (spin) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
     } else if (S == "atomic_add") {
         TPipe pipe;
         TBuf<TPosition::VECCALC> b;
@@ -277,7 +288,7 @@ int main(int argc, char** argv) {
     else if (S == "deque_empty" || S == "alloc_exhausted" || S == "enque_depth" || S == "double_free" || S == "never_freed" ||
              S == "double_buffer_depth1" || S == "que_bind_copy")
         ICPU_RUN_KF(queue_kernel, 1, x, ws, tiling);
-    else if (S.rfind("syncall", 0) == 0 || S == "atomic_add" || S.rfind("workspace", 0) == 0) {
+    else if (S.rfind("syncall", 0) == 0 || S == "atomic_add" || S.rfind("workspace", 0) == 0 || S == "kernel_hang") {
         if (S == "atomic_add") std::memset(x, 0, 4096);
         ICPU_RUN_KF(sync_kernel, 4, x, ws, tiling);
     } else if (S == "tiling_member") {
