@@ -488,8 +488,11 @@ def _align32(n):
     return (n + 31) // 32 * 32
 
 
-def _tiling(rows, experts, attrs, has_bias, cores=48):
-    """Tiling key and MoeGatingTopKTilingData bytes, as op_host/moe_gating_top_k_tiling.cpp makes them."""
+def _tiling(rows, experts, attrs, has_bias, cores=48, x_buffers=2):
+    """Tiling key and MoeGatingTopKTilingData bytes, as op_host/moe_gating_top_k_tiling.cpp makes them.
+
+    (Every case of op.yaml fits two x buffers in UB, so the mirror takes x_buffers as given.)
+    """
     k, kg, g = attrs["k"], attrs["k_group"], attrs["group_count"]
     per_group = experts // g
     grouping = G.grouping_active(experts, g, kg)
@@ -503,8 +506,8 @@ def _tiling(rows, experts, attrs, has_bias, cores=48):
     need = -(-rows // per_core) if rows else 1
     fields = [need, rows, per_core, rows - (need - 1) * per_core, experts, int(has_bias), k, kg, g, per_group,
               attrs["group_select_mode"], attrs["renorm"], attrs["norm_type"], int(attrs["out_flag"]), groups, size,
-              _align32(size), row_len, _align32(g if grouped else 1), _align32(k), row_len * 8]
-    return key, struct.pack("<21q2f", *fields, attrs["routed_scaling_factor"], attrs["eps"])
+              _align32(size), row_len, _align32(g if grouped else 1), _align32(k), row_len * 8, x_buffers]
+    return key, struct.pack("<22q2f", *fields, attrs["routed_scaling_factor"], attrs["eps"])
 
 
 @pytest.fixture(scope="module")
@@ -527,8 +530,9 @@ SIM_CASES = [c.name for c in SPEC.cases if "full" not in c.tags]
 
 
 @needs_sim
-@pytest.mark.parametrize("case", SIM_CASES)
-def test_kernel_on_the_simulator(case, sim_kernels, tmp_path):
+@pytest.mark.parametrize("case,x_buffers", [(c, 2) for c in SIM_CASES] +
+                         [("deepseek_v3_batch", 1), ("grouped_unaligned", 1), ("mixtral_top2", 1)])
+def test_kernel_on_the_simulator(case, x_buffers, sim_kernels, tmp_path):
     import ml_dtypes
     c = SPEC.case(case)
     rows, experts = c.shapes["x"]
@@ -538,7 +542,7 @@ def test_kernel_on_the_simulator(case, sim_kernels, tmp_path):
         dtype = SPEC.inputs[0].dtypes[col]
         inputs = make_inputs(SPEC, c, col, custom_generators(SPEC))
         golden = run_golden(SPEC, c, inputs)
-        key, tiling = _tiling(rows, experts, c.attrs, inputs["bias"] is not None)
+        key, tiling = _tiling(rows, experts, c.attrs, inputs["bias"] is not None, x_buffers=x_buffers)
         run = tmp_path / dtype
         run.mkdir()
         (run / "tiling.bin").write_bytes(tiling)
@@ -567,7 +571,7 @@ def test_tiling_mirror_picks_the_real_keys():
     assert _tiling(24, 256, SPEC.case("deepseek_v3_with_out").attrs, True)[0] == 2
     assert _tiling(64, 8, SPEC.case("mixtral_top2").attrs, False)[0] == 1
     assert _tiling(12, 64, SPEC.case("all_groups_kept").attrs, True)[0] == 1
-    fields = struct.unpack("<21q2f", _tiling(77, 256, ds.attrs, True)[1])
+    fields = struct.unpack("<22q2f", _tiling(77, 256, ds.attrs, True)[1])
     assert fields[:4] == (39, 77, 2, 1)  # 2 rows on each of 38 cores, the last core 1
 
 

@@ -65,7 +65,7 @@ uint64_t UbBytes(const MoeGatingTopKTilingData& t, uint64_t elemBytes, uint64_t 
     const uint64_t row = static_cast<uint64_t>(t.rowLength) * sizeof(float);
     const uint64_t stage = elemBytes == sizeof(float) ? 0 : static_cast<uint64_t>(t.rowLength) * elemBytes;
     const uint64_t kBytes = static_cast<uint64_t>(t.kAlign) * sizeof(float);
-    uint64_t total = (row + stage) * 2              // x queue and bias, each with fp16/bf16 staging
+    uint64_t total = (row + stage) * (static_cast<uint64_t>(t.xBufferNum) + 1)  // x buffers and bias (+ staging)
                      + kBytes * 2                   // y and expert_idx queues
                      + (t.outFlag ? row : 0)        // out queue
                      + row * 3                      // positions, norm, selection scores
@@ -238,8 +238,13 @@ ge::graphStatus TilingMoeGatingTopK(gert::TilingContext* context)
     const uint64_t tmpBytes = std::max<uint64_t>({sigmoidMax, sigmoidMin, sortTmp, reduceTmp});
     t->tmpBufBytes = static_cast<int64_t>(Align(static_cast<int64_t>(tmpBytes), BLOCK_BYTES));
 
-    const uint64_t need = UbBytes(*t, elemBytes, key);
+    // Two x buffers (prefetch of the next row) when they fit, else one.
     const uint64_t budget = ubSize > RESERVED_UB ? ubSize - RESERVED_UB : 0;
+    t->xBufferNum = 2;
+    if (UbBytes(*t, elemBytes, key) > budget) {
+        t->xBufferNum = 1;
+    }
+    const uint64_t need = UbBytes(*t, elemBytes, key);
     if (need > budget) {
         return Refuse(context, "one row needs %lu bytes of UB but %lu are available (E = %ld, k = %ld)", need, budget,
                       experts, k);

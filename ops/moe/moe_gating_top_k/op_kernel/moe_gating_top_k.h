@@ -1,7 +1,8 @@
 // MoeGatingTopK: the kernel, run by every vector core on its share of the tokens.
 //
 // Per token (one row of E experts, fully resident in UB):
-//   1. CopyIn: DataCopyPad brings the row in, laid out as `layoutGroups` groups each padded to a
+//   1. CopyIn: DataCopyPad brings the row in (the next row is prefetched into a second buffer
+//      while this one is computed, when UB allows), laid out as `layoutGroups` groups each padded to a
 //      multiple of 32 elements (Sort32's group); the pads are set to -inf (Duplicate with a lane
 //      mask) and fp16/bf16 are widened to float32 (Cast).
 //   2. norm = Sigmoid(x), or softmax (ReduceMax, Adds, Exp, ReduceSum, Muls), in float32;
@@ -97,7 +98,7 @@ public:
         const uint32_t rowBytes = static_cast<uint32_t>(rowLen_ * sizeof(float));
         const uint32_t stageBytes = IsSameType<T, float>::value ? 0 : static_cast<uint32_t>(rowLen_ * sizeof(T));
         const uint32_t kBytes = static_cast<uint32_t>(t_.kAlign * sizeof(float));
-        pipe_->InitBuffer(xQue_, 1, rowBytes + stageBytes);
+        pipe_->InitBuffer(xQue_, static_cast<uint8_t>(t_.xBufferNum), rowBytes + stageBytes);
         pipe_->InitBuffer(yQue_, 1, kBytes);
         pipe_->InitBuffer(idxQue_, 1, kBytes);
         if (t_.outFlag) {
@@ -126,8 +127,14 @@ public:
 
     __aicore__ inline void Process()
     {
+        if (rows_ > 0) {
+            CopyIn(0);
+        }
         for (int64_t row = 0; row < rows_; ++row) {
-            CopyIn(row);
+            // With two x buffers the copy of the next row (MTE2) overlaps this row's vector work.
+            if (t_.xBufferNum > 1 && row + 1 < rows_) {
+                CopyIn(row + 1);
+            }
             ComputeScores();
             if (t_.outFlag) {
                 CopyOutNorm(row);
@@ -135,6 +142,9 @@ public:
             Select();
             ComputeWeights();
             CopyOut(row);
+            if (t_.xBufferNum == 1 && row + 1 < rows_) {
+                CopyIn(row + 1);
+            }
         }
     }
 
@@ -492,7 +502,7 @@ private:
 
     MoeGatingTopKTilingData t_;
     TPipe* pipe_ = nullptr;
-    TQue<QuePosition::VECIN, 1> xQue_;      // one row: float32 view, fp16/bf16 staging after it
+    TQue<QuePosition::VECIN, 2> xQue_;      // rows: float32 view, fp16/bf16 staging after it
     TQue<QuePosition::VECOUT, 1> yQue_;     // k weights in y's dtype
     TQue<QuePosition::VECOUT, 1> idxQue_;   // k expert ids
     TQue<QuePosition::VECOUT, 1> outQue_;   // the norm of one row (out_flag)

@@ -42,6 +42,7 @@ struct MoeGatingTopKTilingData {
     int64_t groupCountAlign;       // G rounded up to a multiple of 32 (the group-score sort)
     int64_t kAlign;                // k rounded up to a multiple of 32 (index extraction works in 32s)
     int64_t tmpBufBytes;           // scratch shared by Sigmoid, Sort, ReduceMax and ReduceSum
+    int64_t xBufferNum;            // 2: the next row is copied in while this one is computed; 1 if UB is short
     float routedScalingFactor;     // attr routed_scaling_factor
     float eps;                     // attr eps
 };
