@@ -612,3 +612,20 @@ def test_sources_compile_against_the_simulator():
         assert p.returncode == 0, f"{k}:\n{err[-4000:]}"
     stamp.parent.mkdir(parents=True, exist_ok=True)
     stamp.touch()
+
+
+@pytest.mark.slow
+def test_smoke_cases_pass_opkits_verify_pipeline_on_the_simulator(spec):
+    """The whole path `opkit verify` takes: OpDef, InferShape and tiling through the simulator's host
+    headers and harness, the kernel per dtype column, compared with the golden under the spec's profile."""
+    if _compiler() is None:
+        pytest.skip("needs a C++ compiler")
+    try:
+        from opkit.run.sim_runner import SimRunner
+        from opkit.verify.pipeline import Selection, verify_spec
+    except ImportError:
+        pytest.skip("opkit's simulator runner is not there yet")
+    results = verify_spec(spec, SimRunner(), Selection(tags=["smoke"]))
+    assert len(results) == sum(len(c.columns) for c in spec.cases if "smoke" in c.tags)
+    bad = [f"{r.id}: {r.status} {r.message}" for r in results if r.status != "pass"]
+    assert not bad, "\n".join(bad)
