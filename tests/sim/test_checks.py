@@ -216,3 +216,22 @@ def test_kernel_watchdog(exe):
     err = r.stderr.decode()
     assert r.returncode == 3, err
     assert "watchdog: block(s) 3 still running" in err and "sync_kernel" in err
+
+
+def test_guard_zone_catches_raw_pointer_overrun(exe):
+    r = run(exe, "raw_gm_overrun")
+    err = r.stderr.decode()
+    assert r.returncode == 3, err
+    assert "guard zone of GM allocation" in err and "byte 6 after the end" in err and "move_kernel" in err
+
+
+def test_misc_apis(exe):
+    r = run(exe, "misc_api")
+    assert r.returncode == 0, (r.returncode, r.stderr.decode())
+    x = (np.arange(2048) % 100).astype(np.float16)
+    h = gm(r).view(np.float16)
+    # legacy DataCopyPad: 2 blocks of 6 B (3 halves), GM gap 2 B (1 half), right pad 2 halves of 1.0
+    assert np.array_equal(h[512:517], np.array([x[0], x[1], x[2], 1, 1], np.float16))
+    assert np.array_equal(h[517:522], np.array([x[4], x[5], x[6], 1, 1], np.float16))
+    i = gm(r).view(np.int32)
+    assert list(i[768:776]) == [-5] * 8 and list(i[776:784]) == [9] * 8

@@ -208,6 +208,7 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
         }
     }
     for (auto& t : ts) t.join();
+    gm_check_guards((std::string("after kernel '") + name + "'").c_str());
     write_trace(name, n);
 }
 

@@ -216,11 +216,42 @@ inline void* gm_alloc(uint64_t size, const char* name = "") {
     raw_size = (raw_size + 4095) & ~uint64_t(4095);
     void* raw = std::aligned_alloc(4096, raw_size);
     if (!raw) { std::fprintf(stderr, "opkit-sim: error: GmAlloc(%llu): out of host memory\n", (unsigned long long)size); std::_Exit(G().exit_code); }
-    std::memset(raw, 0xA5, raw_size);  // guard pattern
+    std::memset(raw, 0xA5, raw_size);  // guard pattern (the user area is zeroed below)
     uint8_t* user = static_cast<uint8_t*>(raw) + guard;
+    std::memset(user, 0, size);
     std::lock_guard<std::mutex> lk(G().gm_mu);
     G().gm[uintptr_t(user)] = Global::GmEntry{size, raw_size, raw, name ? name : ""};
     return user;
+}
+// Guard zones: OPKIT_SIM_GM_GUARD bytes of 0xA5 before and after every GmAlloc block catch
+// writes through raw pointers that no API saw. Returns a description of the first damage.
+inline std::string gm_guard_damage(uintptr_t user, const Global::GmEntry& e) {
+    if (!e.raw) return "";
+    const uint8_t* raw = static_cast<const uint8_t*>(e.raw);
+    const uint8_t* u = reinterpret_cast<const uint8_t*>(user);
+    for (uint64_t i = 0; i < OPKIT_SIM_GM_GUARD; ++i) {
+        if (raw[i] != 0xA5) return fmt("byte %lld before", (long long)(OPKIT_SIM_GM_GUARD - i));
+    }
+    const uint8_t* tail = u + e.size;
+    const uint8_t* end = raw + e.raw_size;
+    for (const uint8_t* q = tail; q < end; ++q)
+        if (*q != 0xA5) return fmt("byte %lld after the end", (long long)(q - tail));
+    return "";
+}
+inline void gm_check_guards(const char* when) {
+    std::lock_guard<std::mutex> lk(G().gm_mu);
+    for (auto& kv : G().gm) {
+        std::string d = gm_guard_damage(kv.first, kv.second);
+        if (!d.empty()) {
+            std::fprintf(stderr,
+                         "opkit-sim: error: %s: the guard zone of GM allocation %p (%llu bytes%s%s) was overwritten at %s it: "
+                         "an out-of-bounds write through a raw GM pointer\n",
+                         when, (void*)kv.first, (unsigned long long)kv.second.size, kv.second.name.empty() ? "" : ", ",
+                         kv.second.name.c_str(), d.c_str());
+            std::fflush(stderr);
+            std::_Exit(G().exit_code);
+        }
+    }
 }
 inline void gm_free(void* p) {
     if (!p) return;
@@ -228,6 +259,12 @@ inline void gm_free(void* p) {
     auto it = G().gm.find(uintptr_t(p));
     if (it == G().gm.end()) {
         std::fprintf(stderr, "opkit-sim: error: GmFree(%p): not a pointer returned by GmAlloc\n", p);
+        std::_Exit(G().exit_code);
+    }
+    std::string d = gm_guard_damage(it->first, it->second);
+    if (!d.empty()) {
+        std::fprintf(stderr, "opkit-sim: error: GmFree: the guard zone of GM allocation %p (%llu bytes) was overwritten at %s it: "
+                             "an out-of-bounds write through a raw GM pointer\n", p, (unsigned long long)it->second.size, d.c_str());
         std::_Exit(G().exit_code);
     }
     std::free(it->second.raw);

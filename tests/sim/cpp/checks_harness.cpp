@@ -138,6 +138,35 @@ extern "C" __global__ __aicore__ void move_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR
             SetFlag<HardEvent::MTE2_MTE3>(0);
             WaitFlag<HardEvent::MTE2_MTE3>(0);
             DataCopy(g[512], t, 32);
+        } else if (S == "raw_gm_overrun") {
+            ((__gm__ half*)g.GetPhyAddr())[2048 + 3] = half(1.0f);  // bypasses every API
+        } else if (S == "misc_api") {
+            // TBuf::GetWithOffset, LocalTensor sizes, ReinterpretCast, legacy DataCopyPad params,
+            // InitGlobalMemory/InitOutput, Reset/FetchEventID/AllocEventID, GetTPipePtr
+            TPipe& pp = *GetTPipePtr();
+            TBuf<TPosition::VECCALC> tb;
+            pp.InitBuffer(tb, 1024);
+            LocalTensor<float> f = tb.GetWithOffset<float>(64, 256);
+            if (f.GetSize() != 64 || f.GetPhyAddr() != 4096 + 256) std::_Exit(11);
+            f.SetSize(32);
+            if (f.GetSize() != 32 || f.ReinterpretCast<half>().GetSize() != 64) std::_Exit(12);
+            uint32_t shp[2] = {4, 8};
+            f.SetShapeInfo(ShapeInfo(2, shp));
+            if (f.GetShapeInfo().shape[1] != 8) std::_Exit(13);
+            DataCopyPad(t, g, DataCopyParams(2, 6, 2, 0), DataCopyPadParams(true, 0, 2, 0x3C00));  // pad value 1.0h
+            TEventID e = pp.FetchEventID(HardEvent::MTE2_MTE3);
+            SetFlag<HardEvent::MTE2_MTE3>(e);
+            WaitFlag<HardEvent::MTE2_MTE3>(e);
+            DataCopyPad(g[512], t, DataCopyParams(2, 10, 0, 0));
+            TEventID a = pp.AllocEventID<HardEvent::V_MTE3>();
+            TEventID b = pp.AllocEventID<HardEvent::V_MTE3>();
+            if (a == b) std::_Exit(14);
+            pp.ReleaseEventID<HardEvent::V_MTE3>(a);
+            pp.ReleaseEventID<HardEvent::V_MTE3>(b);
+            GlobalTensor<int32_t> gi;
+            gi.SetGlobalBuffer((__gm__ int32_t*)g.GetPhyAddr() + 768, 16);
+            InitGlobalMemory(gi, 8, int32_t(-5));
+            InitOutput(gi[8], 8, int32_t(9));
         } else if (S == "params_copy") {
             // 4 blocks of 1 x 32 B, skipping 1 block in GM, packed in UB
             DataCopy(t, g, DataCopyParams(4, 1, 1, 0));
@@ -304,6 +333,7 @@ int main(int argc, char** argv) {
         ((int32_t*)tiling)[1] = 3;
         ICPU_RUN_KF(tpl_kernel<2>, 3, x, ws, tiling);
     } else ICPU_RUN_KF(move_kernel, 1, x, ws, tiling);
+    if (S == "raw_gm_overrun") AscendC::GmFree(x);
     fwrite(x, 1, 4096, stdout);
     return 0;
 }
