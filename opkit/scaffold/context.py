@@ -72,8 +72,22 @@ def _param_ctx(p: Param) -> dict[str, Any]:
     }
 
 
-def _infer(out: Param, spec: Spec) -> dict[str, Any]:
-    """How InferShape computes an output's shape: a copy of an input's, or dim by dim."""
+def _infer(out: Param, spec: Spec, compute: str) -> dict[str, Any]:
+    """How InferShape computes an output's shape: a copy of an input's, or dim by dim.
+
+    A template's own spec (``compute == "template"``) may declare shapes that only its hand-written
+    InferShape computes (``[...R, 1]``): those are marked ``hand_written``; a user's spec must be
+    inferable, since opkit generates its InferShape.
+    """
+    try:
+        return _infer_rule(out, spec)
+    except SpecError:
+        if compute == "template":
+            return {"same_as": None, "dims": [], "hand_written": True}
+        raise
+
+
+def _infer_rule(out: Param, spec: Spec) -> dict[str, Any]:
     if out.shape is None:
         if not spec.inputs:
             raise SpecError([f"{spec.path}: outputs[{out.index}].shape: give the output a shape "
@@ -140,7 +154,7 @@ def template_context(spec: Spec, op_yaml: str, compute: str) -> dict[str, Any]:
     outputs = []
     for o in spec.outputs:
         ctx = _param_ctx(o)
-        ctx["infer"] = _infer(o, spec)
+        ctx["infer"] = _infer(o, spec, compute)
         ctx["dtype_rule"] = _dtype_rule(o, spec)
         outputs.append(ctx)
     attrs = [_attr_ctx(a, i) for i, a in enumerate(spec.attrs)]
