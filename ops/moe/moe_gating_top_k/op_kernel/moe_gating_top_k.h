@@ -76,6 +76,10 @@ public:
             return;
         }
         rows_ = (blockIdx == t_.needCoreNum - 1) ? t_.lastCoreRowCount : t_.perCoreRowCount;
+        if (rows_ <= 0) {
+            rows_ = 0;
+            return;  // T = 0: nothing to bind, nothing to allocate
+        }
         const int64_t firstRow = blockIdx * t_.perCoreRowCount;
         experts_ = t_.expertCount;
         k_ = t_.k;
