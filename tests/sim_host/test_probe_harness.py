@@ -34,8 +34,10 @@ LAYOUT = {
     "verbose": (105, "B"),
     "coreNum": (108, "I"),
     "tsch": (112, "I"),
+    "wSum": (116, "f"),
+    "xHasData": (120, "B"),
 }
-SIZE = 120
+SIZE = 128
 SOC_ASCEND910B = 1  # platform_ascendc::SocVersion::ASCEND910B
 
 
@@ -78,7 +80,8 @@ def test_layout_reported_by_describe(harnesses):
     assert classes["ProbeSub"]["size"] == 8
     l0 = next(f for f in probe["fields"] if f["name"] == "l0")
     assert (l0["kind"], l0["count"], l0["size"]) == ("array", 3, 24)
-    op = d["ops"][0]
+    op = next(o for o in d["ops"] if o["op_type"] == "Probe")
+    assert [o["op_type"] for o in d["ops"]] == ["Probe", "ProbeDsl", "ProbeList"]
     assert op["tiling_data_class"] == "ProbeTilingData"
     assert op["has_tiling"] and op["has_tiling_parse"] and op["has_infershape"] and op["has_inferdatatype"]
     assert [(a["name"], a["type"], a["required"], a["default"]) for a in op["attrs"]] == [
@@ -195,3 +198,62 @@ def test_malformed_request(harnesses, tmp_path):
     path.write_text('{"op_type": "Probe", "chip": {', encoding="utf-8")
     line = _error_line(run_harness(harnesses["probe"], path))
     assert "not valid JSON" in line and "line 1" in line
+
+
+def test_value_depend_input_data_reaches_tiling(harnesses, tmp_path):
+    # w is ValueDepend: tiling sums its data (0 + 1 + ... + 5); x is not: no host data although present.
+    r = run_harness(harnesses["probe"], _request(tmp_path, with_x=True))
+    assert r.returncode == 0, r.stderr
+    f = _fields(r.result)
+    assert (f["wSum"], f["xHasData"]) == (15.0, 0)
+
+
+def test_describe_dsl(harnesses):
+    r = subprocess.run([str(harnesses["probe"]), "describe"], capture_output=True, text=True, timeout=60)
+    op = next(o for o in json.loads(r.stdout)["ops"] if o["op_type"] == "ProbeDsl")
+    # DataTypeList with two types doubles the two base columns (base column outer).
+    assert op["columns"] == 4
+    ins = {p["name"]: p for p in op["inputs"]}
+    assert [p["name"] for p in op["inputs"]] == ["a", "b", "c", "idx"]
+    assert ins["a"]["dtypes"] == ["float16", "float16", "bfloat16", "bfloat16"]
+    assert ins["b"]["dtypes"] == ["int32"] * 4 and ins["b"]["param_type"] == "optional"
+    assert ins["c"]["dtypes"] == ins["a"]["dtypes"] and ins["c"]["param_type"] == "dynamic"
+    assert ins["c"]["follow"] == "a"
+    assert ins["idx"]["dtypes"] == ["int32", "int64", "int32", "int64"]
+    assert ins["idx"]["value_depend"] == "optional" and ins["idx"]["dtype_list"] is True
+    assert op["outputs"][0]["dtypes"] == ["float32"] * 4 and op["outputs"][0]["formats"] == ["ND"] * 4
+    assert [(a["name"], a["type"], a["required"], a["default"]) for a in op["attrs"]] == [
+        ("s", "string", True, None),
+        ("fl", "list_float", False, [0.5, 1.5]),
+        ("flags", "list_bool", False, [True, False]),
+    ]
+    assert op["hccl_groups"] == ["group_a", "group_b"]
+    assert op["socs"] == ["ascend910b", "ascend310p"]
+    assert op["soc_configs"]["ascend310p"] == {
+        "needCheckSupport.flag": "false",
+        "precision_reduce.flag": "true",
+        "params": ["a"],
+    }
+    assert not (op["has_tiling"] or op["has_infershape"] or op["has_inferdatatype"] or op["has_tiling_parse"])
+
+
+def test_dynamic_input(harnesses, tmp_path):
+    shapes = [[2, 4], [3, 4], [1, 4]]
+    files = []
+    for k, shp in enumerate(shapes):
+        f = tmp_path / f"xs{k}.bin"
+        np.full(shp, 10.0 * (k + 1), np.float32).tofile(f)
+        files.append(str(f))
+    req = {
+        "op_type": "ProbeList",
+        "chip": chip_request(),
+        "inputs": [{"name": "xs", "dtype": "float32", "format": "ND", "shape": shapes, "file": files}],
+        "outputs": [{"name": "y", "dtype": "float32", "format": "ND", "file": str(tmp_path / "y.bin")}],
+        "attrs": [],
+        "trace": None,
+    }
+    r = run_harness(harnesses["probe"], write_request(tmp_path / "req.json", req))
+    assert r.returncode == 0, r.stderr
+    assert r.result["tiling_key"] == 303  # 3 tensors, the second has 3 rows
+    y = np.fromfile(tmp_path / "y.bin", dtype=np.float32)
+    assert list(y) == [3.0, 2.0, 10.0, 20.0, 30.0, 0.0, 0.0, 0.0]

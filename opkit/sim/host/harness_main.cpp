@@ -128,7 +128,35 @@ struct Columns {
     std::vector<std::vector<ge::Format>> fmt;   // [param][column]
 };
 
-Columns ExpandColumns(const std::string& op, const std::vector<const ops::OpParamDef*>& ps) {
+// Follow("other"[, type]): a parameter without its own DataType/Format takes the other's.
+std::vector<ops::OpParamDef> ResolveFollow(const std::string& op, const std::vector<const ops::OpParamDef*>& in) {
+    std::vector<ops::OpParamDef> ps;
+    for (const auto* p : in) ps.push_back(*p);
+    for (size_t round = 0; round < ps.size(); ++round)
+        for (auto& p : ps) {
+            if (p.follow_.empty()) continue;
+            const ops::OpParamDef* src = nullptr;
+            for (const auto& q : ps)
+                if (q.name_ == p.follow_) src = &q;
+            if (src == nullptr || src == &p)
+                fail("OpDef", "%s: '%s' follows '%s', which is not another input or output", op.c_str(), p.name_.c_str(), p.follow_.c_str());
+            const bool all = p.follow_type_ == ops::FollowType::ALL || p.follow_type_ == ops::FollowType::INVALID_TYPE;
+            if ((all || p.follow_type_ == ops::FollowType::DTYPE) && p.dtypes_.empty()) {
+                p.dtypes_ = src->dtypes_;
+                p.dtype_list_ = src->dtype_list_;
+            }
+            if ((all || p.follow_type_ == ops::FollowType::FORMAT) && p.formats_.empty()) {
+                p.formats_ = src->formats_;
+                p.format_list_ = src->format_list_;
+            }
+        }
+    return ps;
+}
+
+Columns ExpandColumns(const std::string& op, const std::vector<const ops::OpParamDef*>& declared) {
+    const std::vector<ops::OpParamDef> resolved = ResolveFollow(op, declared);
+    std::vector<const ops::OpParamDef*> ps;
+    for (const auto& p : resolved) ps.push_back(&p);
     Columns c;
     size_t base = 0;
     const ops::OpParamDef* first = nullptr;

@@ -15,6 +15,10 @@
 #include "register/tilingdata_base.h"
 #include "tiling/platform/platform_ascendc.h"
 
+namespace ge {
+ge::graphStatus InferShapeProbeList(gert::InferShapeContext* context);
+}
+
 namespace optiling {
 BEGIN_TILING_DATA_DEF(ProbeSub)
 TILING_DATA_FIELD_DEF(uint16_t, tag);
@@ -40,6 +44,8 @@ TILING_DATA_FIELD_DEF(uint8_t, nameLen);
 TILING_DATA_FIELD_DEF(uint8_t, verbose);
 TILING_DATA_FIELD_DEF(uint32_t, coreNum);
 TILING_DATA_FIELD_DEF(uint32_t, tsch);
+TILING_DATA_FIELD_DEF(float, wSum);
+TILING_DATA_FIELD_DEF(uint8_t, xHasData);
 END_TILING_DATA_DEF;
 REGISTER_TILING_DATA_CLASS(Probe, ProbeTilingData)
 
@@ -105,6 +111,15 @@ static ge::graphStatus TilingProbe(gert::TilingContext* context)
     t.set_verbose(*attrs->GetBool(4) ? 1 : 0);
     t.set_coreNum(platform.GetCoreNum());
     t.set_tsch(platform.CalcTschBlockDim(7, platform.GetCoreNumAic(), platform.GetCoreNumAiv()));
+    // w is ValueDepend: its data is on the host; x is not: no host data even when present.
+    const gert::Tensor* w = context->GetRequiredInputTensor(1);
+    float wSum = 0.0f;
+    for (int64_t i = 0; i < w->GetShapeSize(); ++i) {
+        wSum += w->GetData<float>()[i];
+    }
+    t.set_wSum(wSum);
+    const gert::Tensor* x = context->GetOptionalInputTensor(0);
+    t.set_xHasData(x != nullptr && x->GetData<float>() != nullptr ? 1 : 0);
     t.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
     context->GetRawTilingData()->SetDataSize(t.GetDataSize());
     context->SetTilingKey(7);
@@ -117,6 +132,23 @@ static ge::graphStatus TilingProbe(gert::TilingContext* context)
 }
 
 IMPL_OP_OPTILING(Probe).Tiling(TilingProbe).TilingParse<ProbeCompileInfo>(ParseProbe);
+
+struct ProbeListTiling {
+    uint64_t instances;
+};
+
+// Tiling key = 100 * (tensors in the list) + rows of the second tensor.
+ge::graphStatus TilingProbeList(gert::TilingContext* context)
+{
+    const size_t n = context->GetIrInputInstanceInfo(0)->GetInstanceNum();
+    if (n < 2 || context->GetDynamicInputShape(0, n) != nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    context->GetTilingData<ProbeListTiling>()->instances = n;
+    context->SetTilingKey(100 * n + static_cast<uint64_t>(context->GetDynamicInputShape(0, 1)->GetStorageShape().GetDim(0)));
+    context->SetBlockDim(1);
+    return ge::GRAPH_SUCCESS;
+}
 }  // namespace optiling
 
 namespace ge {
@@ -135,6 +167,12 @@ static ge::graphStatus InferDataTypeProbe(gert::InferDataTypeContext* context)
 }
 
 IMPL_OP_INFERSHAPE(Probe).InferShape(InferShapeProbe).InferDataType(InferDataTypeProbe);
+
+ge::graphStatus InferShapeProbeList(gert::InferShapeContext* context)
+{
+    *context->GetOutputShape(0) = gert::Shape({8});
+    return ge::GRAPH_SUCCESS;
+}
 }  // namespace ge
 
 namespace ops {
@@ -143,7 +181,11 @@ public:
     explicit Probe(const char* name) : OpDef(name)
     {
         this->Input("x").ParamType(OPTIONAL).DataType({ge::DT_FLOAT, ge::DT_FLOAT16}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
-        this->Input("w").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT16}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("w")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND})
+            .ValueDepend(REQUIRED);
         this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
         this->Attr("mode").Int();
         this->Attr("scale").AttrType(OPTIONAL).Float(0.5f);
@@ -160,4 +202,43 @@ public:
 };
 
 OP_ADD(Probe);
+
+// ProbeDsl: registration only (describe), exercising the rest of the DSL.
+class ProbeDsl : public OpDef {
+public:
+    explicit ProbeDsl(const char* name) : OpDef(name)
+    {
+        this->Input("a").ParamType(REQUIRED).DataType({ge::DT_FLOAT16, ge::DT_BF16}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("b").ParamType(OPTIONAL).DataTypeList({ge::DT_INT32}).FormatList({ge::FORMAT_ND});
+        this->Input("c").ParamType(DYNAMIC).Follow("a");
+        this->Input("idx").ParamType(REQUIRED).DataTypeList({ge::DT_INT32, ge::DT_INT64}).FormatList({ge::FORMAT_ND}).ValueDepend(OPTIONAL);
+        this->Output("o").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT});
+        this->Attr("s").String();
+        this->Attr("fl").AttrType(OPTIONAL).ListFloat({0.5f, 1.5f});
+        this->Attr("flags").AttrType(OPTIONAL).ListBool({true, false});
+        this->MC2().HcclGroup({"group_a", "group_b"});
+        OpAICoreConfig cfg;
+        cfg.Input("a").ParamType(REQUIRED).DataType({ge::DT_FLOAT16, ge::DT_FLOAT16}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
+        cfg.NeedCheckSupportFlag(false).PrecisionReduceFlag(true);
+        this->AICore().AddConfig("ascend910b");
+        this->AICore().AddConfig("ascend310p", cfg);
+    }
+};
+
+OP_ADD(ProbeDsl);
+
+// ProbeList: a dynamic (list) input.
+class ProbeList : public OpDef {
+public:
+    explicit ProbeList(const char* name) : OpDef(name)
+    {
+        this->Input("xs").ParamType(DYNAMIC).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->SetInferShape(ge::InferShapeProbeList);
+        this->AICore().SetTiling(optiling::TilingProbeList);
+        this->AICore().AddConfig("ascend910b");
+    }
+};
+
+OP_ADD(ProbeList);
 }  // namespace ops
