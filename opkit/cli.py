@@ -210,6 +210,131 @@ def export_msopgen_cmd(
     _console().print(f"[green]wrote[/] {path}")
 
 
+def _specs(ops: list[str] | None) -> list[Any]:
+    from opkit.discover import resolve_ops
+    from opkit.errors import SpecError
+    from opkit.spec import load
+
+    specs, problems = [], []
+    for d in resolve_ops(ops, Path.cwd()):
+        try:
+            specs.append(load(d))
+        except SpecError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise SpecError(problems)
+    return specs
+
+
+@app.command()
+@_user_errors
+def build(
+    ops: Annotated[list[str] | None, typer.Argument(help="Packages: paths or op names (default: see docs).")] = None,
+    soc: Annotated[list[str] | None, typer.Option("--soc", help="Chip(s), e.g. ascend910b4 (default: the "
+                                                     "default chip of every SoC the op targets).")] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Parallel compile jobs (default: CPUs).")] = None,
+) -> None:
+    """Compile packages on the CPU simulator: one harness per op x chip x dtype column (cached)."""
+    import time
+
+    from opkit.build.api import build_packages
+
+    out = _console()
+    t0 = time.perf_counter()
+    report = build_packages(_specs(ops), soc, jobs, progress=lambda m: out.print(f"  {m}"))
+    out.print(f"[green]built[/] {report.built}, up to date {report.cached} "
+              f"({len(report.artifacts)} harness(es), {time.perf_counter() - t0:.1f} s); op.yaml matches the OpDef")
+
+
+@app.command()
+@_user_errors
+def verify(
+    ops: Annotated[list[str] | None, typer.Argument(help="Packages: paths or op names (default: see docs).")] = None,
+    soc: Annotated[list[str] | None, typer.Option("--soc", help="Chip(s) to verify on (default: the default "
+                                                     "chip of the op's first SoC).")] = None,
+    tags: Annotated[list[str] | None, typer.Option("--tags", help="Only cases with this tag (repeatable).")] = None,
+    keyword: Annotated[str | None, typer.Option("-k", help="Only cases whose name contains this (or matches "
+                                                   "this glob).")] = None,
+    dtype: Annotated[str | None, typer.Option("--dtype", help="Only dtype columns with this dtype.")] = None,
+    profile: Annotated[str | None, typer.Option("--profile", help="Precision profile for every case "
+                                                   "(default: op.yaml's, else mixed).")] = None,
+    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML here.")] = None,
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for results.json and worst-element CSVs.")] = Path(
+        ".opkit/verify"),
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds before a run counts as hung.")] = 300.0,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Parallel compile jobs.")] = None,
+) -> None:
+    """Run every case on the simulator and compare with the golden; exit 1 on any failure."""
+    from rich.markup import escape
+
+    from opkit.verify.pipeline import Selection
+    from opkit.verify.profiles import PROFILES
+    from opkit.verify.report import table
+    from opkit.verify.session import VerifyOptions, verify_packages
+
+    if profile is not None and profile not in PROFILES:
+        from opkit.errors import UsageError
+
+        raise UsageError(f"--profile {profile}: unknown (profiles: {', '.join(PROFILES)})")
+    out = _console()
+    style = {"pass": "[green]pass[/]", "fail": "[red]FAIL[/]", "error": "[red]ERROR[/]", "skip": "[yellow]skip[/]"}
+
+    def progress(r: Any) -> None:
+        line = f"{style.get(r.status, r.status)} {escape(r.id)} ({r.seconds:.2f} s)"
+        if r.message and r.status != "pass":
+            line += "\n    " + escape(r.message).replace("\n", "\n    ")
+        out.print(line)
+
+    opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype), profile, out_dir, junit, timeout, jobs)
+    outcome = verify_packages(_specs(ops), opts, progress)
+    if not outcome.results:
+        from opkit.errors import UsageError
+
+        raise UsageError("no case matched the selection (check --tags, -k, --dtype and --soc)")
+    out.print(table(outcome.results))
+    counts = {s: sum(r.status == s for r in outcome.results) for s in ("pass", "fail", "error")}
+    out.print(f"{counts['pass']} passed, {counts['fail']} failed, {counts['error']} errors; results: "
+              f"{outcome.json_path}" + (f"; JUnit: {outcome.junit}" if outcome.junit else ""))
+    for p in outcome.csv_paths:
+        out.print(f"  worst elements: {p}")
+    if not outcome.ok:
+        raise typer.Exit(1)
+
+
+@app.command()
+@_user_errors
+def run(
+    op: Annotated[str, typer.Argument(help="Package: a path or an op name.")],
+    out: Annotated[Path, typer.Option("--out", help="Output .npz (outputs; with --case also the inputs).")],
+    case: Annotated[str | None, typer.Option("--case", help="Run a case of op.yaml.")] = None,
+    inputs: Annotated[Path | None, typer.Option("--inputs", help="Run on your .npz (keys = input names; "
+                                                   "bfloat16 as uint16 bits).")] = None,
+    attr: Annotated[list[str] | None, typer.Option("--attr", help="NAME=VALUE (repeatable).")] = None,
+    soc: Annotated[str | None, typer.Option("--soc", help="Chip (default: the op's first SoC's default).")] = None,
+    dtype: Annotated[str | None, typer.Option("--dtype", help="Dtype column (a dtype name or an index).")] = None,
+    force: Annotated[bool, typer.Option(help="Replace an existing --out file.")] = False,
+) -> None:
+    """Run the kernel once on the simulator, on a case or on your own data, and save the outputs."""
+    from opkit import soc as socdata
+    from opkit.errors import UsageError
+    from opkit.run.sim_runner import SimRunner
+    from opkit.run.userdata import run_on_data
+
+    (spec,) = _specs([op])
+    chip = spec.socs[0].key if soc is None else soc
+    try:
+        chip = socdata.resolve(chip)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0]) if exc.args else f"unknown chip {soc}") from None
+    sel: Any = int(dtype) if dtype is not None and dtype.isdigit() else dtype
+    console = _console(stderr=True)
+    summary = run_on_data(spec, SimRunner(), chip, out, case_name=case, inputs_npz=inputs, attr_items=attr or [],
+                          dtype=sel, force=force, notice=lambda m: console.print(f"[yellow]note:[/] {m}"))
+    shapes = ", ".join(f"{k} {list(v)}" for k, v in summary.outputs.items())
+    _console().print(f"[green]ran[/] {spec.op_type} [{spec.column_label(summary.column)}@{chip}] "
+                     f"block_dim={summary.info.get('block_dim')}: {shapes} -> {summary.out}")
+
+
 @app.command()
 @_user_errors
 def doctor() -> None:

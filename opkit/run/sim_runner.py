@@ -75,6 +75,22 @@ class SimRunner:
             self._artifacts[key] = a
         return self._artifacts[key]
 
+    def prebuild(self, wanted: list[tuple[Spec, str, int]]) -> None:
+        """Build every (spec, chip, column) harness in one parallel batch; raises the first package's errors."""
+        todo = []
+        for spec, chip, column in wanted:
+            key = (str(spec.dir), chip, column)
+            if key not in self._artifacts:
+                self._artifacts[key] = sim_backend.plan(spec, chip, column)
+                todo.append(self._artifacts[key])
+        try:
+            sim_backend.build(todo, jobs=self.jobs)
+        except OpkitError:
+            for a in todo:
+                if not a.exe.is_file():
+                    del self._artifacts[(str(a.spec.dir), a.chip, a.column)]
+            raise
+
     def request(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any],
                 work: Path) -> dict[str, Any]:
         ins = []

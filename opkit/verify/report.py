@@ -128,14 +128,19 @@ def write_junit(results: list[CaseResult], path: Path, suite: str = "opkit.verif
 
 
 def table(results: list[CaseResult], title: str = "opkit verify") -> Any:
-    """A rich table of the results (one row per case × dtype × SoC)."""
+    """A rich table of the results (one row per case × dtype × SoC); the op and perf columns only when
+    they say something."""
     from rich.table import Table
 
+    many_ops = len({r.op for r in results}) > 1
+    has_perf = any(r.perf.get("modelled_us") is not None for r in results)
     t = Table(title=title)
-    for col, just in (("op", "left"), ("case", "left"), ("dtype", "left"), ("shape", "left"),
-                      ("profile", "left"), ("max rel err", "right"), ("mean rel err", "right"),
-                      ("matched", "right"), ("verdict", "left"), ("modelled time", "right"),
-                      ("efficiency", "right")):
+    cols = [("op", "left")] if many_ops else []
+    cols += [("case", "left"), ("dtype", "left"), ("shape", "left"), ("profile", "left"),
+             ("max rel err", "right"), ("mean rel err", "right"), ("matched", "right"), ("verdict", "left")]
+    if has_perf:
+        cols += [("modelled time", "right"), ("efficiency", "right")]
+    for col, just in cols:
         t.add_column(col, justify=just, overflow="fold")
     style = {PASS: "[green]pass[/]", FAIL: "[red]FAIL[/]", ERROR: "[red]ERROR[/]", SKIP: "[yellow]skip[/]"}
     for r in results:
@@ -143,11 +148,13 @@ def table(results: list[CaseResult], title: str = "opkit verify") -> Any:
         shape = "x".join(map(str, first)) if isinstance(first, list) and all(isinstance(v, int) for v in first) \
             else "-"
         has = bool(r.outputs) and r.status in (PASS, FAIL)
-        perf_t = r.perf.get("modelled_us")
-        eff = r.perf.get("efficiency")
-        t.add_row(r.op, r.case, r.dtype, shape, r.profile,
-                  f"{r.worst_rel:.3g}" if has else "-", f"{r.mean_rel:.3g}" if has else "-",
-                  f"{r.matched:.2%}" if has else "-", style.get(r.status, r.status),
-                  f"{perf_t:.2f} us (modelled)" if perf_t is not None else "-",
-                  f"{eff:.0%}" if eff is not None else "-")
+        row = [r.op] if many_ops else []
+        row += [r.case, r.dtype, shape, r.profile, f"{r.worst_rel:.3g}" if has else "-",
+                f"{r.mean_rel:.3g}" if has else "-", f"{r.matched:.2%}" if has else "-", style.get(r.status, r.status)]
+        if has_perf:
+            perf_t = r.perf.get("modelled_us")
+            eff = r.perf.get("efficiency")
+            row += [f"{perf_t:.2f} us (modelled)" if perf_t is not None else "-",
+                    f"{eff:.0%}" if eff is not None else "-"]
+        t.add_row(*row)
     return t

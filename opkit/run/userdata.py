@@ -1,0 +1,158 @@
+"""`opkit run`: one kernel run on a case of the spec or on the user's own .npz data."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from opkit import data_io
+from opkit.errors import OpkitError, UsageError
+from opkit.numerics import np_dtype
+from opkit.spec import Case, Spec, resolve_column
+from opkit.spec.load import _attr_value_problem, _bind_shape
+from opkit.spec.yamlio import load_text
+from opkit.verify.golden import custom_generators
+from opkit.verify.inputs import make_inputs
+from opkit.verify.pipeline import Runner
+
+
+@dataclass
+class RunSummary:
+    out: Path
+    column: int
+    chip: str
+    outputs: dict[str, tuple[int, ...]]
+    info: dict[str, Any]
+
+
+def parse_attrs(spec: Spec, items: list[str]) -> dict[str, Any]:
+    """``--attr k=v`` values, read as YAML scalars and checked against the attr's type."""
+    out: dict[str, Any] = {}
+    known = {a.name: a for a in spec.attrs}
+    for item in items:
+        if "=" not in item:
+            raise UsageError(f"--attr {item!r}: expected NAME=VALUE (e.g. --attr alpha=0.5)")
+        key, raw = item.split("=", 1)
+        key = key.strip()
+        if key not in known:
+            raise UsageError(f"--attr {key}: {spec.name} has no attr '{key}' (attrs: {', '.join(known) or 'none'})")
+        value = load_text(raw, f"--attr {key}").data
+        if known[key].type == "float" and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        problem = _attr_value_problem(known[key].type, value)
+        if problem:
+            raise UsageError(f"--attr {key}: {problem}")
+        out[key] = value
+    return out
+
+
+def _npz_column(spec: Spec, arrays: dict[str, np.ndarray]) -> int:
+    """The one dtype column whose input dtypes match the arrays' dtypes."""
+    fits = []
+    for k in range(spec.n_columns):
+        ok = True
+        for p in spec.inputs:
+            if p.name not in arrays:
+                continue
+            want = p.dtypes[k]
+            have = arrays[p.name].dtype
+            if want == "bfloat16":
+                ok &= have == np.uint16 or (have.kind == "V" and have.itemsize == 2)
+            else:
+                ok &= have == np_dtype(want)
+        if ok:
+            fits.append(k)
+    if len(fits) == 1:
+        return fits[0]
+    cols = "; ".join(f"{k}: {spec.column_label(k)}" for k in range(spec.n_columns))
+    if not fits:
+        got = ", ".join(f"{n}={a.dtype}" for n, a in arrays.items())
+        raise UsageError(f"the .npz dtypes ({got}) match no dtype column of {spec.name} ({cols}); convert the "
+                         "data or pick a column with --dtype (float data is then rounded, bf16 travels as uint16)")
+    raise UsageError(f"the .npz dtypes match columns {fits} of {spec.name} ({cols}); pick one with --dtype")
+
+
+def case_from_npz(spec: Spec, path: Path, dtype: Any | None, attrs: dict[str, Any],
+                  notice: Callable[[str], None]) -> tuple[Case, int, dict[str, Any]]:
+    arrays = data_io.load(path)
+    names = {p.name for p in spec.inputs}
+    unknown = [k for k in arrays if k not in names]
+    if unknown:
+        raise UsageError(f"{path}: '{unknown[0]}' is not an input of {spec.name} (inputs: {', '.join(sorted(names))})")
+    missing = [p.name for p in spec.inputs if p.param != "optional" and p.name not in arrays]
+    if missing:
+        raise UsageError(f"{path}: no array for required input '{missing[0]}'")
+    if any(p.param == "dynamic" for p in spec.inputs):
+        raise UsageError(f"{spec.name} has a dynamic (list) input; .npz data for it is not supported yet "
+                         "(use --case)")
+    if dtype is not None:
+        col = resolve_column(dtype, spec.inputs, spec.outputs, spec.n_columns)
+        if isinstance(col, str):
+            raise UsageError(f"--dtype {dtype}: {col}")
+    else:
+        col = _npz_column(spec, arrays)
+    inputs: dict[str, Any] = {p.name: None for p in spec.inputs}
+    bound: dict[str, Any] = {}
+    for p in spec.inputs:
+        if p.name not in arrays:
+            continue
+        value = data_io.from_npz_array(arrays[p.name], p.dtypes[col], f"{path}:{p.name}", notice)
+        if p.shape is not None:
+            problem = _bind_shape(p.shape, list(value.shape), bound)
+            if problem:
+                raise UsageError(f"{path}:{p.name}: shape {list(value.shape)} {problem}")
+        inputs[p.name] = value
+    all_attrs = {a.name: a.default for a in spec.attrs} | attrs
+    for a in spec.attrs:
+        if a.required and a.name not in attrs:
+            raise UsageError(f"attr '{a.name}' is required: give --attr {a.name}=VALUE")
+    shapes = {k: list(v.shape) for k, v in inputs.items() if v is not None}
+    return Case(name=path.stem, shapes=shapes, columns=(col,), attrs=all_attrs), col, inputs
+
+
+def run_on_data(spec: Spec, runner: Runner, chip: str, out: Path, *, case_name: str | None = None,
+                inputs_npz: Path | None = None, attr_items: list[str] | None = None, dtype: Any | None = None,
+                force: bool = False, notice: Callable[[str], None] | None = None) -> RunSummary:
+    notice = notice or (lambda m: print(m, file=sys.stderr))
+    if (case_name is None) == (inputs_npz is None):
+        raise UsageError("give exactly one of --case NAME and --inputs FILE.npz")
+    if out.suffix != ".npz":
+        raise UsageError(f"--out {out}: the output file must end in .npz")
+    if out.exists() and not force:
+        raise UsageError(f"{out} exists; pass --force to replace it")
+    attrs = parse_attrs(spec, attr_items or [])
+    if case_name is not None:
+        try:
+            base = spec.case(case_name)
+        except KeyError:
+            raise UsageError(f"{spec.name} has no case '{case_name}' (cases: "
+                             f"{', '.join(c.name for c in spec.cases)})") from None
+        if dtype is not None:
+            col = resolve_column(dtype, spec.inputs, spec.outputs, spec.n_columns)
+            if isinstance(col, str):
+                raise UsageError(f"--dtype {dtype}: {col}")
+        else:
+            col = base.columns[0]
+        case = Case(base.name, base.shapes, (col,), base.attrs | attrs, base.tags, base.init, base.special,
+                    base.seed, base.precision, base.description, base.index)
+        inputs = make_inputs(spec, case, col, custom_generators(spec))
+    else:
+        assert inputs_npz is not None
+        case, col, inputs = case_from_npz(spec, inputs_npz, dtype, attrs, notice)
+    result = runner.run(spec, case, col, chip, inputs)
+    tensors = dict(result.outputs)
+    dtypes = {o.name: o.dtypes[col] for o in spec.outputs}
+    if case_name is not None:
+        tensors.update({k: v for k, v in inputs.items() if v is not None and not isinstance(v, list)})
+        dtypes.update({p.name: p.dtypes[col] for p in spec.inputs})
+    clash = set(result.outputs) & {p.name for p in spec.inputs}
+    if clash:  # pragma: no cover - the spec loader refuses shared names
+        raise OpkitError(f"names shared by inputs and outputs: {clash}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    data_io.save(out, tensors, dtypes)
+    return RunSummary(out, col, chip, {k: tuple(v.shape) for k, v in result.outputs.items()}, result.info)

@@ -1,0 +1,74 @@
+"""`opkit verify` over several packages: build, run every selected case, write the reports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from opkit import __version__
+from opkit.build import opdef_check
+from opkit.errors import OpkitError
+from opkit.run.sim_runner import SimRunner
+from opkit.spec import Spec
+from opkit.verify.pipeline import Selection, select, verify_spec
+from opkit.verify.report import ERROR, FAIL, CaseResult, write_json, write_junit, write_worst_csv
+
+
+@dataclass
+class VerifyOptions:
+    selection: Selection = field(default_factory=Selection)
+    profile: str | None = None
+    out_dir: Path = Path(".opkit/verify")
+    junit: Path | None = None
+    timeout_s: float = 300.0
+    jobs: int | None = None
+
+
+@dataclass
+class VerifyOutcome:
+    results: list[CaseResult]
+    json_path: Path
+    csv_paths: list[Path]
+    junit: Path | None
+
+    @property
+    def ok(self) -> bool:
+        return not any(r.status in (FAIL, ERROR) for r in self.results)
+
+
+def _prepare(spec: Spec, runner: SimRunner, jobs: list) -> CaseResult | None:
+    """Build the package's harnesses (in parallel) and check its OpDef once; a failure becomes one error
+    result for the package instead of a run per case."""
+    first = jobs[0]
+    try:
+        runner.prebuild([(spec, chip, column) for chip, column in sorted({(j.chip, j.column) for j in jobs})])
+        opdef_check.check(spec, runner.artifact(spec, first.chip, first.column).exe)
+    except OpkitError as exc:
+        return CaseResult(spec.name, "(build)", spec.column_label(first.column), first.chip, {}, "", ERROR,
+                          exc.message)
+    return None
+
+
+def verify_packages(specs: list[Spec], opts: VerifyOptions,
+                    progress: Callable[[CaseResult], None] | None = None) -> VerifyOutcome:
+    runner = SimRunner(timeout_s=opts.timeout_s, jobs=opts.jobs)
+    results: list[CaseResult] = []
+    for spec in specs:
+        jobs = select(spec, opts.selection)
+        if not jobs:
+            continue
+        failure = _prepare(spec, runner, jobs)
+        if failure is not None:
+            results.append(failure)
+            if progress:
+                progress(failure)
+            continue
+        results += verify_spec(spec, runner, opts.selection, opts.profile, progress)
+    opts.out_dir.mkdir(parents=True, exist_ok=True)
+    json_path = opts.out_dir / "results.json"
+    write_json(results, json_path, {"version": __version__, "backend": "sim"})
+    csvs = [p for r in results if r.status == FAIL for p in [write_worst_csv(r, opts.out_dir / "worst")] if p]
+    if opts.junit is not None:
+        write_junit(results, opts.junit)
+    return VerifyOutcome(results, json_path, csvs, opts.junit)
