@@ -553,6 +553,23 @@ def test_smoke_cases_pass_opkits_verify_pipeline(spec):
     assert not bad, "\n".join(bad)
 
 
+@pytest.mark.slow
+def test_registered_opdef_agrees_with_the_spec(spec):
+    """The OpDef that op_host/ registers (read back from the simulator harness) is what op.yaml says."""
+    if _compiler() is None:
+        pytest.skip("needs a C++ compiler")
+    try:
+        from opkit.build import opdef_check
+        from opkit.run.sim_runner import SimRunner
+    except ImportError:
+        pytest.skip("opkit's simulator build is not there yet")
+    described = opdef_check.describe(SimRunner().artifact(spec, "ascend910b2", 0).exe)
+    assert opdef_check.differences(spec, described) == []
+    (op,) = described["ops"]
+    assert all(p["auto_contiguous"] for p in op["inputs"])
+    assert op["has_tiling"] and op["has_infershape"] and op["has_inferdatatype"]
+
+
 def test_sources_compile_against_the_simulator():
     """Kernel (both dtype columns) and host files pass g++ -fsyntax-only with opkit/sim's headers."""
     import hashlib
