@@ -256,6 +256,7 @@ def verify(
     keyword: Annotated[str | None, typer.Option("-k", help="Only cases whose name contains this (or matches "
                                                    "this glob).")] = None,
     dtype: Annotated[str | None, typer.Option("--dtype", help="Only dtype columns with this dtype.")] = None,
+    full: Annotated[bool, typer.Option("--full", help="Also the large cases tagged 'full'.")] = False,
     profile: Annotated[str | None, typer.Option("--profile", help="Precision profile for every case "
                                                    "(default: op.yaml's, else mixed).")] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML here.")] = None,
@@ -285,7 +286,7 @@ def verify(
             line += "\n    " + escape(r.message).replace("\n", "\n    ")
         out.print(line)
 
-    opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype), profile, out_dir, junit, timeout, jobs)
+    opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype, full), profile, out_dir, junit, timeout, jobs)
     outcome = verify_packages(_specs(ops), opts, progress)
     if not outcome.results:
         from opkit.errors import UsageError

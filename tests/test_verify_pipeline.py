@@ -110,3 +110,9 @@ def test_golden_failures_are_clear(tmp_path):
     (pkg / "golden.py").write_text("def gold_op(x, y, alpha):\n    return {'w': x}\n")
     (r, *_) = verify_spec(load(pkg), Float32Axpy(), Selection(keyword="tiny"))
     assert r.status == "error" and "expected the outputs ['z']" in r.message
+
+
+def test_full_cases_only_on_request(spec):
+    assert "large" not in {j.case.name for j in select(spec, Selection())}
+    assert {j.case.name for j in select(spec, Selection(full=True))} >= {"large", "smoke"}
+    assert {j.case.name for j in select(spec, Selection(tags=["full"]))} == {"large"}

@@ -41,6 +41,7 @@ class Selection:
     chips: list[str] = field(default_factory=list)  # chip names or OpDef keys (empty: each SoC's default chip,
     #                                                  first SoC only)
     dtype: str | None = None  # only columns whose label contains this dtype
+    full: bool = False  # also cases tagged "full" (large; skipped by default unless --tags full)
 
 
 @dataclass
@@ -73,6 +74,8 @@ def select(spec: Spec, sel: Selection) -> list[Job]:
     chips = _chips(spec, sel.chips)
     for case in spec.cases:
         if sel.tags and not set(sel.tags) & set(case.tags):
+            continue
+        if "full" in case.tags and not sel.full and "full" not in sel.tags:
             continue
         if sel.keyword and not (sel.keyword in case.name or fnmatch.fnmatch(case.name, sel.keyword)):
             continue
