@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,6 +76,18 @@ def _compile(cxx: str, unit: Unit, tree: str) -> Path:
     return out
 
 
+def _prune(max_age_s: float = 2 * 86400) -> None:
+    """Drop cached objects and executables nobody used for two days."""
+    now = time.time()
+    for d in (CACHE / "obj", CACHE / "bin"):
+        for f in d.glob("*") if d.is_dir() else []:
+            try:
+                if now - f.stat().st_atime > max_age_s:
+                    f.unlink()
+            except OSError:
+                pass
+
+
 def _axpy_units(dtype: str) -> list[Unit]:
     cpp, ge = DTYPE_DEFINES[dtype]
     base = _flags()
@@ -93,14 +106,16 @@ def _probe_units() -> list[Unit]:
 
 
 def build_harnesses() -> dict[str, Path]:
-    """name -> harness executable: axpy_float16, axpy_bfloat16, probe."""
+    """name -> harness executable: axpy_float16, axpy_bfloat16, probe, probe_host_only (no kernel)."""
     cxx = sim.find_cxx()
     tree = _tree_digest()
+    _prune()
     main = Unit(HARNESS_MAIN, _flags())
     sets = {
         "axpy_float16": _axpy_units("float16"),
         "axpy_bfloat16": _axpy_units("bfloat16"),
         "probe": _probe_units(),
+        "probe_host_only": _probe_units()[:1],
     }
     units = {u.obj(tree): u for us in sets.values() for u in us}
     units[main.obj(tree)] = main

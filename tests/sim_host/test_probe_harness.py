@@ -257,3 +257,54 @@ def test_dynamic_input(harnesses, tmp_path):
     assert r.result["tiling_key"] == 303  # 3 tensors, the second has 3 rows
     y = np.fromfile(tmp_path / "y.bin", dtype=np.float32)
     assert list(y) == [3.0, 2.0, 10.0, 20.0, 30.0, 0.0, 0.0, 0.0]
+
+
+def test_host_only_harness_describes_and_refuses_to_run(harnesses, tmp_path):
+    exe = harnesses["probe_host_only"]
+    r = subprocess.run([str(exe), "describe"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert [o["op_type"] for o in json.loads(r.stdout)["ops"]] == ["Probe", "ProbeDsl", "ProbeList"]
+    line = _error_line(run_harness(exe, _request(tmp_path)))
+    assert "linked without a kernel" in line
+
+
+def test_kernel_struct_header_matches_the_serialised_bytes(harnesses, tmp_path):
+    from opkit import sim
+    from opkit.sim.host import kernel_struct_header
+
+    d = json.loads(subprocess.run([str(harnesses["probe"]), "describe"], capture_output=True, text=True).stdout)
+    (tmp_path / "tiling.h").write_text(kernel_struct_header(d["tiling_data_classes"]), encoding="utf-8")
+    prog = tmp_path / "check.cpp"
+    prog.write_text(
+        '#include <cstdio>\n#include <cstring>\n#include <string>\n#include "tiling.h"\n'
+        "int main(int, char** argv) {\n"
+        "    std::string hex = argv[1];\n"
+        "    unsigned char b[sizeof(ProbeTilingData)];\n"
+        "    for (size_t i = 0; i < sizeof b; ++i)\n"
+        "        b[i] = (unsigned char)std::stoi(hex.substr(2 * i, 2), nullptr, 16);\n"
+        "    ProbeTilingData t;\n"
+        "    std::memcpy(&t, b, sizeof t);\n"
+        '    std::printf("%zu %zu %zu %u %u %llu %llu %u %g %u\\n", sizeof t, offsetof(ProbeTilingData, sub),\n'
+        "                offsetof(ProbeTilingData, xHasData), t.aic, t.aiv, (unsigned long long)t.ub,\n"
+        "                (unsigned long long)t.l0[2], t.sub.tag, t.scale, t.compileMagic);\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    exe = tmp_path / "check"
+    subprocess.run([sim.find_cxx(), "-std=c++17", "-Wall", "-Werror", str(prog), "-o", str(exe)], check=True)
+    r = run_harness(harnesses["probe"], _request(tmp_path, "ascend910b4"))
+    assert r.returncode == 0, r.stderr
+    out = subprocess.run([str(exe), r.result["tiling_data_hex"]], capture_output=True, text=True, check=True).stdout
+    c = chip_request("ascend910b4")
+    assert out.split() == [
+        str(SIZE),
+        "64",
+        "120",
+        "20",
+        "40",
+        str(c["ub_reported"]),
+        str(c["l0c_size"]),
+        str(0xBEEF),
+        "0.5",
+        str(0xC0DE0000 + 20),
+    ]

@@ -26,7 +26,9 @@
 #include "tikicpulib.h"
 #include "tiling/platform/platform_ascendc.h"
 
-extern "C" int opkit_launch_kernel(uint32_t block_dim, uint64_t tiling_key, void** args, int n_args);
+// Weak: a harness linked without a kernel (host sources only) still describes its OpDefs, e.g. so
+// that the build can read TilingData layouts before it compiles the kernel; `run` then refuses.
+extern "C" int opkit_launch_kernel(uint32_t block_dim, uint64_t tiling_key, void** args, int n_args) __attribute__((weak));
 extern "C" void opkit_harness_anchor() {}
 
 namespace opkit {
@@ -1005,6 +1007,8 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (cmd == "run" && argc >= 3) {
+        if (opkit_launch_kernel == nullptr)
+            fail("harness run", "this harness was linked without a kernel (no opkit_launch_kernel); it can only describe");
         const char* env = std::getenv("OPKIT_SIM_TRACE");
         const std::string saved = env ? env : "";
         for (int i = 2; i < argc; ++i) {
