@@ -46,6 +46,8 @@ ERRORS = {
                             r"read on pipe V", r"MTE2_V"],
     "sync_missing_v_s": [r"GetValue: missing pipe synchronisation", r"pipe V \(Muls", r"read on pipe S", r"V_S"],
     "sync_missing_mte3_mte2": [r"read on pipe MTE3", r"written on pipe MTE2", r"MTE3_MTE2"],
+    "crosscore_deadlock": [r"CrossCoreWaitFlag: deadlock: waits for cross-core flag 5", r"AIC block \d/3", r"returned: AIV 0, AIV 1"],
+    "crosscore_aiv_only": [r"cross-core flags need a MIX kernel type"],
     "partial_overlap": [r"Adds: destination UB bytes \[32, 288\) partially overlap source bytes \[0, 256\)"],
     "wait_without_set": [r"no SetFlag has set", r"would hang"],
     "pad_dummy_undefined": [r"never-written UB bytes would reach GM", r"byte 0 of the source"],
@@ -235,3 +237,36 @@ def test_misc_apis(exe):
     assert np.array_equal(h[517:522], np.array([x[4], x[5], x[6], 1, 1], np.float16))
     i = gm(r).view(np.int32)
     assert list(i[768:776]) == [-5] * 8 and list(i[776:784]) == [9] * 8
+
+
+def test_mix_launch_core_ids(exe):
+    r = run(exe, "mix_ids")
+    assert r.returncode == 0, r.stderr.decode()
+    v = gm(r).view(np.int32)
+    assert list(v[100:103]) == [1000 + 300 + 10] * 3  # AIC: GetBlockNum() = 3, GetTaskRatio() = 1
+    # AIV: block index 0..5 (two per AI core), sub-block index 0/1, task ratio 2
+    assert list(v[200:206]) == [i * 100 + (i % 2) * 10 + 2 for i in range(6)]
+
+
+def test_mix_cross_core_flags_mode2(exe):
+    r = run(exe, "mix_crosscore")
+    assert r.returncode == 0, r.stderr.decode()
+    v = gm(r).view(np.int32)
+    sums = [(2 * c + 1) + (2 * c + 2) for c in range(3)]
+    assert list(v[500:503]) == sums
+    assert list(v[400:406]) == [sums[i // 2] for i in range(6)]
+
+
+def test_mix_syncall_all_cores(exe):
+    r = run(exe, "mix_syncall_false")
+    assert r.returncode == 0, r.stderr.decode()
+    v = gm(r).view(np.int32)
+    total = sum(range(3)) + sum(10 + i for i in range(6))
+    assert list(v[700:703]) == [total] * 3 and list(v[710:716]) == [total] * 6
+
+
+def test_vector_work_is_a_noop_on_aic(exe):
+    r = run(exe, "mix_vector_on_aic_is_noop")
+    assert r.returncode == 0, r.stderr.decode()
+    v = gm(r).view(np.int32)
+    assert list(v[800:864]) == [5] * 64 and list(v[864:928]) == [0] * 64

@@ -7,14 +7,26 @@ namespace sim {
 
 struct Launch {
     std::string name;
-    int64_t n = 1;
+    int64_t n = 1;            // numBlocks as launched
+    int ktype = 0;            // KernelMetaType value
+    int64_t n_aic = 0, n_aiv = 0, T = 0, ratio = 1;
+    bool mix = false;
     std::mutex mu;
     std::condition_variable cv;
-    int64_t arrived = 0, finished = 0;
-    uint64_t gen = 0;
-    std::vector<int> state;  // 0 running, 1 waiting in SyncAll, 2 returned
-    SrcLoc sync_loc{nullptr, 0};
+    std::vector<int> state;   // per thread: 0 running, 1 waiting (SyncAll / CrossCoreWaitFlag), 2 returned
+    std::vector<int> ctype;   // per thread: CT_AIC / CT_AIV
+    std::vector<int64_t> bidx;
+    struct Bar { int64_t size = 0, arrived = 0; uint64_t gen = 0; SrcLoc loc{nullptr, 0}; } bar[2];  // 0: AIV only, 1: all
+    std::map<std::tuple<int, int, int64_t, int>, int64_t> pending;  // (mode, flag, receiver thread, sender sub) -> count
+    std::map<std::pair<int, int>, int64_t> sets0;                    // mode 0: (core type, flag) -> sets so far
+    std::vector<std::array<int64_t, 16>> round0;                     // mode 0: per thread, per flag
     uint8_t* workspace = nullptr;
+    int64_t tid_aic(int64_t core) const { return core; }
+    int64_t tid_aiv(int64_t core, int64_t sub) const { return n_aic + core * ratio + sub; }
+    std::string desc(int64_t t) const {
+        if (!mix) return std::to_string(bidx[t]);
+        return std::string(ctype[t] == CT_AIC ? "AIC " : "AIV ") + std::to_string(bidx[t]);
+    }
 };
 
 inline double sync_timeout_s() {
@@ -23,44 +35,62 @@ inline double sync_timeout_s() {
     return v > 0 ? v : 60.0;
 }
 
-inline std::string block_list(const Launch& L, int st) {
+// Threads in state `st` (of group g: 0 AIV only, 1 all, -1 any) as a readable list.
+inline std::string block_list(const Launch& L, int st, int g = -1) {
     std::string s;
     int k = 0;
     for (size_t i = 0; i < L.state.size(); ++i)
-        if (L.state[i] == st) {
-            if (k++ < 16) s += (s.empty() ? "" : ", ") + std::to_string(i);
+        if (L.state[i] == st && (g != 0 || L.ctype[i] == CT_AIV)) {
+            if (k++ < 16) s += (s.empty() ? "" : ", ") + L.desc(int64_t(i));
         }
     if (k > 16) s += fmt(", ... (%d blocks)", k);
     return s;
 }
+inline int64_t finished_in(const Launch& L, int g) {
+    int64_t f = 0;
+    for (size_t i = 0; i < L.state.size(); ++i)
+        if (L.state[i] == 2 && (g != 0 || L.ctype[i] == CT_AIV)) ++f;
+    return f;
+}
 
-inline void sync_all_impl(const SrcLoc& loc) {
+inline int64_t my_tid() { return core().tid; }
+
+inline void sync_all_impl(bool aiv_only, const SrcLoc& loc) {
     barrier_all();
-    trace_event("{\"ev\":\"sync_all\"}");
+    trace_event(aiv_only ? "{\"ev\":\"sync_all\"}" : "{\"ev\":\"sync_all\",\"all_cores\":true}");
     Launch* L = cur_launch();
-    if (!L || L->n <= 1) return;
+    if (!L) return;
+    if (aiv_only && core().core_type == CT_AIC) return;  // AIC cores take no part in SyncAll<true> (assumed)
+    if (!aiv_only && !L->mix)
+        fail_at("SyncAll", loc, "SyncAll<false> waits for the cube cores too, but this launch (kernel type %d) starts none: "
+                "a pure vector kernel uses SyncAll<true>; a mix kernel needs a MIX kernel type", L->ktype);
+    int g = aiv_only ? 0 : 1;
     std::unique_lock<std::mutex> lk(L->mu);
-    int64_t b = core().block_idx;
-    L->state[b] = 1;
-    L->sync_loc = loc;
-    L->arrived++;
-    if (L->arrived == L->n) {
-        L->arrived = 0;
-        L->gen++;
-        for (auto& s : L->state) if (s == 1) s = 0;
+    Launch::Bar& B = L->bar[g];
+    if (B.size <= 1) return;
+    int64_t t = my_tid();
+    L->state[t] = 1;
+    B.loc = loc;
+    B.arrived++;
+    if (B.arrived == B.size) {
+        B.arrived = 0;
+        B.gen++;
+        for (size_t i = 0; i < L->state.size(); ++i)
+            if (L->state[i] == 1 && (g == 1 || L->ctype[i] == CT_AIV)) L->state[i] = 0;
         L->cv.notify_all();
         return;
     }
-    if (L->finished > 0 && L->arrived + L->finished == L->n) {
-        std::string fin = block_list(*L, 2);
+    int64_t fin = finished_in(*L, g);
+    if (fin > 0 && B.arrived + fin == B.size) {
+        std::string f = block_list(*L, 2, g);
         lk.unlock();
-        fail_at("SyncAll", loc, "deadlock: block(s) %s returned without reaching SyncAll, so the other blocks wait forever", fin.c_str());
+        fail_at("SyncAll", loc, "deadlock: block(s) %s returned without reaching SyncAll, so the other blocks wait forever", f.c_str());
     }
-    uint64_t g = L->gen;
+    uint64_t gen = B.gen;
     auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(sync_timeout_s());
-    while (L->gen == g) {
-        if (L->cv.wait_until(lk, deadline) == std::cv_status::timeout && L->gen == g) {
-            std::string run = block_list(*L, 0);
+    while (B.gen == gen) {
+        if (L->cv.wait_until(lk, deadline) == std::cv_status::timeout && B.gen == gen) {
+            std::string run = block_list(*L, 0, g);
             lk.unlock();
             fail_at("SyncAll", loc, "watchdog: after %.0f s block(s) %s still have not reached SyncAll (hang on the NPU)",
                     sync_timeout_s(), run.c_str());
@@ -68,19 +98,124 @@ inline void sync_all_impl(const SrcLoc& loc) {
     }
 }
 
+// ---- cross-core flags (CrossCoreSetFlag / CrossCoreWaitFlag) ------------------------------------------
+inline void cross_core_check(int mode, int flag, const char* api, const SrcLoc& loc, Launch*& L) {
+    L = cur_launch();
+    if (!L) fail_at(api, loc, "cross-core flags need a launch (ICPU_RUN_KF)");
+    if (!L->mix)
+        fail_at(api, loc, "cross-core flags need a MIX kernel type; this launch (kernel type %d) starts no scheduler for them", L->ktype);
+    if (flag < 0 || flag > 15) fail_at(api, loc, "flagId %d is outside [0, 15]", flag);
+    if (mode < 0 || mode > 2) fail_at(api, loc, "modeId %d is outside [0, 2]", mode);
+    if (mode == 1 && core().core_type != CT_AIV) fail_at(api, loc, "mode 1 synchronises the AIVs of one core; called on an AIC");
+}
+inline void bump(Launch* L, std::tuple<int, int, int64_t, int> key, const char* api, const SrcLoc& loc) {
+    int64_t& v = L->pending[key];
+    if (++v > 15) fail_at(api, loc, "more than 15 outstanding sets of cross-core flag %d for %s (the hardware counter overflows)",
+                          std::get<1>(key), L->desc(std::get<2>(key)).c_str());
+}
+// A set raises counters of the receiving cores (mode 1: the other AIVs of this core; mode 2: AIC
+// -> its AIVs, AIV -> its AIC, which needs a set from every AIV of the core); mode 0 counts sets
+// of all cores of one type, and a wait is released once every core of the type has set.
+// Waits ignore their template arguments, as on A2/A3.
+inline void mark_runnable(Launch* L, int64_t t) {
+    if (L->state[t] == 1) L->state[t] = 0;
+}
+inline void cross_core_set(int mode, int flag, const SrcLoc& loc) {
+    const char* api = "CrossCoreSetFlag";
+    Launch* L;
+    cross_core_check(mode, flag, api, loc, L);
+    CoreState& c = core();
+    std::lock_guard<std::mutex> lk(L->mu);
+    if (mode == 0) {
+        L->sets0[{c.core_type, flag}]++;
+        for (int64_t t = 0; t < L->T; ++t)
+            if (L->ctype[t] == c.core_type) mark_runnable(L, t);
+    } else if (mode == 1) {
+        for (int64_t s = 0; s < L->ratio; ++s)
+            if (s != c.sub_block_idx) {
+                bump(L, std::make_tuple(0, flag, L->tid_aiv(c.core_id, s), 0), api, loc);
+                mark_runnable(L, L->tid_aiv(c.core_id, s));
+            }
+    } else if (c.core_type == CT_AIC) {
+        if (L->n_aiv == 0) fail_at(api, loc, "mode 2 pairs an AIC with its AIVs; this launch has no AIV");
+        for (int64_t s = 0; s < L->ratio; ++s) {
+            bump(L, std::make_tuple(0, flag, L->tid_aiv(c.core_id, s), 0), api, loc);
+            mark_runnable(L, L->tid_aiv(c.core_id, s));
+        }
+    } else {
+        if (L->n_aic == 0) fail_at(api, loc, "mode 2 pairs an AIC with its AIVs; this launch has no AIC");
+        bump(L, std::make_tuple(0, flag, L->tid_aic(c.core_id), int(c.sub_block_idx)), api, loc);
+        mark_runnable(L, L->tid_aic(c.core_id));
+    }
+    trace_event(fmt("{\"ev\":\"cross_set\",\"mode\":%d,\"flag\":%d}", mode, flag));
+    L->cv.notify_all();
+}
+inline void cross_core_wait(int mode, int flag, const SrcLoc& loc) {
+    const char* api = "CrossCoreWaitFlag";
+    Launch* L;
+    cross_core_check(0, flag, api, loc, L);
+    (void)mode;
+    CoreState& c = core();
+    int64_t t = c.tid;
+    std::unique_lock<std::mutex> lk(L->mu);
+    const int subs = (c.core_type == CT_AIC && L->n_aiv > 0) ? int(L->ratio) : 1;
+    auto pending_ready = [&]() -> bool {
+        for (int s = 0; s < subs; ++s)
+            if (L->pending[std::make_tuple(0, flag, t, s)] <= 0) return false;
+        return true;
+    };
+    auto round_ready = [&]() -> bool {
+        int64_t size = c.core_type == CT_AIC ? L->n_aic : L->n_aiv;
+        return L->sets0[{c.core_type, flag}] >= (L->round0[t][flag] + 1) * size;
+    };
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(sync_timeout_s());
+    while (true) {
+        if (pending_ready()) {
+            for (int s = 0; s < subs; ++s) L->pending[std::make_tuple(0, flag, t, s)]--;
+            break;
+        }
+        if (round_ready()) {
+            L->round0[t][flag]++;
+            break;
+        }
+        L->state[t] = 1;
+        bool anyone_running = false;
+        for (int64_t i = 0; i < L->T; ++i)
+            if (L->state[i] == 0) anyone_running = true;
+        if (!anyone_running) {
+            std::string fin = block_list(*L, 2), wait = block_list(*L, 1);
+            lk.unlock();
+            fail_at(api, loc, "deadlock: waits for cross-core flag %d that no running core can set any more (returned: %s; waiting: %s)",
+                    flag, fin.empty() ? "none" : fin.c_str(), wait.c_str());
+        }
+        if (L->cv.wait_until(lk, deadline) == std::cv_status::timeout && !pending_ready() && !round_ready()) {
+            lk.unlock();
+            fail_at(api, loc, "watchdog: after %.0f s cross-core flag %d was never set (hang on the NPU)", sync_timeout_s(), flag);
+        }
+    }
+    L->state[t] = 0;
+    trace_event(fmt("{\"ev\":\"cross_wait\",\"flag\":%d}", flag));
+}
+
 inline void block_finished() {
     Launch* L = cur_launch();
     if (!L) return;
     std::unique_lock<std::mutex> lk(L->mu);
-    L->state[core().block_idx] = 2;
-    L->finished++;
-    if (L->arrived > 0 && L->arrived + L->finished == L->n) {
-        SrcLoc at = L->sync_loc;
-        std::string w = block_list(*L, 1);
-        lk.unlock();
-        fail_at("SyncAll", at,
-                "deadlock: block %lld returned without reaching SyncAll while block(s) %s wait in SyncAll (below)",
-                (long long)core().block_idx, w.c_str());
+    int64_t t = my_tid();
+    L->state[t] = 2;
+    L->cv.notify_all();
+    for (int g = 0; g < 2; ++g) {
+        Launch::Bar& B = L->bar[g];
+        if (g == 0 && L->ctype[t] != CT_AIV) continue;
+        int64_t fin = finished_in(*L, g);
+        if (B.arrived > 0 && B.arrived + fin == B.size) {
+            SrcLoc at = B.loc;
+            std::string w = block_list(*L, 1, g);
+            std::string me = L->desc(t);
+            lk.unlock();
+            fail_at("SyncAll", at, "deadlock: block %s returned without reaching SyncAll while block(s) %s wait in SyncAll (below)",
+                    me.c_str(), w.c_str());
+        }
     }
 }
 
@@ -96,6 +231,8 @@ inline void check_core_end() {
 
 struct CoreSummary {
     int64_t block;
+    int64_t tid = 0;
+    int core_type = CT_AIV;
     CoreState::Trace trace[NPIPE];
     std::map<std::string, CoreState::Trace> by_class;
     std::vector<std::string> events;
@@ -111,10 +248,11 @@ inline void write_trace(const std::string& name, int64_t n) {
     FILE* f = std::fopen(path, "w");
     if (!f) return;
     auto& v = summaries();
-    std::sort(v.begin(), v.end(), [](const CoreSummary& a, const CoreSummary& b) { return a.block < b.block; });
+    std::sort(v.begin(), v.end(), [](const CoreSummary& a, const CoreSummary& b) { return a.tid < b.tid; });
     std::fprintf(f, "{\"kernel\":\"%s\",\"soc\":\"%s\",\"blocks\":%lld,\"cores\":[", name.c_str(), OPKIT_SIM_SOC, (long long)n);
     for (size_t i = 0; i < v.size(); ++i) {
-        std::fprintf(f, "%s\n {\"block\":%lld,\"pipes\":{", i ? "," : "", (long long)v[i].block);
+        std::fprintf(f, "%s\n {\"block\":%lld,\"core_type\":\"%s\",\"pipes\":{", i ? "," : "", (long long)v[i].block,
+                     v[i].core_type == CT_AIC ? "AIC" : "AIV");
         bool first = true;
         for (int p = 0; p < NPIPE; ++p) {
             const auto& t = v[i].trace[p];
@@ -141,28 +279,57 @@ inline void write_trace(const std::string& name, int64_t n) {
     std::fclose(f);
 }
 
-// Run `fn` on `n` emulated cores (threads of this process).
-inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const std::function<void()>& fn) {
+// Kernel types as KernelMetaType orders them (declared in the global namespace below).
+enum : int { KT_AIV_ONLY = 0, KT_AIC_ONLY, KT_MIX_AIV_1_0, KT_MIX_AIC_1_0, KT_MIX_AIC_1_1, KT_MIX_AIC_1_2 };
+
+// Run `fn` on the cores `numBlocks` starts for kernel type `ktype` (threads of this process):
+// AIV_ONLY/MIX_AIV_1_0: n AIV; AIC_ONLY/MIX_AIC_1_0: n AIC; MIX_AIC_1_1: n AIC + n AIV;
+// MIX_AIC_1_2: n AIC + 2n AIV.
+inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const std::function<void()>& fn, int ktype = KT_AIV_ONLY) {
     if (n <= 0) { std::fprintf(stderr, "opkit-sim: error: kernel '%s' launched with %lld blocks\n", name, (long long)n); std::_Exit(G().exit_code); }
     Launch L;
     L.name = name;
     L.n = n;
-    L.state.assign(n, 0);
+    L.ktype = ktype;
     L.workspace = workspace;
+    L.mix = ktype >= KT_MIX_AIV_1_0 && ktype <= KT_MIX_AIC_1_2;
+    L.n_aic = (ktype == KT_AIC_ONLY || ktype == KT_MIX_AIC_1_0 || ktype == KT_MIX_AIC_1_1 || ktype == KT_MIX_AIC_1_2) ? n : 0;
+    L.ratio = ktype == KT_MIX_AIC_1_2 ? 2 : 1;
+    L.n_aiv = (ktype == KT_AIC_ONLY || ktype == KT_MIX_AIC_1_0) ? 0 : n * L.ratio;
+    L.T = L.n_aic + L.n_aiv;
+    L.state.assign(L.T, 0);
+    L.ctype.assign(L.T, CT_AIV);
+    L.bidx.assign(L.T, 0);
+    L.round0.assign(L.T, std::array<int64_t, 16>{});
+    for (int64_t t = 0; t < L.T; ++t) {
+        if (t < L.n_aic) { L.ctype[t] = CT_AIC; L.bidx[t] = t; }
+        else L.bidx[t] = t - L.n_aic;
+    }
+    L.bar[0].size = L.n_aiv;
+    L.bar[1].size = L.T;
     summaries().clear();
     bool trace_on = std::getenv("OPKIT_SIM_TRACE") != nullptr;
     std::vector<std::thread> ts;
-    ts.reserve(n);
+    ts.reserve(L.T);
     std::mutex done_mu;
     std::condition_variable done_cv;
     int64_t done = 0;
-    for (int64_t b = 0; b < n; ++b) {
-        ts.emplace_back([&, b] {
+    const int64_t T = L.T;
+    for (int64_t t = 0; t < T; ++t) {
+        ts.emplace_back([&, t] {
             std::unique_ptr<CoreState> cs(new CoreState());
             cs->kernel = name;
-            cs->block_idx = b;
+            cs->tid = t;
+            cs->core_type = L.ctype[t];
+            cs->block_idx = L.bidx[t];
             cs->block_num = n;
-            cs->core_type = CT_AIV;
+            if (cs->core_type == CT_AIV) {
+                cs->core_id = L.n_aic ? L.bidx[t] / L.ratio : L.bidx[t];
+                cs->sub_block_idx = L.n_aic ? L.bidx[t] % L.ratio : 0;
+                cs->task_ratio = L.n_aic ? L.ratio : 1;
+            } else {
+                cs->core_id = t;
+            }
             cs->trace_on = trace_on;
             cur_core_ptr() = cs.get();
             cur_launch() = &L;
@@ -172,7 +339,9 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
             {
                 std::lock_guard<std::mutex> lk(summary_mu());
                 CoreSummary s;
-                s.block = b;
+                s.block = cs->block_idx;
+                s.tid = t;
+                s.core_type = cs->core_type;
                 std::memcpy(s.trace, cs->trace, sizeof s.trace);
                 s.by_class = std::move(cs->by_class);
                 s.events = std::move(cs->events);
@@ -191,7 +360,7 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
     double limit = kt ? std::atof(kt) : 0.0;
     if (limit > 0) {
         std::unique_lock<std::mutex> lk(done_mu);
-        if (!done_cv.wait_for(lk, std::chrono::duration<double>(limit), [&] { return done == n; })) {
+        if (!done_cv.wait_for(lk, std::chrono::duration<double>(limit), [&] { return done == T; })) {
             std::string running;
             {
                 std::lock_guard<std::mutex> lk2(L.mu);
@@ -217,7 +386,15 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
 
 namespace AscendC {
 template <bool isAIVOnly>
-void SyncAll(opkit::sim::SrcLoc loc) { opkit::sim::sync_all_impl(loc); }
+void SyncAll(opkit::sim::SrcLoc loc) { opkit::sim::sync_all_impl(isAIVOnly, loc); }
+
+template <uint8_t modeId, pipe_t pipe>
+inline void CrossCoreSetFlag(uint16_t flagId, OPKIT_LOC) {
+    static_assert(pipe != PIPE_ALL && pipe != PIPE_S, "CrossCoreSetFlag: pipe must be V, M, MTE1, MTE2, MTE3 or FIX");
+    opkit::sim::cross_core_set(modeId, flagId, loc);
+}
+template <uint8_t modeId = 0, pipe_t pipe = PIPE_S>
+inline void CrossCoreWaitFlag(uint16_t flagId, OPKIT_LOC) { opkit::sim::cross_core_wait(modeId, flagId, loc); }
 
 inline GM_ADDR GetUserWorkspace(GM_ADDR ws, OPKIT_LOC) {
     using namespace opkit::sim;

@@ -140,6 +140,8 @@ inline void require_init(const AscendC::LocalTensor<T>& t, uint64_t off, uint64_
 template <class T>
 inline void copy_in(const AscendC::LocalTensor<T>& dst, const T* src, uint32_t count, uint64_t blen, uint64_t src_gap,
                     uint64_t dst_gap, const char* api, const SrcLoc& loc) {
+    if (on_aic() && (dst.arena() == A_UB)) return;  // GM<->UB / UB moves execute on vector cores only
+
     CoreState& c = core();
     int a = local_arena(dst, api, loc);
     gm_align(src, api, loc);
@@ -161,6 +163,8 @@ inline void copy_in(const AscendC::LocalTensor<T>& dst, const T* src, uint32_t c
 template <class T>
 inline void copy_out(T* dst, const AscendC::LocalTensor<T>& src, uint32_t count, uint64_t blen, uint64_t src_gap,
                      uint64_t dst_gap, const char* api, const SrcLoc& loc) {
+    if (on_aic() && (src.arena() == A_UB)) return;  // GM<->UB / UB moves execute on vector cores only
+
     CoreState& c = core();
     local_arena(src, api, loc);
     gm_align(dst, api, loc);
@@ -182,6 +186,8 @@ inline void copy_out(T* dst, const AscendC::LocalTensor<T>& src, uint32_t count,
 template <class T>
 inline void copy_local(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, uint32_t count, uint64_t blen,
                        uint64_t src_gap, uint64_t dst_gap, const char* api, const SrcLoc& loc) {
+    if (on_aic() && (dst.arena() == A_UB || src.arena() == A_UB)) return;  // GM<->UB / UB moves execute on vector cores only
+
     CoreState& c = core();
     int da = local_arena(dst, api, loc);
     int sa = local_arena(src, api, loc);
@@ -262,6 +268,8 @@ template <class T>
 inline void data_copy_pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count, uint64_t blen,
                              uint64_t gm_gap, uint64_t ub_gap_blocks, bool isPad, uint32_t left, uint32_t right, T padv,
                              const opkit::sim::SrcLoc& loc) {
+    if (opkit::sim::on_aic()) return;  // GM<->UB moves execute on vector cores only
+
     using namespace opkit::sim;
     const char* api = "DataCopyPad";
     if (count == 0 || blen == 0) return;
@@ -306,6 +314,8 @@ inline void data_copy_pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& s
 template <class T>
 inline void data_copy_pad_out(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, uint64_t blen,
                               uint64_t ub_gap_blocks, uint64_t gm_gap, const opkit::sim::SrcLoc& loc) {
+    if (opkit::sim::on_aic()) return;  // GM<->UB moves execute on vector cores only
+
     using namespace opkit::sim;
     const char* api = "DataCopyPad";
     if (count == 0 || blen == 0) return;

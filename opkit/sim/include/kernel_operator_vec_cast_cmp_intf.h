@@ -199,6 +199,7 @@ template <class T, class U>
 inline void opkit_compare_impl(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>* src1, T scalar, CMPMODE m,
                                uint32_t count, const char* api, const opkit::sim::SrcLoc& loc) {
     OPKIT_DTYPES("Compare", T, half, float, int32_t);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     using namespace opkit::sim;
     CoreState& c = core();
     Opd a = opd(src0, false, 1, 8, "src0", api, loc);
@@ -251,6 +252,7 @@ template <class T, class U>
 inline void opkit_select_impl(const LocalTensor<T>& dst, const LocalTensor<U>& sel, const LocalTensor<T>& src0, const LocalTensor<T>* src1,
                               T scalar, uint32_t count, const opkit::sim::SrcLoc& loc) {
     OPKIT_DTYPES("Select", T, half, float);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     using namespace opkit::sim;
     const char* api = "Select";
     CoreState& c = core();
@@ -302,6 +304,7 @@ inline void opkit_compare_masked(const LocalTensor<U>& dst, const LocalTensor<T>
                                  const opkit::sim::MaskSpec& ms, uint8_t repeat, uint32_t s0b, uint32_t s0r, uint32_t s1b, uint32_t s1r,
                                  const char* api, const opkit::sim::SrcLoc& loc) {
     OPKIT_DTYPES("Compare", T, half, float, int32_t);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     using namespace opkit::sim;
     const uint32_t E = 256 / sizeof(T);
     Opd d = opd(dst, true, 1, 8, "destination", api, loc);
@@ -360,6 +363,7 @@ inline void opkit_select_masked(const LocalTensor<T>& dst, const LocalTensor<U>&
                                 T scalar, SELMODE mode, const opkit::sim::MaskSpec& ms, uint8_t repeat, const BinaryRepeatParams& p,
                                 const opkit::sim::SrcLoc& loc) {
     OPKIT_DTYPES("Select", T, half, float);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     using namespace opkit::sim;
     const char* api = "Select";
     const uint32_t E = 256 / sizeof(T);

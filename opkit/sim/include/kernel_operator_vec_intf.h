@@ -154,6 +154,7 @@ template <int N, class F>
 inline void run_masked(const char* api, const SrcLoc& loc, Opd (&o)[N], uint32_t E, const MaskSpec& ms, int64_t repeat, F&& f,
                        bool propagate = true) {
     CoreState& c = core();
+    if (c.core_type == CT_AIC) return;  // vector instructions execute on vector cores only (assumed no-op on AIC)
     check_repeat(repeat, api, loc);
     uint64_t total_lanes = 0;
     int64_t reps = repeat;
@@ -213,6 +214,7 @@ inline void run_masked(const char* api, const SrcLoc& loc, Opd (&o)[N], uint32_t
 template <int N, class F>
 inline void run_count(const char* api, const SrcLoc& loc, Opd (&o)[N], int64_t count, F&& f) {
     CoreState& c = core();
+    if (c.core_type == CT_AIC) return;  // vector instructions execute on vector cores only (assumed no-op on AIC)
     if (count < 0) fail_at(api, loc, "count %lld is negative", (long long)count);
     uint32_t seq = issue(P_V);
     uint16_t site = c.site(api, loc);

@@ -151,6 +151,7 @@ namespace AscendC {
 template <class T>
 inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& tmp, const int32_t count, OPKIT_LOC) {
     OPKIT_DTYPES("ReduceSum", T, half, float);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     using namespace opkit::sim;
     (void)tmp;
     const char* api = "ReduceSum";
@@ -198,6 +199,7 @@ template <class T>
 inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& tmp, const int32_t count,
                       bool calIndex = false, OPKIT_LOC) {
     OPKIT_DTYPES("ReduceMax", T, half, float);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     (void)tmp;
     opkit_reduce_best(dst, src, count, calIndex, true, "ReduceMax", loc);
 }
@@ -205,6 +207,7 @@ template <class T>
 inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& tmp, const int32_t count,
                       bool calIndex = false, OPKIT_LOC) {
     OPKIT_DTYPES("ReduceMin", T, half, float);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     (void)tmp;
     opkit_reduce_best(dst, src, count, calIndex, false, "ReduceMin", loc);
 }
@@ -366,6 +369,7 @@ template <class T, bool isSetMask = true>
 inline void PairReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime, const int32_t mask,
                           const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, OPKIT_LOC) {
     OPKIT_DTYPES("PairReduceSum", T, half, float);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     opkit_pair_reduce(dst, src, repeatTime, isSetMask ? opkit::sim::mask_cont(uint64_t(mask)) : opkit::sim::mask_reg(), dstRepStride,
                       srcBlkStride, srcRepStride, loc);
 }
@@ -373,6 +377,7 @@ template <class T, bool isSetMask = true>
 inline void PairReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime, const uint64_t mask[],
                           const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, OPKIT_LOC) {
     OPKIT_DTYPES("PairReduceSum", T, half, float);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     opkit_pair_reduce(dst, src, repeatTime, isSetMask ? opkit::sim::mask_bits(mask) : opkit::sim::mask_reg(), dstRepStride, srcBlkStride,
                       srcRepStride, loc);
 }
@@ -381,6 +386,7 @@ inline void PairReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, 
 template <class T>
 inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint8_t repeatTime, const BrcbRepeatParams& p, OPKIT_LOC) {
     OPKIT_DTYPES("Brcb", T, int16_t, uint16_t, half, OPKIT_BF16_COMMA int32_t, uint32_t, float);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     using namespace opkit::sim;
     const char* api = "Brcb";
     CoreState& c = core();
@@ -405,6 +411,7 @@ template <class T>
 inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& srcOffset, const uint32_t srcBaseAddr,
                    const uint32_t count, OPKIT_LOC) {
     OPKIT_DTYPES("Gather", T, int16_t, uint16_t, half, OPKIT_BF16_COMMA int32_t, uint32_t, float);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     using namespace opkit::sim;
     const char* api = "Gather";
     CoreState& c = core();
@@ -434,6 +441,7 @@ template <class T, class U>
 inline void opkit_gather_mask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<U>* pattern, uint8_t builtin,
                               bool reduceMode, uint32_t mask, const GatherMaskParams& p, uint64_t& rsvdCnt, const opkit::sim::SrcLoc& loc) {
     OPKIT_DTYPES("GatherMask", T, int16_t, uint16_t, half, OPKIT_BF16_COMMA int32_t, uint32_t, float);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     using namespace opkit::sim;
     const char* api = "GatherMask";
     CoreState& c = core();
@@ -498,6 +506,7 @@ inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, co
 template <class T>
 inline void ArithProgression(const LocalTensor<T>& dst, const T first, const T diff, const int32_t count, OPKIT_LOC) {
     OPKIT_DTYPES("ArithProgression", T, half, float, int16_t, int32_t);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     using namespace opkit::sim;
     Opd o[1] = {opd(dst, true, 1, 8, "destination", "ArithProgression", loc)};
     uint8_t* d = o[0].p;
@@ -511,6 +520,7 @@ inline void Arange(const LocalTensor<T>& dst, const T first, const T diff, const
 template <class T>
 inline void CreateVecIndex(const LocalTensor<T>& dst, const T firstValue, uint32_t count, OPKIT_LOC) {
     OPKIT_DTYPES("CreateVecIndex", T, half, float, int16_t, int32_t);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     using namespace opkit::sim;
     Opd o[1] = {opd(dst, true, 1, 8, "destination", "CreateVecIndex", loc)};
     uint8_t* d = o[0].p;
@@ -545,6 +555,7 @@ template <class T> inline void store(uint8_t* p, const Item<T>& it) {
 template <class T>
 inline void Sort32(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<uint32_t>& src1, const int32_t repeatTime, OPKIT_LOC) {
     OPKIT_DTYPES("Sort32", T, half, float);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     using namespace opkit::sim;
     const char* api = "Sort32";
     check_repeat(repeatTime, api, loc);
@@ -579,6 +590,7 @@ inline void GetMrgSortResult(uint16_t& a, uint16_t& b, uint16_t& c, uint16_t& d)
 template <class T>
 inline void MrgSort(const LocalTensor<T>& dst, const MrgSortSrcList<T>& src, const MrgSort4Info& info, OPKIT_LOC) {
     OPKIT_DTYPES("MrgSort", T, half, float);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     using namespace opkit::sim;
     const char* api = "MrgSort";
     CoreState& c = core();
@@ -628,6 +640,7 @@ template <class T, bool isFullSort>
 inline void Sort(const LocalTensor<T>& dst, const LocalTensor<T>& concat, const LocalTensor<uint32_t>& index, LocalTensor<T>& tmp,
                  const int32_t repeatTime, OPKIT_LOC) {
     OPKIT_DTYPES("Sort", T, half, float);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     using namespace opkit::sim;
     (void)tmp;
     Sort32(dst, concat, index, repeatTime, loc);
@@ -650,6 +663,7 @@ template <class T>
 inline void Extract(const LocalTensor<T>& dstValue, const LocalTensor<uint32_t>& dstIndex, const LocalTensor<T>& sorted, const int32_t repeatTime,
                     OPKIT_LOC) {
     OPKIT_DTYPES("Extract", T, half, float);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     using namespace opkit::sim;
     const char* api = "Extract";
     CoreState& c = core();
@@ -673,6 +687,7 @@ template <class T, bool isReuseSource = false>
 inline void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount,
                     OPKIT_LOC) {
     OPKIT_DTYPES("Sigmoid", T, half, float);
+    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
     using namespace opkit::sim;
     (void)sharedTmpBuffer;
     Opd o[2] = {opd(dst, true, 1, 8, "destination", "Sigmoid", loc), opd(src, false, 1, 8, "source", "Sigmoid", loc)};

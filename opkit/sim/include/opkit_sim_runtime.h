@@ -5,6 +5,7 @@
 // per-core state is thread_local, GM is shared.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -19,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -157,8 +159,13 @@ struct Global {
     uint64_t tiling_key = 0;
     bool tiling_key_set = false;
     int exit_code = 3;
+    int kernel_type = -1;  // KernelMetaType chosen by the runner; -1: from SetKernelMode
+    int kernel_mode = -1;  // SetKernelMode: 0 MIX, 1 AIC, 2 AIV; -1 not called
 };
+inline bool on_aic();
 inline Global& G() { static Global g; return g; }
+// The runner picks the kernel type of the next launches (KernelMetaType value, -1 to unset).
+inline void set_kernel_type(int t) { G().kernel_type = t; }
 
 struct CoreState;
 inline CoreState*& cur_core_ptr() { static thread_local CoreState* c = nullptr; return c; }
@@ -353,6 +360,7 @@ enum CoreType : int32_t { CT_MIX = 0, CT_AIC = 1, CT_AIV = 2 };
 struct CoreState {
     std::string kernel = "kernel";
     int64_t block_idx = 0, block_num = 1, sub_block_idx = 0, task_ratio = 1;
+    int64_t tid = 0, core_id = 0;
     int32_t core_type = CT_AIV;
     ArenaMem arena[NARENA];
     uint32_t cnt[NPIPE] = {};            // instructions issued per pipe
@@ -402,6 +410,7 @@ inline CoreState& core() {
     if (!c) { c = &main_thread_core(); cur_core_ptr() = c; }
     return *c;
 }
+inline bool on_aic() { return core().core_type == CT_AIC; }
 inline std::string core_desc() {
     CoreState* c = cur_core_ptr();
     if (!c) return "host";

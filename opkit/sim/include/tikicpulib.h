@@ -6,7 +6,10 @@
 namespace AscendC {
 enum class KernelMode { MIX_MODE = 0, AIC_MODE, AIV_MODE };
 inline KernelMode& opkit_kernel_mode() { static KernelMode m = KernelMode::MIX_MODE; return m; }
-inline void SetKernelMode(KernelMode m) { opkit_kernel_mode() = m; }
+inline void SetKernelMode(KernelMode m) {
+    opkit_kernel_mode() = m;
+    opkit::sim::G().kernel_mode = int(m);
+}
 inline void* GmAlloc(size_t size) { return opkit::sim::gm_alloc(size); }
 inline void GmFree(void* p) { opkit::sim::gm_free(p); }
 }  // namespace AscendC
@@ -26,10 +29,14 @@ inline void icpu_run(const char* name, F f, int64_t n, A... args) {
     uint8_t* ptrs[sizeof...(A) + 1] = {as_gm(args)..., nullptr};
     uint8_t* ws = sizeof...(A) >= 2 ? ptrs[sizeof...(A) - 2] : nullptr;
     if (!G().tiling_key_set) G().tiling_key = 0;
+    // Kernel type: the runner's choice, else SetKernelMode (MIX -> 1 AIC + 2 AIV per block), else
+    // vector cores only (CANN's CPU twin defaults to MIX; opkit defaults to AIV, see README).
+    int kt = G().kernel_type;
+    if (kt < 0) kt = G().kernel_mode == 0 ? KT_MIX_AIC_1_2 : G().kernel_mode == 1 ? KT_AIC_ONLY : KT_AIV_ONLY;
     run_blocks(name, n, ws, [&] {
-        g_coreType = AscendC::AIV;
+        g_coreType = core().core_type == CT_AIC ? AscendC::AIC : AscendC::AIV;
         f(as_gm(args)...);
-    });
+    }, kt);
 }
 }  // namespace sim
 }  // namespace opkit

@@ -295,6 +295,54 @@ extern "C" __global__ __aicore__ void sync_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR
     }
 }
 
+extern "C" __global__ __aicore__ void mix_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR tiling) {
+    GlobalTensor<int32_t> g;
+    g.SetGlobalBuffer((__gm__ int32_t*)x, 1024);
+    if (S == "mix_ids") {
+        if ASCEND_IS_AIC {
+            g.SetValue(100 + GetBlockIdx(), int32_t(1000 + GetBlockNum() * 100 + GetTaskRatio() * 10));
+        } else {
+            g.SetValue(200 + GetBlockIdx(), int32_t(GetBlockIdx() * 100 + GetSubBlockIdx() * 10 + GetTaskRatio()));
+        }
+    } else if (S == "mix_crosscore") {
+        if ASCEND_IS_AIV {
+            g.SetValue(300 + GetBlockIdx(), int32_t(GetBlockIdx() + 1));
+            CrossCoreSetFlag<2, PIPE_MTE3>(3);
+            CrossCoreWaitFlag(4);
+            g.SetValue(400 + GetBlockIdx(), g.GetValue(500 + GetBlockIdx() / 2));
+        } else {
+            CrossCoreWaitFlag(3);
+            int32_t sum = g.GetValue(300 + 2 * GetBlockIdx()) + g.GetValue(301 + 2 * GetBlockIdx());
+            g.SetValue(500 + GetBlockIdx(), sum);
+            CrossCoreSetFlag<2, PIPE_FIX>(4);
+        }
+    } else if (S == "mix_syncall_false") {
+        int32_t me = ASCEND_IS_AIC ? int32_t(GetBlockIdx()) : int32_t(10 + GetBlockIdx());
+        g.SetValue(600 + (ASCEND_IS_AIC ? 0 : 10) + GetBlockIdx(), me);
+        SyncAll<false>();
+        int32_t s = 0;
+        for (int i = 0; i < 3; ++i) s += g.GetValue(600 + i);
+        for (int i = 0; i < 6; ++i) s += g.GetValue(610 + i);
+        g.SetValue(700 + (ASCEND_IS_AIC ? 0 : 10) + GetBlockIdx(), s);
+    } else if (S == "mix_vector_on_aic_is_noop") {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 256);
+        LocalTensor<int32_t> t = b.Get<int32_t>();
+        Duplicate(t, int32_t(ASCEND_IS_AIC ? 77 : 5), 64);
+        PipeBarrier<PIPE_ALL>();
+        DataCopy(g[800 + (ASCEND_IS_AIC ? 64 : 0)], t, 64);
+    } else if (S == "crosscore_deadlock") {
+        if ASCEND_IS_AIC {
+            CrossCoreWaitFlag(5);  // @crosscore_deadlock
+        }
+    }
+}
+
+extern "C" __global__ __aicore__ void crosscore_aiv_only(GM_ADDR x, GM_ADDR ws, GM_ADDR tiling) {
+    CrossCoreSetFlag<0, PIPE_MTE3>(1);  // @crosscore_aiv_only
+}
+
 template <int k>
 __global__ __aicore__ void tpl_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR tiling) {
     struct TD { int32_t a; int32_t b; };
@@ -328,6 +376,12 @@ int main(int argc, char** argv) {
     } else if (S == "tiling_key") {
         ICPU_SET_TILING_KEY(7);
         ICPU_RUN_KF(sync_kernel, 1, x, ws, tiling);
+    } else if (S.rfind("mix_", 0) == 0 || S == "crosscore_deadlock") {
+        SetKernelMode(KernelMode::MIX_MODE);
+        std::memset(x, 0, 4096);
+        ICPU_RUN_KF(mix_kernel, 3, x, ws, tiling);
+    } else if (S == "crosscore_aiv_only") {
+        ICPU_RUN_KF(crosscore_aiv_only, 2, x, ws, tiling);
     } else if (S == "template_kernel") {
         ((int32_t*)tiling)[0] = 10;
         ((int32_t*)tiling)[1] = 3;
