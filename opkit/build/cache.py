@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -46,3 +47,12 @@ def sim_digest() -> str:
 
     root = include_dir().parent
     return digest(tree_files(root), root, [__version__])
+
+
+def shared_dir() -> Path:
+    """opkit's cache for build products that do not depend on a package (the simulator's harness objects):
+    ``$OPKIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/opkit``, else ``~/.cache/opkit``."""
+    if os.environ.get("OPKIT_CACHE_DIR"):
+        return Path(os.environ["OPKIT_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "opkit"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from opkit import sim
-from opkit.build.cache import digest, sim_digest, tree_files
+from opkit.build.cache import digest, shared_dir, sim_digest, tree_files
 from opkit.build.toolchain import BuildError, Compiler, explain_failure, find_compiler
 from opkit.dtypes import DTYPES
 from opkit.errors import UsageError
@@ -102,8 +102,8 @@ def plan(spec: Spec, chip: str, column: int, compiler: Compiler | None = None) -
     harness_srcs = sorted(_host_dir().glob("*.cpp"))
     if not harness_srcs:
         raise BuildError("the simulator's harness sources are missing (opkit/sim/host/*.cpp); reinstall opkit")
-    base = sim.cxx_flags(chip, opt=OPT, f16c="-mf16c" in cc.features) + [f"-I{spec.dir / 'op_kernel'}",
-                                                                        f"-I{spec.dir / 'op_host'}"]
+    common = sim.cxx_flags(chip, opt=OPT, f16c="-mf16c" in cc.features)
+    base = common + [f"-I{spec.dir / 'op_kernel'}", f"-I{spec.dir / 'op_host'}"]
     pkg_files = tree_files(spec.dir / "op_kernel") + tree_files(spec.dir / "op_host")
     extra = [cc.path, ".".join(map(str, cc.version)), sim_digest()]
     out = spec.dir / BUILD_DIR
@@ -116,9 +116,9 @@ def plan(spec: Spec, chip: str, column: int, compiler: Compiler | None = None) -
     h = digest(pkg_files, spec.dir, [*extra, *kflags, _shim_source(spec)])
     shim = out / "gen" / f"entry-{h}.cpp"
     units.append(Unit(shim, out / "obj" / f"kernel-{h}.o", kflags))
-    for src in harness_srcs:
-        h = digest([src], src.parent, [*extra, *base])
-        units.append(Unit(src, out / "obj" / f"harness-{src.stem}-{h}.o", base))
+    for src in harness_srcs:  # the same for every package: kept in opkit's shared cache
+        h = digest([src], src.parent, [*extra, *common])
+        units.append(Unit(src, shared_dir() / "sim-obj" / f"harness-{src.stem}-{h}.o", common))
     link = digest([], spec.dir, [*extra, *[u.obj.name for u in units]])
     exe = out / chip / spec.column_label(column) / f"harness-{link}"
     return Artifact(spec, chip, column, exe, units)
