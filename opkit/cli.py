@@ -237,11 +237,13 @@ def build(
     """Compile packages on the CPU simulator: one harness per op x chip x dtype column (cached)."""
     import time
 
+    from rich.markup import escape
+
     from opkit.build.api import build_packages
 
     out = _console()
     t0 = time.perf_counter()
-    report = build_packages(_specs(ops), soc, jobs, progress=lambda m: out.print(f"  {m}"))
+    report = build_packages(_specs(ops), soc, jobs, progress=lambda m: out.print(f"  {escape(m)}"))
     out.print(f"[green]built[/] {report.built}, up to date {report.cached} "
               f"({len(report.artifacts)} harness(es), {time.perf_counter() - t0:.1f} s); op.yaml matches the OpDef")
 
