@@ -180,6 +180,12 @@ def test_failing_tiling(harnesses, tmp_path, mode, needles):
     assert not (tmp_path / "y.bin").exists()
 
 
+def test_kernel_gm_diagnostic_names_the_tensor(harnesses, tmp_path):
+    path = _request(tmp_path, attrs=[{"name": "mode", "type": "int", "value": 5}])
+    line = _error_line(run_harness(harnesses["probe"], path))
+    assert "kernel 'probe'" in line and "DataCopy" in line and "'input w'" in line
+
+
 def test_required_attr_missing(harnesses, tmp_path):
     line = _error_line(run_harness(harnesses["probe"], _request(tmp_path, attrs=[])))
     assert "attribute 'mode' of Probe is required" in line

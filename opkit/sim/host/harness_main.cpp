@@ -23,7 +23,7 @@
 #include "register/op_impl_registry.h"
 #include "register/tilingdata_base.h"
 #include "symbols.h"
-#include "tikicpulib.h"
+#include "opkit_sim_runtime.h"  // the GM allocation table behind AscendC::GmAlloc/GmFree
 #include "tiling/platform/platform_ascendc.h"
 
 // Weak: a harness linked without a kernel (host sources only) still describes its OpDefs, e.g. so
@@ -650,6 +650,11 @@ void WriteFile(const std::string& path, const void* data, size_t n, const std::s
     std::fclose(f);
 }
 
+// GmAlloc with a name: the simulator's GM diagnostics then say which tensor an access missed.
+void* GmAllocNamed(uint64_t bytes, const std::string& name) {
+    return opkit::sim::gm_alloc(bytes, name.c_str());
+}
+
 // GM block of a dynamic (list) input as ListTensorDesc reads it: [byte offset of the pointer
 // table][per tensor: (dim count | index << 32), dims...][pointers].
 void* ListDescriptor(const IrParam& p, const std::string& where) {
@@ -666,7 +671,7 @@ void* ListDescriptor(const IrParam& p, const std::string& where) {
     }
     w[0] = w.size() * sizeof(uint64_t);
     for (const auto& t : p.tensors) w.push_back(reinterpret_cast<uint64_t>(t.gm));
-    void* gm = AscendC::GmAlloc(w.size() * sizeof(uint64_t));
+    void* gm = GmAllocNamed(w.size() * sizeof(uint64_t), "input " + p.name + " (ListTensorDesc)");
     std::memcpy(gm, w.data(), w.size() * sizeof(uint64_t));
     return gm;
 }
@@ -921,7 +926,7 @@ void RunOne(const std::string& path) {
             continue;
         }
         for (auto& t : p.tensors) {
-            t.gm = AscendC::GmAlloc(t.bytes);
+            t.gm = GmAllocNamed(t.bytes, "input " + t.name);
             if (t.bytes) std::memcpy(t.gm, t.host.data(), t.bytes);
             to_free.push_back(t.gm);
         }
@@ -935,15 +940,15 @@ void RunOne(const std::string& path) {
     }
     for (auto& p : pout) {
         Tensor& t = p.tensors[0];
-        t.gm = AscendC::GmAlloc(t.bytes);
+        t.gm = GmAllocNamed(t.bytes, "output " + t.name);
         to_free.push_back(t.gm);
         args.push_back(t.gm);
     }
-    void* ws = ws_bytes ? AscendC::GmAlloc(ws_bytes) : nullptr;
+    void* ws = ws_bytes ? GmAllocNamed(ws_bytes, "workspace") : nullptr;
     if (ws) to_free.push_back(ws);
     args.push_back(ws);
     const size_t tiling_bytes = tiling_data.GetDataSize();
-    void* tiling_gm = tiling_bytes ? AscendC::GmAlloc(tiling_bytes) : nullptr;
+    void* tiling_gm = tiling_bytes ? GmAllocNamed(tiling_bytes, "tiling data") : nullptr;
     if (tiling_gm) {
         std::memcpy(tiling_gm, tiling_data.GetData(), tiling_bytes);
         to_free.push_back(tiling_gm);
@@ -980,7 +985,7 @@ void RunOne(const std::string& path) {
                       ", \"column\": " + std::to_string(column) + ", \"schedule_mode\": " + std::to_string(tctx.schedule_mode_) +
                       ", \"chip\": " + json::quote(chip_name) + "}\n";
     WriteFile(path + ".result.json", res.data(), res.size(), "result");
-    for (void* p : to_free) AscendC::GmFree(p);
+    for (void* p : to_free) opkit::sim::gm_free(p);
     platform_ascendc::PlatformAscendCManager::OpkitSet(nullptr);
     fe::PlatformInfoManager::Instance().current_ = nullptr;
 }

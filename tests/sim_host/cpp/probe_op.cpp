@@ -7,7 +7,7 @@
 //   - attributes of every scalar and list type, with defaults;
 //   - attr "mode": 0 succeed, 1 the tiling returns GRAPH_FAILED, 2 reads the float attribute
 //     "scale" as int64_t, 3 returns success without SetBlockDim, 4 GetTilingData of a struct
-//     larger than the tiling buffer.
+//     larger than the tiling buffer, 5 tiling key 8: the kernel reads past the end of w.
 #include <cstdint>
 #include <cstring>
 
@@ -122,7 +122,7 @@ static ge::graphStatus TilingProbe(gert::TilingContext* context)
     t.set_xHasData(x != nullptr && x->GetData<float>() != nullptr ? 1 : 0);
     t.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
     context->GetRawTilingData()->SetDataSize(t.GetDataSize());
-    context->SetTilingKey(7);
+    context->SetTilingKey(mode == 5 ? 8 : 7);
     if (mode != 3) {
         context->SetBlockDim(1);
     }

@@ -1,14 +1,24 @@
 // Test shim of the Probe operator: a one-block kernel that writes y[0] = 1 when the optional
 // input x arrived as nullptr, y[1] = the tiling key it runs under, y[2] = 1 when the user
-// workspace (after the system workspace) is inside the workspace the host allocated.
+// workspace (after the system workspace) is inside the workspace the host allocated; under tiling
+// key 8 it reads past the end of w instead.
 #include <cstdio>
 
 #include "tikicpulib.h"
 
 extern "C" __global__ __aicore__ void probe(GM_ADDR x, GM_ADDR w, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
 {
-    (void)w;
     (void)tiling;
+    if (TILING_KEY_IS(8)) {  // w has 6 floats: a DataCopy of 64 reads past its end
+        AscendC::TPipe pipe;
+        AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
+        pipe.InitBuffer(buf, 256);
+        AscendC::GlobalTensor<float> g;
+        g.SetGlobalBuffer((__gm__ float*)w, 64);
+        AscendC::LocalTensor<float> t = buf.Get<float>();
+        AscendC::DataCopy(t, g, 64);
+        return;
+    }
     float* out = reinterpret_cast<float*>(y);
     out[0] = x == nullptr ? 1.0f : 0.0f;
     out[1] = TILING_KEY_IS(7) ? 7.0f : -1.0f;
