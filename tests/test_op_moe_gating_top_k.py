@@ -428,153 +428,6 @@ def test_compare_nan_rows_must_match_exactly():
     assert not ok and "NaN" in rep["failures"][0]["reason"]
 
 
-# ---------------------------------------------------------------------------------------------
-# the kernel itself, end to end on opkit's CPU simulator
-# ---------------------------------------------------------------------------------------------
-# Until `opkit verify` runs kernels, this drives the real kernel source through the simulator's
-# CPU-debug entry points (ICPU_RUN_KF) with a small harness, and checks its outputs against the
-# golden with compare_routing. The tiling data is filled by `_tiling` below, a Python mirror of
-# op_host/moe_gating_top_k_tiling.cpp (the simulator cannot yet run host tiling functions).
-SIM_INCLUDE = PKG.parent.parent.parent / "opkit" / "sim" / "include"
-HAVE_SIM = (SIM_INCLUDE / "kernel_operator.h").exists() and (SIM_INCLUDE / "tikicpulib.h").exists() \
-    and shutil.which("g++") is not None
-needs_sim = pytest.mark.skipif(not HAVE_SIM, reason="opkit's simulator headers or g++ are not available")
-
-HARNESS = r"""
-#include "tikicpulib.h"
-#include "moe_gating_top_k.cpp"
-#include <cstdio>
-#include <cstring>
-#include <string>
-#include <vector>
-static std::vector<char> ReadFile(const std::string& p) {
-    std::vector<char> b; FILE* f = std::fopen(p.c_str(), "rb"); if (!f) return b;
-    std::fseek(f, 0, SEEK_END); long n = std::ftell(f); std::fseek(f, 0, SEEK_SET);
-    b.resize(n); if (n && std::fread(b.data(), 1, n, f) != size_t(n)) b.clear(); std::fclose(f); return b;
-}
-static void WriteFile(const std::string& p, const void* d, size_t n) {
-    FILE* f = std::fopen(p.c_str(), "wb"); std::fwrite(d, 1, n, f); std::fclose(f);
-}
-static uint8_t* ToGm(const std::vector<char>& b) {
-    if (b.empty()) return nullptr;
-    uint8_t* p = (uint8_t*)AscendC::GmAlloc(b.size()); std::memcpy(p, b.data(), b.size()); return p;
-}
-int main(int argc, char** argv) {
-    std::string dir = argv[1];
-    uint64_t key = std::stoull(argv[2]);
-    std::vector<char> tb = ReadFile(dir + "/tiling.bin");
-    MoeGatingTopKTilingData t; std::memcpy(&t, tb.data(), sizeof(t));
-    uint8_t* x = ToGm(ReadFile(dir + "/x.bin"));
-    uint8_t* bias = ToGm(ReadFile(dir + "/bias.bin"));
-    size_t yn = size_t(t.rowCount * t.k), on = size_t(t.rowCount * t.expertCount);
-    uint8_t* y = (uint8_t*)AscendC::GmAlloc(yn * sizeof(DTYPE_X) + 32);
-    uint8_t* idx = (uint8_t*)AscendC::GmAlloc(yn * 4 + 32);
-    uint8_t* out = (uint8_t*)AscendC::GmAlloc(on * 4 + 32);
-    uint8_t* ws = (uint8_t*)AscendC::GmAlloc(17u << 20);
-    uint8_t* tiling = ToGm(tb);
-    AscendC::SetKernelMode(AscendC::KernelMode::AIV_MODE);
-    ICPU_SET_TILING_KEY(key);
-    ICPU_RUN_KF(moe_gating_top_k, t.needCoreNum, x, bias, y, idx, out, ws, tiling);
-    WriteFile(dir + "/y.bin", y, yn * sizeof(DTYPE_X));
-    WriteFile(dir + "/idx.bin", idx, yn * 4);
-    if (t.outFlag) WriteFile(dir + "/out.bin", out, on * 4);
-    return 0;
-}
-"""
-CPP_TYPE = {"float16": "half", "float32": "float", "bfloat16": "bfloat16_t"}
-
-
-def _align32(n):
-    return (n + 31) // 32 * 32
-
-
-def _tiling(rows, experts, attrs, has_bias, cores=48, x_buffers=2):
-    """Tiling key and MoeGatingTopKTilingData bytes, as op_host/moe_gating_top_k_tiling.cpp makes them.
-
-    (Every case of op.yaml fits two x buffers in UB, so the mirror takes x_buffers as given.)
-    """
-    k, kg, g = attrs["k"], attrs["k_group"], attrs["group_count"]
-    per_group = experts // g
-    grouping = G.grouping_active(experts, g, kg)
-    deepseek = (experts == 256 and g == 8 and kg == 4 and k <= 32 and has_bias and attrs["group_select_mode"] == 1
-                and attrs["norm_type"] == 1 and not attrs["out_flag"])
-    key = 0 if deepseek else (2 if grouping else 1)
-    grouped = key != 1
-    groups, size = (g, per_group) if grouped else (1, experts)
-    row_len = groups * _align32(size)
-    per_core = -(-rows // cores) if rows else 0
-    need = -(-rows // per_core) if rows else 1
-    fields = [need, rows, per_core, rows - (need - 1) * per_core, experts, int(has_bias), k, kg, g, per_group,
-              attrs["group_select_mode"], attrs["renorm"], attrs["norm_type"], int(attrs["out_flag"]), groups, size,
-              _align32(size), row_len, _align32(g if grouped else 1), _align32(k), row_len * 8, x_buffers]
-    return key, struct.pack("<22q2f", *fields, attrs["routed_scaling_factor"], attrs["eps"])
-
-
-@pytest.fixture(scope="module")
-def sim_kernels(tmp_path_factory):
-    from opkit import sim
-    work = tmp_path_factory.mktemp("moe_sim")
-    src = work / "harness.cpp"
-    src.write_text(HARNESS, encoding="utf-8")
-
-    def build(dtype):
-        exe = work / f"harness_{dtype}"
-        sim.compile([src], exe, defines=[f"DTYPE_X={CPP_TYPE[dtype]}"], extra=[f"-I{PKG / 'op_kernel'}", "-O0"])
-        return dtype, exe
-
-    with ThreadPoolExecutor(3) as pool:
-        return dict(pool.map(build, CPP_TYPE))
-
-
-SIM_CASES = [c.name for c in SPEC.cases if "full" not in c.tags]
-
-
-@needs_sim
-@pytest.mark.parametrize("case,x_buffers", [(c, 2) for c in SIM_CASES] +
-                         [("deepseek_v3_batch", 1), ("grouped_unaligned", 1), ("mixtral_top2", 1)])
-def test_kernel_on_the_simulator(case, x_buffers, sim_kernels, tmp_path):
-    import ml_dtypes
-    c = SPEC.case(case)
-    rows, experts = c.shapes["x"]
-    k = c.attrs["k"]
-    np_type = {"float16": np.float16, "float32": np.float32, "bfloat16": ml_dtypes.bfloat16}
-    for col in c.columns:
-        dtype = SPEC.inputs[0].dtypes[col]
-        inputs = make_inputs(SPEC, c, col, custom_generators(SPEC))
-        golden = run_golden(SPEC, c, inputs)
-        key, tiling = _tiling(rows, experts, c.attrs, inputs["bias"] is not None, x_buffers=x_buffers)
-        run = tmp_path / dtype
-        run.mkdir()
-        (run / "tiling.bin").write_bytes(tiling)
-        (run / "x.bin").write_bytes(np.asarray(inputs["x"]).astype(np_type[dtype]).tobytes())
-        bias = inputs["bias"]
-        (run / "bias.bin").write_bytes(b"" if bias is None else np.asarray(bias).astype(np_type[dtype]).tobytes())
-        res = subprocess.run([str(sim_kernels[dtype]), str(run), str(key)], capture_output=True, text=True, timeout=300)
-        assert res.returncode == 0, f"{case} {dtype}: the simulator stopped:\n{res.stderr[-3000:]}"
-        assert res.stderr.strip() == "", f"{case} {dtype}: the simulator warned:\n{res.stderr[-3000:]}"
-        y = np.frombuffer((run / "y.bin").read_bytes(), dtype=np_type[dtype]).astype(np.float64).reshape(rows, k)
-        idx = np.frombuffer((run / "idx.bin").read_bytes(), dtype=np.int32).reshape(rows, k)
-        x64 = np.asarray(inputs["x"]).astype(np.float64)
-        b64 = None if bias is None else np.asarray(bias).astype(np.float64)
-        norm, sel = G.routing_scores(x64, b64, c.attrs["norm_type"])
-        ok, rep = G.compare_routing({"y": y, "expert_idx": idx}, golden, sel, norm, c.attrs, dtype=dtype)
-        assert ok, f"{case} {dtype} (tiling key {key}): {rep['summary']}; {rep['failures'][:3]}"
-        if c.attrs["out_flag"]:
-            out = np.frombuffer((run / "out.bin").read_bytes(), dtype=np.float32).reshape(rows, experts)
-            np.testing.assert_allclose(out, golden["out"], rtol=1e-5, atol=1e-6, equal_nan=True)
-
-
-def test_tiling_mirror_picks_the_real_keys():
-    ds = SPEC.case("deepseek_v3_smoke")
-    assert _tiling(16, 256, ds.attrs, True)[0] == 0
-    assert _tiling(16, 256, ds.attrs, False)[0] == 2  # no bias: not the fast path
-    assert _tiling(24, 256, SPEC.case("deepseek_v3_with_out").attrs, True)[0] == 2
-    assert _tiling(64, 8, SPEC.case("mixtral_top2").attrs, False)[0] == 1
-    assert _tiling(12, 64, SPEC.case("all_groups_kept").attrs, True)[0] == 1
-    fields = struct.unpack("<22q2f", _tiling(77, 256, ds.attrs, True)[1])
-    assert fields[:4] == (39, 77, 2, 1)  # 2 rows on each of 38 cores, the last core 1
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_fast_topk_equals_the_full_stable_sort(seed):
     rng = np.random.default_rng(seed)
@@ -593,3 +446,228 @@ def test_compare_near_tie_width_scales_with_the_row():
     assert not ok  # default width: 2^-16 * 2e-3 = 3e-8
     ok, rep = _compare(row, [[0, 1, 3]], attrs, tol=1e-5)  # an explicit absolute width accepts it
     assert ok and rep["near_ties"][0]["kinds"] == ["k-boundary"]
+
+
+# ---------------------------------------------------------------------------------------------
+# the package end to end on opkit's CPU simulator: OpDef, InferShape, tiling and kernel
+# ---------------------------------------------------------------------------------------------
+# Until `opkit build`/`opkit verify` drive packages, this builds the simulator's harness
+# (opkit/sim/host/harness_main.cpp, contract in opkit/sim/host/README.md) with the package's
+# op_host/*.cpp and its kernel, one executable per dtype column, and runs the cases of op.yaml
+# through it. Objects are cached in the temp folder by a hash of every source and flag.
+ROOT = PKG.parent.parent.parent
+SIM_INCLUDE = ROOT / "opkit" / "sim" / "include"
+HARNESS_MAIN = ROOT / "opkit" / "sim" / "host" / "harness_main.cpp"
+HAVE_SIM = (SIM_INCLUDE / "kernel_operator.h").exists() and HARNESS_MAIN.exists() and shutil.which("g++") is not None
+needs_sim = pytest.mark.skipif(not HAVE_SIM, reason="opkit's simulator or g++ is not available")
+CHIP = "ascend910b2"
+CPP_TYPE = {"float16": "half", "float32": "float", "bfloat16": "bfloat16_t"}
+GE_VALUE = {"float16": 1, "float32": 0, "bfloat16": 27, "int32": 3}
+SHIM = r"""
+#include <cstdio>
+#include "tikicpulib.h"
+#include "moe_gating_top_k.cpp"
+
+extern "C" int opkit_launch_kernel(uint32_t block_dim, uint64_t tiling_key, void** args, int n_args)
+{
+    if (n_args != 7) {
+        std::fprintf(stderr, "opkit-sim: error: moe_gating_top_k: %d kernel arguments given, 7 expected\n", n_args);
+        return 3;
+    }
+    ICPU_SET_TILING_KEY(tiling_key);
+    ICPU_RUN_KF(moe_gating_top_k, block_dim, (uint8_t*)args[0], (uint8_t*)args[1], (uint8_t*)args[2],
+                (uint8_t*)args[3], (uint8_t*)args[4], (uint8_t*)args[5], (uint8_t*)args[6]);
+    return 0;
+}
+"""
+
+
+def _column_defines(dtype):
+    """DTYPE_<ARG> / ORIG_DTYPE_<ARG> of every tensor of one column, as the build defines them."""
+    types = {"X": dtype, "BIAS": dtype, "Y": dtype, "EXPERT_IDX": "int32", "OUT": "float32"}
+    cpp = {**CPP_TYPE, "int32": "int32_t"}
+    return [f"-DDTYPE_{a}={cpp[t]}" for a, t in types.items()] + \
+        [f"-DORIG_DTYPE_{a}={GE_VALUE[t]}" for a, t in types.items()]
+
+
+@pytest.fixture(scope="module")
+def harnesses():
+    """dtype column -> harness executable (built once, cached by content)."""
+    import hashlib
+    import os
+    import tempfile
+
+    from opkit import sim
+    flags = [*sim.cxx_flags(CHIP, opt="-O0"), "-Wall", "-Wextra"]
+    digest = hashlib.sha256(SHIM.encode() + " ".join(flags).encode())
+    for d in (SIM_INCLUDE, HARNESS_MAIN.parent, PKG / "op_host", PKG / "op_kernel"):
+        for f in sorted(d.rglob("*")):
+            if f.is_file() and f.suffix in {".h", ".cpp"}:
+                digest.update(str(f.relative_to(ROOT)).encode() + f.read_bytes())
+    cache = Path(tempfile.gettempdir()) / "opkit-moe-gating-top-k-tests" / digest.hexdigest()[:16]
+    cache.mkdir(parents=True, exist_ok=True)
+    shim = cache / "shim.cpp"
+    shim.write_text(SHIM, encoding="utf-8")
+    cxx = sim.find_cxx()
+    units = {cache / f"{src.stem}.o": (src, flags) for src in [*sorted((PKG / "op_host").glob("*.cpp")), HARNESS_MAIN]}
+    for dtype in CPP_TYPE:
+        units[cache / f"shim_{dtype}.o"] = (shim, [*flags, f"-I{PKG / 'op_kernel'}", *_column_defines(dtype)])
+
+    def build(item):
+        obj, (src, fl) = item
+        if not obj.exists():
+            tmp = obj.with_suffix(f".tmp{os.getpid()}")
+            res = subprocess.run([cxx, *fl, "-c", str(src), "-o", str(tmp)], capture_output=True, text=True)
+            assert res.returncode == 0, f"compiling {src} failed:\n{res.stderr[-4000:]}"
+            obj.with_suffix(".log").write_text(res.stderr, encoding="utf-8")
+            tmp.replace(obj)
+
+    with ThreadPoolExecutor(max(1, os.cpu_count() or 1)) as pool:
+        list(pool.map(build, units.items()))
+    common = [str(cache / f"{src.stem}.o") for src in [*sorted((PKG / "op_host").glob("*.cpp")), HARNESS_MAIN]]
+    exes = {}
+    for dtype in CPP_TYPE:
+        exe = cache / f"harness_{dtype}"
+        if not exe.exists():
+            tmp = exe.with_name(f"{exe.name}.tmp{os.getpid()}")
+            res = subprocess.run([cxx, "-pthread", *common, str(cache / f"shim_{dtype}.o"), "-o", str(tmp)],
+                                 capture_output=True, text=True)
+            assert res.returncode == 0, f"linking failed:\n{res.stderr[-4000:]}"
+            tmp.replace(exe)
+        exes[dtype] = exe
+    return exes
+
+
+def _run_request(exe, run_dir, x, bias, attrs, dtype):
+    """Run one request; returns (CompletedProcess, result dict or None, output arrays)."""
+    import json
+
+    import ml_dtypes
+
+    from opkit import soc as socdata
+    np_type = {"float16": np.float16, "float32": np.float32, "bfloat16": ml_dtypes.bfloat16}[dtype]
+    run_dir.mkdir(parents=True, exist_ok=True)
+    np.asarray(x).astype(np_type).tofile(run_dir / "x.bin")
+    inputs = [{"name": "x", "dtype": dtype, "format": "ND", "shape": list(np.shape(x)), "file": str(run_dir / "x.bin")}]
+    if bias is None:
+        inputs.append({"name": "bias", "file": None})
+    else:
+        np.asarray(bias).astype(np_type).tofile(run_dir / "bias.bin")
+        inputs.append({"name": "bias", "dtype": dtype, "format": "ND", "shape": list(np.shape(bias)),
+                       "file": str(run_dir / "bias.bin")})
+    outputs = [{"name": "y", "dtype": dtype, "format": "ND", "file": str(run_dir / "y.bin")},
+               {"name": "expert_idx", "dtype": "int32", "format": "ND", "file": str(run_dir / "idx.bin")},
+               {"name": "out", "dtype": "float32", "format": "ND", "file": str(run_dir / "out.bin")}]
+    request = {"op_type": "MoeGatingTopK", "chip": {k: v for k, v in socdata.chip(CHIP).items() if k != "sources"},
+               "inputs": inputs, "outputs": outputs,
+               "attrs": [{"name": k, "value": v} for k, v in attrs.items()], "trace": None}
+    req = run_dir / "request.json"
+    req.write_text(json.dumps(request), encoding="utf-8")
+    res = subprocess.run([str(exe), "run", str(req)], capture_output=True, text=True, timeout=600)
+    if res.returncode != 0:
+        return res, None, None
+    result = json.loads(Path(str(req) + ".result.json").read_text(encoding="utf-8"))
+    rows, experts = np.shape(x)
+    k = result["output_shapes"]["y"][1]
+    outs = {"y": np.fromfile(run_dir / "y.bin", dtype=np_type).astype(np.float64).reshape(rows, k),
+            "expert_idx": np.fromfile(run_dir / "idx.bin", dtype=np.int32).reshape(rows, k),
+            "out": np.fromfile(run_dir / "out.bin", dtype=np.float32).reshape(rows, experts)}
+    return res, result, outs
+
+
+def _expected_key(experts, attrs, has_bias):
+    """The tiling key the op's rules give (op_host/moe_gating_top_k_tiling.cpp, README)."""
+    if (experts == 256 and attrs["group_count"] == 8 and attrs["k_group"] == 4 and attrs["k"] <= 32 and has_bias
+            and attrs["group_select_mode"] == 1 and attrs["norm_type"] == 1 and not attrs["out_flag"]):
+        return 0
+    return 2 if G.grouping_active(experts, attrs["group_count"], attrs["k_group"]) else 1
+
+
+SIM_CASES = [c.name for c in SPEC.cases if "full" not in c.tags]
+
+
+@needs_sim
+def test_harness_describes_the_op_yaml_interface(harnesses):
+    import json
+    res = subprocess.run([str(harnesses["float16"]), "describe"], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    (op,) = json.loads(res.stdout)["ops"]
+    assert op["op_type"] == SPEC.op_type
+    for kind, params in (("inputs", SPEC.inputs), ("outputs", SPEC.outputs)):
+        assert [(p["name"], p["param_type"], tuple(p["dtypes"])) for p in op[kind]] == \
+            [(p.name, "required" if p.is_output else p.param, p.dtypes) for p in params]
+    assert [(a["name"], a["type"], a["required"], a["default"]) for a in op["attrs"]] == \
+        [(a.name, a.type, a.required, a.default) for a in SPEC.attrs]
+    assert op["socs"] == [s.key for s in SPEC.socs]
+    assert op["has_tiling"] and op["has_infershape"] and op["has_inferdatatype"]
+
+
+@needs_sim
+@pytest.mark.parametrize("case", SIM_CASES)
+def test_case_on_the_simulator(case, harnesses, tmp_path):
+    c = SPEC.case(case)
+    rows, experts = c.shapes["x"]
+    k = c.attrs["k"]
+    for col in c.columns:
+        dtype = SPEC.inputs[0].dtypes[col]
+        inputs = make_inputs(SPEC, c, col, custom_generators(SPEC))
+        golden = run_golden(SPEC, c, inputs)
+        res, result, outs = _run_request(harnesses[dtype], tmp_path / dtype, inputs["x"], inputs["bias"], c.attrs,
+                                         dtype)
+        assert res.returncode == 0, f"{case} {dtype}: {res.stderr[-3000:]}"
+        assert res.stderr.strip() == "", f"{case} {dtype}: the simulator warned:\n{res.stderr[-3000:]}"
+        assert result["output_shapes"] == {"y": [rows, k], "expert_idx": [rows, k], "out": [rows, experts]}
+        assert result["tiling_key"] == _expected_key(experts, c.attrs, inputs["bias"] is not None)
+        x64 = np.asarray(inputs["x"]).astype(np.float64)
+        b64 = None if inputs["bias"] is None else np.asarray(inputs["bias"]).astype(np.float64)
+        norm, sel = G.routing_scores(x64, b64, c.attrs["norm_type"])
+        ok, rep = G.compare_routing(outs, golden, sel, norm, c.attrs, dtype=dtype)
+        assert ok, f"{case} {dtype} (tiling key {result['tiling_key']}): {rep['summary']}; {rep['failures'][:3]}"
+        if c.attrs["out_flag"]:
+            np.testing.assert_allclose(outs["out"], golden["out"], rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+@needs_sim
+def test_tiling_falls_back_to_one_x_buffer_when_ub_is_short(harnesses, tmp_path):
+    # 2048 experts, k 2016, out: two fp16 x buffers do not fit, two fp32 ones do
+    c = SPEC.case("e2048_k2016_out")
+    fields = {}
+    for dtype in ("float16", "float32"):
+        col = SPEC.inputs[0].dtypes.index(dtype)
+        inputs = make_inputs(SPEC, c, col, custom_generators(SPEC))
+        res, result, _ = _run_request(harnesses[dtype], tmp_path / dtype, inputs["x"], inputs["bias"], c.attrs, dtype)
+        assert res.returncode == 0, res.stderr[-3000:]
+        fields[dtype] = struct.unpack("<22q2f", bytes.fromhex(result["tiling_data_hex"]))
+    assert fields["float16"][21] == 1 and fields["float32"][21] == 2  # xBufferNum
+
+
+@needs_sim
+@pytest.mark.parametrize("experts,attrs,message", [
+    (2048, {"k": 2, "k_group": 2, "group_count": 128}, "128 * 32 = 4096 exceeds 2048"),
+    (64, {"k": 40, "k_group": 1, "group_count": 4}, "k = 40 must be in [1, k_group * E / group_count = 16]"),
+    (64, {"k": 2, "renorm": 1}, "renorm = 1"),
+    (64, {"k": 2, "group_count": 64, "k_group": 2, "group_select_mode": 1}, "at least 2 experts per group"),
+])
+def test_tiling_refuses_with_a_clear_message(harnesses, tmp_path, experts, attrs, message):
+    res, _, _ = _run_request(harnesses["float16"], tmp_path, np.zeros((2, experts)), None, attrs, "float16")
+    assert res.returncode == 3
+    assert "MoeGatingTopK tiling error" in res.stderr and message in res.stderr, res.stderr
+
+
+@needs_sim
+def test_no_tokens(harnesses, tmp_path):
+    attrs = {"k": 8, "k_group": 4, "group_count": 8, "group_select_mode": 1, "norm_type": 1}
+    res, result, outs = _run_request(harnesses["bfloat16"], tmp_path, np.zeros((0, 256)), np.zeros(256), attrs,
+                                     "bfloat16")
+    assert res.returncode == 0, res.stderr
+    assert result["block_dim"] == 1 and outs["y"].shape == (0, 8)
+
+
+@needs_sim
+def test_sources_compile_without_warnings(harnesses):
+    # The harness objects are compiled with -Wall -Wextra; each object's compiler output is kept.
+    logs = sorted(harnesses["float16"].parent.glob("*.log"))
+    assert len(logs) == 7  # def, infershape, tiling, harness_main and three kernel columns
+    own = [line for log in logs for line in log.read_text(encoding="utf-8").splitlines()
+           if line.startswith(str(PKG)) and "warning:" in line]
+    assert not own, "\n".join(own)  # no warnings located in the package's own sources

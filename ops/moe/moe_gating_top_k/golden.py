@@ -326,10 +326,14 @@ def _near_tie_choice(values: np.ndarray, candidates: np.ndarray, count: int, cho
     golden_pick = {int(i) for i in order[:count]}
     # Exact ties follow the lower-index rule even inside a cluster: a chosen j beaten by an
     # unchosen i < j with exactly the same score is a violation.
-    for j in chosen:
-        for i in cand:
-            if i < j and int(i) not in chosen and values[i] == values[j]:
-                return f"tie rule: chose {j} over {int(i)} with the same score {values[j]:.9g}", False
+    lowest_left_out: dict[float, int] = {}
+    for i in cand:
+        if int(i) not in chosen:
+            lowest_left_out.setdefault(float(values[i]), int(i))  # cand is ascending
+    for j in sorted(chosen):
+        i = lowest_left_out.get(float(values[j]))
+        if i is not None and i < j:
+            return f"tie rule: chose {j} over {i} with the same score {values[j]:.9g}", False
     return None, chosen != golden_pick
 
 
