@@ -30,7 +30,13 @@ def package_files(op: str) -> set[str]:
 
 
 def files_of(path: Path) -> set[str]:
-    return {p.relative_to(path).as_posix() for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    """The package's own files: not build artifacts (.opkit/, design.md §9) nor Python caches."""
+    files = set()
+    for p in path.rglob("*"):
+        rel = p.relative_to(path)
+        if p.is_file() and rel.parts[0] != ".opkit" and "__pycache__" not in rel.parts:
+            files.add(rel.as_posix())
+    return files
 
 
 def load_golden(pkg: Path):
@@ -358,121 +364,154 @@ def test_generic_kernel_compiles_against_the_simulator(generic_pkg, column):
     assert r.returncode == 0, r.stderr[-3000:]
 
 
-# --- the template kernel run in the simulator, against the golden --------------------------------
+# --- comparing the kernel with the golden ----------------------------------------------------------
 
-needs_sim_runtime = pytest.mark.skipif(
-    shutil.which("g++") is None or not (SIM_INCLUDE / "tikicpulib.h").is_file(),
-    reason="needs g++ and the simulator's CPU-debug entry points (tikicpulib.h)",
+
+def assert_close_to_golden(z, golden, x, y, alpha, np_dtype, rtol):
+    """The float32 arithmetic of the kernel against the float64 golden rounded to the output dtype.
+
+    Each float32 step may be off by half an ulp of its operands' magnitude, so the bound scales with
+    |x| + |alpha * y| (not with |z|, which cancellation can make tiny).
+    """
+    expected = golden.astype(np_dtype).astype(np.float64)
+    nan = np.isnan(expected)
+    np.testing.assert_array_equal(np.isnan(z), nan)
+    scale = np.abs(x) + abs(alpha) * np.abs(y) + np.abs(expected)
+    err = np.abs(z[~nan] - expected[~nan])
+    assert (err <= rtol * scale[~nan]).all(), float((err / np.maximum(scale[~nan], 1e-300)).max())
+
+
+# --- the whole package (OpDef, InferShape, tiling, kernel) through the simulator's harness ---------
+
+HARNESS_MAIN = ROOT / "opkit" / "sim" / "host" / "harness_main.cpp"
+needs_sim_harness = pytest.mark.skipif(
+    shutil.which("g++") is None or not HARNESS_MAIN.is_file()
+    or not (SIM_INCLUDE / "register" / "op_def_registry.h").is_file(),
+    reason="needs g++ and the simulator's host harness",
 )
 
-# A CPU-debug driver as a CANN user writes one: GmAlloc the tensors, ICPU_RUN_KF the entry.
-# Inputs come from a fixed formula so that Python can rebuild them; x, y and z go back as float32.
-HARNESS = r"""
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
+LAUNCH_SHIM = r"""
 #include "tikicpulib.h"
-#include "axpy_relu.cpp"
-
-int main(int argc, char** argv)
-{
-    AxpyReluTilingData td{};
-    td.totalLength = strtoull(argv[1], nullptr, 10);
-    td.formerLength = strtoull(argv[2], nullptr, 10);
-    td.tailLength = strtoull(argv[3], nullptr, 10);
-    td.formerNum = static_cast<uint32_t>(atoi(argv[4]));
-    td.tileLength = static_cast<uint32_t>(atoi(argv[5]));
-    td.alpha = static_cast<float>(atof(argv[6]));
-    const int blockDim = atoi(argv[7]);
-    const uint64_t n = td.totalLength;
-    const size_t bytes = (n > 0 ? n : 1) * sizeof(DTYPE_X);
-    auto* x = static_cast<DTYPE_X*>(AscendC::GmAlloc(bytes));
-    auto* y = static_cast<DTYPE_X*>(AscendC::GmAlloc(bytes));
-    auto* z = static_cast<DTYPE_X*>(AscendC::GmAlloc(bytes));
-    auto* workspace = static_cast<uint8_t*>(AscendC::GmAlloc(32u << 20));
-    auto* tiling = static_cast<uint8_t*>(AscendC::GmAlloc(sizeof(td)));
-    std::memcpy(tiling, &td, sizeof(td));
-    for (uint64_t i = 0; i < n; ++i) {
-        x[i] = static_cast<DTYPE_X>(static_cast<float>(static_cast<int64_t>((i * 7919u) % 2001u) - 1000) / 97.0f);
-        y[i] = static_cast<DTYPE_X>(static_cast<float>(static_cast<int64_t>((i * 104729u) % 1999u) - 999) / 89.0f);
-    }
-    AscendC::SetKernelMode(AscendC::KernelMode::AIV_MODE);
-    ICPU_RUN_KF(axpy_relu, blockDim, (uint8_t*)x, (uint8_t*)y, (uint8_t*)z, workspace, tiling);
-    FILE* f = std::fopen(argv[8], "wb");
-    for (DTYPE_X* t : {x, y, z}) {
-        for (uint64_t i = 0; i < n; ++i) {
-            const float v = static_cast<float>(t[i]);
-            std::fwrite(&v, sizeof(v), 1, f);
-        }
-    }
-    std::fclose(f);
+extern "C" __global__ __aicore__ void {op}({params});
+extern "C" int opkit_launch_kernel(uint32_t block_dim, uint64_t tiling_key, void** args, int n_args)
+{{
+    if (n_args != {n}) {{
+        return 3;
+    }}
+    ICPU_SET_TILING_KEY(tiling_key);
+    ICPU_RUN_KF({op}, block_dim, {args});
     return 0;
-}
+}}
 """
 
 
-def mirror_tiling(n: int, type_size: int, cores: int = 48, ub: int = 192 * 1024 - 256) -> dict[str, int]:
-    """The split that op_host/axpy_relu_tiling.cpp computes (kept in step with it by hand)."""
-    align = 32 // type_size
-    blocks = -(-n // align)
-    used = max(1, min(cores, -(-blocks * 32 // 4096)))
-    base, former = divmod(blocks, used)
-    former_len, tail_len = (base + 1) * align, base * align
-    per_elem = 2 * 3 * type_size + (8 if type_size < 4 else 0)
-    tile = (ub - 8 * 1024) // per_elem // 64 * 64
-    tile = min(tile, -(-(former_len if former else tail_len) // 64) * 64)
-    return {"former_len": former_len, "tail_len": tail_len, "former": former, "tile": tile, "used": used}
-
-
-def test_mirror_tiling_uses_the_constants_of_the_tiling_source():
-    tiling = (INSTANCE / "op_host/axpy_relu_tiling.cpp").read_text()
-    constants = dict(re.findall(r"constexpr uint64_t (\w+) = ([^;]+);", tiling))
-    assert constants == {"BLOCK_BYTES": "32", "TILE_ALIGN": "64", "BUFFER_NUM": "2", "QUEUE_TENSORS": "3",
-                         "FLOAT_TEMPS": "2", "MIN_BYTES_PER_CORE": "4096", "ASC_RESERVED_UB_BYTES": "8 * 1024"}
-    t = mirror_tiling(100003, 2)
-    assert (t["used"], t["former"], t["former_len"], t["tail_len"], t["tile"]) == (48, 11, 2096, 2080, 2112)
-    assert mirror_tiling(3_000_001, 2)["tile"] == 9408 and mirror_tiling(3_000_001, 4)["tile"] == 7808
-    assert mirror_tiling(0, 4) == {"former_len": 8, "tail_len": 0, "former": 0, "tile": 0, "used": 1}
+def cxx(flags: list[str], *args: str) -> None:
+    r = subprocess.run(["g++", *flags, *args], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, f"g++ {' '.join(args)}:\n{r.stderr[-3000:]}"
 
 
 @pytest.fixture(scope="module")
-def sim_binaries(tmp_path_factory):
-    out = tmp_path_factory.mktemp("simrun")
-    (out / "harness.cpp").write_text(HARNESS)
-    kernel_dir = INSTANCE / "op_kernel"
-    built = {}
-    for ctype in ("half", "bfloat16_t", "float"):
-        exe = out / f"run_{ctype}"
-        cmd = ["g++", "-std=c++17", "-O1", f"-I{SIM_INCLUDE}", f"-I{kernel_dir}", f"-DDTYPE_X={ctype}",
-               f"-DDTYPE_Y={ctype}", f"-DDTYPE_Z={ctype}", str(out / "harness.cpp"), "-o", str(exe), "-pthread"]
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-        built[ctype] = (exe, r)
-    return built
+def harness_main_obj(tmp_path_factory) -> Path:
+    import opkit.sim as sim
+
+    obj = tmp_path_factory.mktemp("harness_main") / "harness_main.o"
+    cxx(sim.cxx_flags("ascend910b", opt="-O0"), "-c", str(HARNESS_MAIN), "-o", str(obj))
+    return obj
 
 
-@needs_sim_runtime
-@pytest.mark.parametrize("ctype,dtype,rtol", [("half", "float16", 1e-3), ("bfloat16_t", "bfloat16", 8e-3),
-                                              ("float", "float32", 1e-6)])
-@pytest.mark.parametrize("n,alpha", [(0, 1.0), (7, 2.0), (2048, 1.0), (4099, -0.5), (100003, -0.5)])
-def test_template_kernel_runs_in_the_simulator(sim_binaries, tmp_path, ctype, dtype, rtol, n, alpha):
+def build_harness(pkg: Path, out: Path, main_obj: Path, columns: dict[str, dict[str, str]]) -> dict[str, Path]:
+    """One harness executable per dtype column: host sources + kernel + launch shim + harness main."""
+    import opkit.sim as sim
+
+    op = pkg.name
+    names = [p.name for p in load(pkg).params] + ["workspace", "tiling"]
+    shim = out / "shim.cpp"
+    shim.write_text(LAUNCH_SHIM.format(op=op, n=len(names), params=", ".join(f"GM_ADDR {n}" for n in names),
+                                       args=", ".join(f"args[{i}]" for i in range(len(names)))))
+    host_flags = sim.cxx_flags("ascend910b", opt="-O0")  # host code: compile fast
+    kernel_flags = sim.cxx_flags("ascend910b", opt="-O1")  # kernel: run fast
+    objects = [str(main_obj)]
+    for src in [shim, *sorted((pkg / "op_host").glob("*.cpp"))]:
+        objects.append(str(out / (src.stem + ".o")))
+        cxx(host_flags, "-c", str(src), "-o", objects[-1])
+    exes = {}
+    for label, defines in columns.items():
+        kobj = out / f"kernel_{label}.o"
+        cxx(kernel_flags, *(f"-D{k}={v}" for k, v in defines.items()), "-c", str(pkg / "op_kernel" / f"{op}.cpp"),
+            "-o", str(kobj))
+        exes[label] = out / f"harness_{label}"
+        cxx(kernel_flags, *objects, str(kobj), "-o", str(exes[label]))
+    return exes
+
+
+def harness_run(exe: Path, work: Path, op_type: str, inputs, outputs, attrs) -> dict:
+    import json
+
+    from opkit import soc
+
+    chip = soc.chip("ascend910b2")
+    chip = dict(vars(chip)) if hasattr(chip, "__dict__") else dict(chip)
+    chip.pop("sources", None)
+    req = {"op_type": op_type, "chip": chip, "inputs": inputs, "outputs": outputs, "attrs": attrs, "trace": None}
+    (work / "req.json").write_text(json.dumps(req, default=str))
+    r = subprocess.run([str(exe), "run", "req.json"], cwd=work, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "error" not in r.stderr, r.stderr[-3000:]
+    return json.loads((work / "req.json.result.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def axpy_harness(tmp_path_factory, harness_main_obj):
+    out = tmp_path_factory.mktemp("harness_axpy")
+    cols = {d: {"DTYPE_X": c, "DTYPE_Y": c, "DTYPE_Z": c} for d, c in
+            (("float16", "half"), ("bfloat16", "bfloat16_t"), ("float32", "float"))}
+    return build_harness(INSTANCE, out, harness_main_obj, cols)
+
+
+@needs_sim_harness
+@pytest.mark.parametrize("dtype,rtol", [("float16", 1e-3), ("bfloat16", 8e-3), ("float32", 1e-6)])
+@pytest.mark.parametrize("shape,alpha", [((0,), 1.0), ((7,), 2.0), ((4, 33, 65), 1.0), ((100003,), -0.5),
+                                         ((1 << 20,), 0.75)])
+def test_package_runs_in_the_simulator_harness(axpy_harness, tmp_path, dtype, rtol, shape, alpha):
     import ml_dtypes
 
-    exe, build = sim_binaries[ctype]
-    assert build.returncode == 0, build.stderr[-3000:]
-    size = {"float16": 2, "bfloat16": 2, "float32": 4}[dtype]
-    t = mirror_tiling(n, size)
-    if n > 0:  # the shares cover N exactly, in whole blocks except the last core's
-        assert t["former"] * t["former_len"] + (t["used"] - t["former"]) * t["tail_len"] >= n
-        assert t["former"] * t["former_len"] + (t["used"] - t["former"]) * t["tail_len"] - n < 32 // size
-    data = tmp_path / "out.bin"
-    args = [str(exe), str(n), str(t["former_len"]), str(t["tail_len"]), str(t["former"]), str(t["tile"]),
-            repr(alpha), str(t["used"]), str(data)]
-    r = subprocess.run(args, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0 and "error" not in r.stderr, r.stderr[-3000:]
-    x, y, z = np.fromfile(data, dtype=np.float32).astype(np.float64).reshape(3, n)
-    golden = load_golden(INSTANCE).axpy_relu(x=x, y=y, alpha=alpha)["z"]
     np_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
-    expected = golden.astype(np_dtype).astype(np.float64)  # the golden rounded to the output dtype
-    np.testing.assert_allclose(z, expected, rtol=rtol, atol=0)
-    if n:
-        assert (z == 0).any() and (z > 0).any()
+    rng = np.random.default_rng(len(shape) * 1000 + shape[-1])
+    x = rng.normal(size=shape).astype(np_dtype)
+    y = rng.uniform(-2, 2, size=shape).astype(np_dtype)
+    x.tofile(tmp_path / "x.bin")
+    y.tofile(tmp_path / "y.bin")
+    result = harness_run(
+        axpy_harness[dtype], tmp_path, "AxpyRelu",
+        [{"name": n, "dtype": dtype, "format": "ND", "shape": list(shape), "file": f"{n}.bin"} for n in ("x", "y")],
+        [{"name": "z", "dtype": dtype, "format": "ND", "file": "z.bin"}],
+        [{"name": "alpha", "type": "float", "value": alpha}],
+    )
+    assert result["output_shapes"] == {"z": list(shape)}
+    padded_bytes = -(-int(np.prod(shape)) * np.dtype(np_dtype).itemsize // 32) * 32  # whole 32-byte blocks
+    assert result["block_dim"] == min(48, max(1, -(-padded_bytes // 4096)))  # >= 4 KiB per core, <= 48 AIV
+    assert result["workspace_bytes"] == 16 * 1024 * 1024 and result["tiling_bytes"] == 40
+    z = np.fromfile(tmp_path / "z.bin", dtype=np_dtype).astype(np.float64).reshape(shape)
+    xf, yf = x.astype(np.float64), y.astype(np.float64)
+    golden = load_golden(INSTANCE).axpy_relu(x=xf, y=yf, alpha=alpha)["z"]
+    assert_close_to_golden(z, golden, xf, yf, alpha, np_dtype, rtol)
+
+
+@needs_sim_harness
+def test_generic_package_runs_in_the_simulator_harness(generic_pkg, harness_main_obj, tmp_path):
+    cols = {"int32": {"DTYPE_A": "int32_t", "DTYPE_GATE": "int32_t", "DTYPE_OUT": "int32_t", "DTYPE_COUNT": "int32_t"}}
+    exe = build_harness(generic_pkg, tmp_path, harness_main_obj, cols)["int32"]
+    np.arange(64, dtype=np.int32).tofile(tmp_path / "a.bin")
+    for name, size in (("out", 64 * 4), ("count", 16 * 4)):
+        (tmp_path / f"{name}.bin").write_bytes(b"\xab" * size)
+    result = harness_run(
+        exe, tmp_path, "GatedPair",
+        [{"name": "a", "dtype": "int32", "format": "ND", "shape": [4, 16], "file": "a.bin"},
+         {"name": "gate", "dtype": "int32", "format": "ND", "shape": None, "file": None}],
+        [{"name": "out", "dtype": "int32", "format": "ND", "file": "out.bin"},
+         {"name": "count", "dtype": "int32", "format": "ND", "file": "count.bin"}],
+        [{"name": "axis", "value": 1}],
+    )
+    assert result["output_shapes"] == {"out": [4, 16], "count": [4, 4]}
+    assert result["block_dim"] == 1
+    assert (np.fromfile(tmp_path / "out.bin", dtype=np.int32) == 0).all()
+    assert (np.fromfile(tmp_path / "count.bin", dtype=np.int32) == 0).all()
