@@ -180,6 +180,15 @@ def test_failing_tiling(harnesses, tmp_path, mode, needles):
     assert not (tmp_path / "y.bin").exists()
 
 
+def test_init_value_output(harnesses, tmp_path):
+    # y is InitValue(0): zero before the launch, and the kernel under tiling key 9 leaves it alone.
+    path = _request(tmp_path, attrs=[{"name": "mode", "type": "int", "value": 6}])
+    r = run_harness(harnesses["probe"], path)
+    assert r.returncode == 0, r.stderr
+    assert r.result["tiling_key"] == 9
+    assert list(np.fromfile(tmp_path / "y.bin", dtype=np.float32)) == [0.0] * 4
+
+
 def test_kernel_gm_diagnostic_names_the_tensor(harnesses, tmp_path):
     path = _request(tmp_path, attrs=[{"name": "mode", "type": "int", "value": 5}])
     line = _error_line(run_harness(harnesses["probe"], path))
@@ -241,6 +250,7 @@ def test_describe_dsl(harnesses):
         "params": ["a"],
     }
     assert not (op["has_tiling"] or op["has_infershape"] or op["has_inferdatatype"] or op["has_tiling_parse"])
+    assert op["unsimulated_hooks"] == ["SetCheckSupport"]
 
 
 def test_dynamic_input(harnesses, tmp_path):

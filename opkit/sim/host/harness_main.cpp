@@ -317,7 +317,9 @@ void Describe() {
             }
             s += "}";
         }
-        s += "},\n      \"hccl_groups\": [";
+        s += "},\n      \"unsimulated_hooks\": [";
+        for (size_t i = 0; i < d.aicore_.hooks_.size(); ++i) s += (i ? ", " : "") + json::quote(d.aicore_.hooks_[i]);
+        s += "],\n      \"hccl_groups\": [";
         for (size_t i = 0; i < d.mc2_.groups_.size(); ++i) s += (i ? ", " : "") + json::quote(d.mc2_.groups_[i]);
         const ImplEntry& im = *o.impl;
         auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
@@ -650,6 +652,17 @@ void WriteFile(const std::string& path, const void* data, size_t n, const std::s
     std::fclose(f);
 }
 
+// OpParamDef::InitValue(v): every element of the output holds v before the launch.
+void InitOutput(const Tensor& t, uint64_t v) {
+    const int sz = ge::GetSizeByDataType(t.dt);
+    const bool is_float = t.dt == ge::DT_FLOAT || t.dt == ge::DT_FLOAT16 || t.dt == ge::DT_BF16 || t.dt == ge::DT_DOUBLE;
+    if (is_float && v != 0)
+        fail("OpParamDef::InitValue", "output '%s': InitValue(%llu) on %s; opkit simulates 0 for float outputs",
+             t.name.c_str(), static_cast<unsigned long long>(v), DtypeName(t.dt).c_str());
+    auto* p = static_cast<uint8_t*>(t.gm);
+    for (uint64_t off = 0; off + sz <= t.bytes; off += sz) std::memcpy(p + off, &v, sz);  // little-endian low bytes
+}
+
 // GmAlloc with a name: the simulator's GM diagnostics then say which tensor an access missed.
 void* GmAllocNamed(uint64_t bytes, const std::string& name) {
     return opkit::sim::gm_alloc(bytes, name.c_str());
@@ -938,9 +951,10 @@ void RunOne(const std::string& path) {
             args.push_back(p.tensors[0].gm);
         }
     }
-    for (auto& p : pout) {
-        Tensor& t = p.tensors[0];
+    for (size_t i = 0; i < pout.size(); ++i) {
+        Tensor& t = pout[i].tensors[0];
         t.gm = GmAllocNamed(t.bytes, "output " + t.name);
+        if (outs[i]->has_init_) InitOutput(t, outs[i]->init_value_);
         to_free.push_back(t.gm);
         args.push_back(t.gm);
     }

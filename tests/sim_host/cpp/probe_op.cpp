@@ -7,7 +7,8 @@
 //   - attributes of every scalar and list type, with defaults;
 //   - attr "mode": 0 succeed, 1 the tiling returns GRAPH_FAILED, 2 reads the float attribute
 //     "scale" as int64_t, 3 returns success without SetBlockDim, 4 GetTilingData of a struct
-//     larger than the tiling buffer, 5 tiling key 8: the kernel reads past the end of w.
+//     larger than the tiling buffer, 5 tiling key 8: the kernel reads past the end of w, 6 tiling
+//     key 9: the kernel writes nothing (y is InitValue(0)).
 #include <cstdint>
 #include <cstring>
 
@@ -122,7 +123,7 @@ static ge::graphStatus TilingProbe(gert::TilingContext* context)
     t.set_xHasData(x != nullptr && x->GetData<float>() != nullptr ? 1 : 0);
     t.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
     context->GetRawTilingData()->SetDataSize(t.GetDataSize());
-    context->SetTilingKey(mode == 5 ? 8 : 7);
+    context->SetTilingKey(mode == 5 ? 8 : (mode == 6 ? 9 : 7));
     if (mode != 3) {
         context->SetBlockDim(1);
     }
@@ -186,7 +187,11 @@ public:
             .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND})
             .ValueDepend(REQUIRED);
-        this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("y")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND})
+            .InitValue(0);
         this->Attr("mode").Int();
         this->Attr("scale").AttrType(OPTIONAL).Float(0.5f);
         this->Attr("dims").AttrType(OPTIONAL).ListInt({1, 2, 3});
@@ -202,6 +207,13 @@ public:
 };
 
 OP_ADD(Probe);
+
+static ge::graphStatus CheckProbeDsl(const ge::Operator& op, ge::AscendString& result)
+{
+    (void)op;
+    result = ge::AscendString("{}");
+    return ge::GRAPH_SUCCESS;
+}
 
 // ProbeDsl: registration only (describe), exercising the rest of the DSL.
 class ProbeDsl : public OpDef {
@@ -220,6 +232,7 @@ public:
         OpAICoreConfig cfg;
         cfg.Input("a").ParamType(REQUIRED).DataType({ge::DT_FLOAT16, ge::DT_FLOAT16}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
         cfg.NeedCheckSupportFlag(false).PrecisionReduceFlag(true);
+        this->AICore().SetCheckSupport(CheckProbeDsl);
         this->AICore().AddConfig("ascend910b");
         this->AICore().AddConfig("ascend310p", cfg);
     }

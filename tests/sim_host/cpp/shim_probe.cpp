@@ -19,6 +19,9 @@ extern "C" __global__ __aicore__ void probe(GM_ADDR x, GM_ADDR w, GM_ADDR y, GM_
         AscendC::DataCopy(t, g, 64);
         return;
     }
+    if (TILING_KEY_IS(9)) {
+        return;
+    }
     float* out = reinterpret_cast<float*>(y);
     out[0] = x == nullptr ? 1.0f : 0.0f;
     out[1] = TILING_KEY_IS(7) ? 7.0f : -1.0f;

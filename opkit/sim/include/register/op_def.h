@@ -28,9 +28,14 @@
 #include "graph/types.h"
 #include "register/op_impl_registry.h"
 
+namespace ge {
+class Operator;  // graph-level operator: never constructed by opkit
+}
+
 namespace optiling {
-using OP_CHECK_FUNC = ge::graphStatus (*)(const void* op, ge::AscendString& result);
-using PARAM_GENERALIZE_FUNC = ge::graphStatus (*)(const void* op, const ge::AscendString& cfg, void* result);
+using OP_CHECK_FUNC = ge::graphStatus (*)(const ge::Operator& op, ge::AscendString& result);
+using PARAM_GENERALIZE_FUNC = ge::graphStatus (*)(const ge::Operator& op, const ge::AscendString& generalize_config,
+                                                  ge::AscendString& generalized_op_params);
 }  // namespace optiling
 
 namespace ops {
@@ -72,6 +77,8 @@ public:
     OpParamDef& To(ge::DataType t) { to_type_ = t; return *this; }
     OpParamDef& To(const char* name) { to_name_ = name ? name : ""; return *this; }
     OpParamDef& Version(uint32_t v) { version_ = v; return *this; }
+    // Output memory set before the launch (CANN's atomic clean). opkit simulates the integer form
+    // with the value written into every element; the ScalarVar forms do not compile here.
     OpParamDef& InitValue(uint64_t v) { init_value_ = v; has_init_ = true; return *this; }
     OpParamDef& OutputShapeDependOnCompute() { shape_depend_on_compute_ = true; return *this; }
     OpParamDef& Follow(const char* n) { return Follow(n, FollowType::ALL); }
@@ -186,11 +193,13 @@ private:
 class OpAICoreDef {
 public:
     OpAICoreDef& SetTiling(gert::OpImplRegisterV2::TilingKernelFunc f) { tiling_ = f; return *this; }
-    OpAICoreDef& SetCheckSupport(optiling::OP_CHECK_FUNC) { return *this; }
-    OpAICoreDef& SetOpSelectFormat(optiling::OP_CHECK_FUNC) { return *this; }
-    OpAICoreDef& SetOpSupportInfo(optiling::OP_CHECK_FUNC) { return *this; }
-    OpAICoreDef& SetOpSpecInfo(optiling::OP_CHECK_FUNC) { return *this; }
-    OpAICoreDef& SetParamGeneralize(optiling::PARAM_GENERALIZE_FUNC) { return *this; }
+    // Graph-compilation hooks: recorded (describe lists them under "unsimulated_hooks"), never
+    // called; the simulator runs no graph compiler that would consult them.
+    OpAICoreDef& SetCheckSupport(optiling::OP_CHECK_FUNC f) { return Hook("SetCheckSupport", f != nullptr); }
+    OpAICoreDef& SetOpSelectFormat(optiling::OP_CHECK_FUNC f) { return Hook("SetOpSelectFormat", f != nullptr); }
+    OpAICoreDef& SetOpSupportInfo(optiling::OP_CHECK_FUNC f) { return Hook("SetOpSupportInfo", f != nullptr); }
+    OpAICoreDef& SetOpSpecInfo(optiling::OP_CHECK_FUNC f) { return Hook("SetOpSpecInfo", f != nullptr); }
+    OpAICoreDef& SetParamGeneralize(optiling::PARAM_GENERALIZE_FUNC f) { return Hook("SetParamGeneralize", f != nullptr); }
     OpAICoreDef& LaunchWithZeroEleOutputTensors(bool f) { zero_ele_launch_ = f; return *this; }
     gert::OpImplRegisterV2::TilingKernelFunc& GetTiling() { return tiling_; }
     OpAICoreDef& AddConfig(const char* soc) {
@@ -211,6 +220,15 @@ public:
     // opkit
     gert::OpImplRegisterV2::TilingKernelFunc tiling_ = nullptr;
     bool zero_ele_launch_ = false;
+    std::vector<std::string> hooks_;
+
+private:
+    OpAICoreDef& Hook(const char* name, bool set) {
+        if (set) hooks_.push_back(name);
+        return *this;
+    }
+
+public:
     std::vector<std::pair<std::string, OpAICoreConfig>> configs_;
 };
 
