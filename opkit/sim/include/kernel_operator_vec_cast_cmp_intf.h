@@ -114,6 +114,10 @@ inline const char* round_name(AscendC::RoundMode m) {
     return int(m) < 8 ? n[int(m)] : "?";
 }
 
+// float -> D with round-to-nearest-even (D floating or integral).
+template <class D>
+inline D cast_to_rint(float v) { return cast_to<D>((long double)v, AscendC::RoundMode::CAST_RINT); }
+
 inline float& deq_scale() { static thread_local float s = 1.0f; return s; }
 
 template <class D, class S>
