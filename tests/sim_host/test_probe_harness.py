@@ -180,6 +180,30 @@ def test_failing_tiling(harnesses, tmp_path, mode, needles):
     assert not (tmp_path / "y.bin").exists()
 
 
+def test_template_tiling_key(harnesses, tmp_path):
+    r = run_harness(harnesses["probe"], _request(tmp_path, attrs=[{"name": "mode", "type": "int", "value": 7}]))
+    assert r.returncode == 0, r.stderr
+    assert r.result["tiling_key"] == 1 | 1 << 3 | 27 << 4
+    line = _error_line(
+        run_harness(harnesses["probe"], _request(tmp_path, attrs=[{"name": "mode", "type": "int", "value": 8}]))
+    )
+    assert "GET_TPL_TILING_KEY: Probe: the combination (N=4, FLAG=1, D_T=27) is in no ASCENDC_TPL_ARGS_SEL" in line
+    line = _error_line(
+        run_harness(harnesses["probe"], _request(tmp_path, attrs=[{"name": "mode", "type": "int", "value": 9}]))
+    )
+    assert "N = 5 is not among the values ASCENDC_TPL_UINT_DECL declares" in line
+    d = json.loads(subprocess.run([str(harnesses["probe"]), "describe"], capture_output=True, text=True).stdout)
+    (t,) = d["tiling_key_templates"]
+    assert t["op_type"] == "Probe"
+    assert [(p["name"], p["type"], p["bit_width"], p["values"]) for p in t["params"]] == [
+        ("N", "uint", 3, [2, 3, 4, 9]),
+        ("FLAG", "bool", 1, [0, 1]),
+        ("D_T", "dtype", 8, [0, 1, 27]),
+    ]
+    assert [p["name"] for p in t["selections"][0]] == ["kernel_type", "N", "FLAG", "D_T"]
+    assert t["selections"][0][1]["values"] == [3, 9]
+
+
 def test_init_value_output(harnesses, tmp_path):
     # y is InitValue(0): zero before the launch, and the kernel under tiling key 9 leaves it alone.
     path = _request(tmp_path, attrs=[{"name": "mode", "type": "int", "value": 6}])

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "ascendc/host_api/tiling/template_argument.h"
 #include "json.h"
 #include "platform/platform_info.h"
 #include "register/op_def_registry.h"
@@ -346,7 +347,26 @@ void Describe() {
         }
         s += "]}";
     }
-    s += std::string(TilingLayouts().empty() ? "" : "\n  ") + "]\n}\n";
+    s += std::string(TilingLayouts().empty() ? "" : "\n  ") + "],\n  \"tiling_key_templates\": [";
+    auto params = [](const std::vector<opkit::tpl::Param>& ps, bool with_bits) {
+        std::string o = "[";
+        for (size_t i = 0; i < ps.size(); ++i) {
+            o += std::string(i ? ", " : "") + "{\"name\": " + json::quote(ps[i].name) + ", \"type\": \"" +
+                 opkit::tpl::TypeName(ps[i].type) + "\"" +
+                 (with_bits ? ", \"bit_width\": " + std::to_string(ps[i].bits) : std::string()) + ", \"values\": [";
+            for (size_t k = 0; k < ps[i].vals.size(); ++k) o += (k ? ", " : "") + std::to_string(ps[i].vals[k]);
+            o += "]}";
+        }
+        return o + "]";
+    };
+    for (size_t i = 0; i < opkit::tpl::Templates().size(); ++i) {
+        const auto& t = *opkit::tpl::Templates()[i];
+        s += std::string(i ? ",\n" : "\n") + "    {\"op_type\": " + json::quote(t.op) + ", \"params\": " + params(t.params, true) +
+             ", \"selections\": [";
+        for (size_t k = 0; k < t.sels.size(); ++k) s += (k ? ", " : "") + params(t.sels[k], false);
+        s += "]}";
+    }
+    s += std::string(opkit::tpl::Templates().empty() ? "" : "\n  ") + "]\n}\n";
     std::fputs(s.c_str(), stdout);
     std::fflush(stdout);
 }

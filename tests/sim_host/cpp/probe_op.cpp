@@ -8,10 +8,11 @@
 //   - attr "mode": 0 succeed, 1 the tiling returns GRAPH_FAILED, 2 reads the float attribute
 //     "scale" as int64_t, 3 returns success without SetBlockDim, 4 GetTilingData of a struct
 //     larger than the tiling buffer, 5 tiling key 8: the kernel reads past the end of w, 6 tiling
-//     key 9: the kernel writes nothing (y is InitValue(0)).
+//     key 9: the kernel writes nothing (y is InitValue(0)), 7..9 template tiling keys (below).
 #include <cstdint>
 #include <cstring>
 
+#include "ascendc/host_api/tiling/template_argument.h"
 #include "register/op_def_registry.h"
 #include "register/tilingdata_base.h"
 #include "tiling/platform/platform_ascendc.h"
@@ -19,6 +20,14 @@
 namespace ge {
 ge::graphStatus InferShapeProbeList(gert::InferShapeContext* context);
 }
+
+// Template tiling key of Probe (modes 7..9): N in {2, 3, 4, 9} (index, 3 bits), FLAG (1 bit),
+// D_T a dtype (8 bits); kernels exist for N in {3, 9} with FLAG 1 and D_T bf16 only.
+ASCENDC_TPL_ARGS_DECL(Probe, ASCENDC_TPL_UINT_DECL(N, 3, ASCENDC_TPL_UI_MIX, 1, 2, 4, 9), ASCENDC_TPL_BOOL_DECL(FLAG, 0, 1),
+                      ASCENDC_TPL_DTYPE_DECL(D_T, 0, 1, 27));
+ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_KERNEL_TYPE_SEL(ASCENDC_TPL_AIV_ONLY),
+                                     ASCENDC_TPL_UINT_SEL(N, ASCENDC_TPL_UI_LIST, 3, 9), ASCENDC_TPL_BOOL_SEL(FLAG, 1),
+                                     ASCENDC_TPL_DTYPE_SEL(D_T, 27)));
 
 namespace optiling {
 BEGIN_TILING_DATA_DEF(ProbeSub)
@@ -124,6 +133,13 @@ static ge::graphStatus TilingProbe(gert::TilingContext* context)
     t.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
     context->GetRawTilingData()->SetDataSize(t.GetDataSize());
     context->SetTilingKey(mode == 5 ? 8 : (mode == 6 ? 9 : 7));
+    if (mode == 7) {
+        ASCENDC_TPL_SEL_PARAM(context, 3, 1, 27);  // index 1 | 1 << 3 | 27 << 4 = 441
+    } else if (mode == 8) {
+        context->SetTilingKey(GET_TPL_TILING_KEY(4, 1, 27));  // declared, but selected by no ASCENDC_TPL_ARGS_SEL
+    } else if (mode == 9) {
+        context->SetTilingKey(GET_TPL_TILING_KEY(5, 1, 27));  // not declared
+    }
     if (mode != 3) {
         context->SetBlockDim(1);
     }
