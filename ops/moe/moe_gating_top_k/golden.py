@@ -310,10 +310,11 @@ def _near_tie_choice(values: np.ndarray, candidates: np.ndarray, count: int, cho
     around the boundary, and exact ties at the boundary went to the lower index.
     """
     cand = np.asarray(candidates)
-    order = cand[np.argsort(-values[cand], kind="stable")]
+    vals = values[cand]
+    order = cand[np.argsort(-vals, kind="stable")]
     boundary = values[order[count - 1]]
-    above = {int(i) for i in cand if values[i] > boundary + tol}
-    cluster = {int(i) for i in cand if abs(values[i] - boundary) <= tol}
+    above = set(cand[vals > boundary + tol].tolist())
+    cluster = set(cand[np.abs(vals - boundary) <= tol].tolist())
     outside = sorted(chosen - above - cluster)
     if outside:
         i = outside[0]
@@ -323,17 +324,19 @@ def _near_tie_choice(values: np.ndarray, candidates: np.ndarray, count: int, cho
     if missing:
         i = missing[0]
         return f"left out {i} (score {values[i]:.9g}), clearly above the boundary {boundary:.9g}", False
-    golden_pick = {int(i) for i in order[:count]}
+    golden_pick = set(order[:count].tolist())
     # Exact ties follow the lower-index rule even inside a cluster: a chosen j beaten by an
     # unchosen i < j with exactly the same score is a violation.
-    lowest_left_out: dict[float, int] = {}
-    for i in cand:
-        if int(i) not in chosen:
-            lowest_left_out.setdefault(float(values[i]), int(i))  # cand is ascending
-    for j in sorted(chosen):
-        i = lowest_left_out.get(float(values[j]))
-        if i is not None and i < j:
-            return f"tie rule: chose {j} over {i} with the same score {values[j]:.9g}", False
+    picked = np.isin(cand, list(chosen))
+    left_vals, left_idx = vals[~picked], cand[~picked]  # ascending indices
+    if left_vals.size:
+        levels, first = np.unique(left_vals, return_index=True)  # lowest left-out index per value
+        pos = np.clip(np.searchsorted(levels, vals[picked]), 0, levels.size - 1)
+        rival = left_idx[first[pos]]
+        bad = (levels[pos] == vals[picked]) & (rival < cand[picked])
+        if bad.any():
+            j = int(cand[picked][bad][0])
+            return f"tie rule: chose {j} over {int(rival[bad][0])} with the same score {values[j]:.9g}", False
     return None, chosen != golden_pick
 
 
