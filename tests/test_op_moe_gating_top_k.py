@@ -504,8 +504,13 @@ def harnesses():
         for f in sorted(d.rglob("*")):
             if f.is_file() and f.suffix in {".h", ".cpp"}:
                 digest.update(str(f.relative_to(ROOT)).encode() + f.read_bytes())
-    cache = Path(tempfile.gettempdir()) / "opkit-moe-gating-top-k-tests" / digest.hexdigest()[:16]
+    root = Path(tempfile.gettempdir()) / "opkit-moe-gating-top-k-tests"
+    cache = root / digest.hexdigest()[:16]
     cache.mkdir(parents=True, exist_ok=True)
+    # Keep the three most recent builds (about 13 MB each); older ones belong to old sources.
+    for old in sorted((d for d in root.iterdir() if d.is_dir()), key=lambda d: d.stat().st_mtime)[:-3]:
+        if old != cache:
+            shutil.rmtree(old, ignore_errors=True)
     shim = cache / "shim.cpp"
     shim.write_text(SHIM, encoding="utf-8")
     cxx = sim.find_cxx()
