@@ -1,0 +1,105 @@
+"""Simulator speed: build times of the template op, a 16M-element fp16 run against its NumPy golden,
+and emulated vector throughput.
+
+    python benchmarks/sim_speed.py [--elements N] [--repeat R]
+
+1. Build time of the `vector` template's op (a fresh `opkit new` package): cold (empty package
+   cache; harness objects shared across packages are removed too) and warm (nothing changed).
+2. The op's kernel on one float16 case of N elements (default 16M = 2^24, the template's `large`
+   case): wall time of the simulated run (inputs written, harness process, outputs read) against
+   the time of the float64 NumPy golden on the same data, best of R runs.
+3. Emulated vector throughput: input + output bytes moved per second of simulated run, and element
+   operations (Muls, Add, Relu and two Casts per element) per second.
+
+Figures are measurements of this machine (2 cores here, shared), not assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from opkit.build import sim_backend  # noqa: E402
+from opkit.build.cache import shared_dir  # noqa: E402
+from opkit.build.toolchain import find_compiler  # noqa: E402
+from opkit.run.sim_runner import SimRunner  # noqa: E402
+from opkit.scaffold.new import new_package  # noqa: E402
+from opkit.spec import Case, load  # noqa: E402
+from opkit.verify.golden import run_golden  # noqa: E402
+from opkit.verify.inputs import make_inputs  # noqa: E402
+
+CHIP = "ascend910b2"
+
+
+def build_times(pkg: Path) -> tuple[float, float, int]:
+    spec = load(pkg)
+    shutil.rmtree(pkg / ".opkit", ignore_errors=True)
+    shutil.rmtree(shared_dir() / "sim-obj", ignore_errors=True)
+    arts = sim_backend.artifacts_for(spec, [CHIP])
+    t0 = time.perf_counter()
+    sim_backend.build(arts)
+    cold = time.perf_counter() - t0
+    arts = sim_backend.artifacts_for(load(pkg), [CHIP])
+    t0 = time.perf_counter()
+    sim_backend.build(arts)
+    warm = time.perf_counter() - t0
+    assert not any(a.built for a in arts)
+    return cold, warm, len(arts)
+
+
+def run_times(pkg: Path, n: int, repeat: int) -> dict[str, float]:
+    spec = load(pkg)
+    case = Case("bench", {"x": [n], "y": [n]}, (0,), {"alpha": 0.75}, seed=1)
+    inputs = make_inputs(spec, case, 0)
+    runner = SimRunner()
+    runner.artifact(spec, CHIP, 0)
+    sim = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = runner.run(spec, case, 0, CHIP, inputs)
+        sim.append(time.perf_counter() - t0)
+    gold = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        g = run_golden(spec, case, inputs)
+        gold.append(time.perf_counter() - t0)
+    z = out.outputs["z"].astype(np.float64)
+    worst = float(np.max(np.abs(z - g["z"])))
+    return {"sim": min(sim), "golden": min(gold), "worst_abs_err": worst, "block_dim": out.info.get("block_dim", 0)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--elements", type=int, default=1 << 24)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    cc = find_compiler()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs; compiler {cc.label}; "
+          f"extra flags {' '.join(cc.features) or 'none'}")
+    with tempfile.TemporaryDirectory(prefix="opkit-bench-") as tmp:
+        pkg = new_package("bench_op", directory=".", cwd=tmp).path
+        cold, warm, n_art = build_times(pkg)
+        print(f"build of the vector template op ({n_art} harnesses, {CHIP}): cold {cold:.1f} s, warm {warm:.3f} s")
+        r = run_times(pkg, args.elements, args.repeat)
+        n = args.elements
+        print(f"float16 case of {n} elements on {r['block_dim']} emulated vector cores: simulated run "
+              f"{r['sim']:.3f} s, float64 NumPy golden {r['golden']:.3f} s, ratio {r['sim'] / r['golden']:.2f}x "
+              f"(worst |error| {r['worst_abs_err']:.3g})")
+        moved = 3 * 2 * n
+        print(f"emulated vector throughput: {moved / r['sim'] / 1e9:.2f} GB/s of GM traffic, "
+              f"{6 * n / r['sim'] / 1e9:.2f} G element-ops/s (Cast x2, Muls, Add, Relu, Cast per element)")
+
+
+if __name__ == "__main__":
+    main()
