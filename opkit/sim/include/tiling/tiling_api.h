@@ -1,13 +1,15 @@
 // opkit simulator (host side): the Ascend C host tiling library header.
 //
 // Provided: TilingData macros (register/tilingdata_base.h), PlatformAscendC
-// (tiling/platform/platform_ascendc.h), ge::Shape / AscendC::TensorShape, and the scratch-size
+// (tiling/platform/platform_ascendc.h), ge::Shape / AscendC::TensorShape, the scratch-size
 // helpers GetSigmoidMaxMinTmpSize, GetSortTmpSize, GetConcatTmpSize
-// (tiling/opkit_adv_api_tiling.h). Not provided yet: the matmul, softmax, topk, ... tiling
-// engines (matmul_tiling::MatmulApiTiling, AscendC::SoftMaxFlashV2TilingFunc, ...); code that
-// uses them fails to compile here ("not declared"), never silently.
+// (tiling/opkit_adv_api_tiling.h), and the Matmul tiling API with optiling::TCubeTiling
+// (tiling/opkit_matmul_tiling.h). Not provided yet: BatchMatmulTiling, the softmax, topk, HCCL
+// ... tiling functions (AscendC::SoftMaxFlashV2TilingFunc, ...); code that uses them fails to
+// compile here ("not declared"), never silently.
 #pragma once
 #include "graph/tensor.h"
 #include "register/tilingdata_base.h"
 #include "tiling/opkit_adv_api_tiling.h"
+#include "tiling/opkit_matmul_tiling.h"
 #include "tiling/platform/platform_ascendc.h"
