@@ -353,9 +353,10 @@ int main(int argc, char** argv)
     if (optiling::TilingInterleaveRope(&ctx) != ge::GRAPH_SUCCESS) return 2;
     const auto* t = ctx.GetTilingData<InterleaveRopeTilingData>();
     printf("key=%llu blockDim=%u tileRows=%u cosRows=%u rowStride=%u aligned=%u formerNum=%u formerRows=%llu "
-           "tailRows=%llu totalRows=%llu usedCores=%u workspace=%zu\n", (unsigned long long)ctx.key, ctx.blockDim,
-           t->tileRows, t->cosRows, t->rowStride, t->alignedRows, t->formerNum, (unsigned long long)t->formerRows,
-           (unsigned long long)t->tailRows, (unsigned long long)t->totalRows, t->usedCores, ctx.ws[0]);
+           "tailRows=%llu totalRows=%llu usedCores=%u numHeads=%u headGroup=%u workspace=%zu\n",
+           (unsigned long long)ctx.key, ctx.blockDim, t->tileRows, t->cosRows, t->rowStride, t->alignedRows,
+           t->formerNum, (unsigned long long)t->formerRows, (unsigned long long)t->tailRows,
+           (unsigned long long)t->totalRows, t->usedCores, t->numHeads, t->headGroup, ctx.ws[0]);
     return 0;
 }
 """
@@ -418,6 +419,11 @@ def tiling():
     ((1, 3, 5, 64), (1, 1, 5, 64), 1),   # B = 1: the real op's pattern
     ((1, 3, 1, 64), (1, 1, 1, 64), 2),   # B = 1, S = 1
     ((4, 3, 1, 64), (4, 1, 1, 64), 2),   # decode: S = 1 is a row per batch
+    ((2, 3, 64, 64), (2, 1, 64, 64), 5),  # prefill: positions split, loop over heads
+    ((2, 3, 64, 64), (1, 1, 64, 64), 6),  # the same with cos shared by the batches
+    ((2, 1, 64, 64), (2, 1, 64, 64), 1),  # one head: nothing to reuse
+    ((2, 3, 15, 64), (2, 1, 15, 64), 1),  # fewer positions than a 2 KiB copy per head needs
+    ((2, 3, 26, 40), (2, 1, 26, 40), 5),  # 26 rows of 80 bytes reach 2 KiB
 ])
 def test_tiling_key_per_broadcast_pattern(tiling, x_shape, cos_shape, key):
     assert tiling(x_shape, cos_shape)["key"] == key
@@ -444,22 +450,32 @@ def _ub_bytes(t, d_stride, cos_rows, rows):
     ((1, 32, 2048, 64), (1, 1, 2048, 64), 48), ((1, 32, 2048, 128), (1, 1, 2048, 128), 40),
     ((32, 32, 1, 64), (32, 1, 1, 64), 48), ((3, 2, 5, 40), (3, 1, 1, 40), 7), ((1, 1, 1, 2), (1, 1, 1, 2), 48),
     ((2, 8, 1000, 256), (1, 1, 1000, 256), 24), ((64, 16, 8, 64), (64, 1, 1, 64), 48),
-    ((3, 1, 5000, 2), (1, 1, 1, 2), 1),
+    ((3, 1, 5000, 2), (1, 1, 1, 2), 1), ((2, 3, 26, 40), (2, 1, 26, 40), 3), ((4, 16, 300, 40), (1, 1, 300, 40), 48),
+    ((1, 64, 4096, 128), (1, 1, 4096, 128), 48), ((2, 2, 7, 64), (2, 1, 7, 64), 48),
 ])
 def test_tiling_splits_rows_and_fits_ub(tiling, x_shape, cos_shape, cores):
     t = tiling(x_shape, cos_shape, cores=cores)
     b, n, s, d = x_shape
-    rows = b * n * s
-    assert t["totalRows"] == rows and t["blockDim"] == t["usedCores"]
+    head_loop = t["key"] in (5, 6)
+    units = b * s if head_loop else b * n * s  # positions or rows
+    assert t["totalRows"] == b * n * s and t["numHeads"] == n and t["blockDim"] == t["usedCores"]
     assert 1 <= t["blockDim"] <= cores
-    assert t["formerNum"] * t["formerRows"] + (t["blockDim"] - t["formerNum"]) * t["tailRows"] == rows
+    assert t["formerNum"] * t["formerRows"] + (t["blockDim"] - t["formerNum"]) * t["tailRows"] == units
     assert t["formerRows"] - t["tailRows"] == 1 and t["formerNum"] < t["blockDim"]
     assert t["rowStride"] % 16 == 0 and d <= t["rowStride"] < d + 16  # rows start on 32-byte boundaries
     assert t["aligned"] == (d * 2 % 32 == 0)
-    share = t["formerRows"] if t["formerNum"] else t["tailRows"]  # the most rows a core owns
-    assert 1 <= t["tileRows"] <= share
-    assert t["tileRows"] <= 4095  # DataCopyPad's block count
+    share = t["formerRows"] if t["formerNum"] else t["tailRows"]  # the most units a core owns
     assert _ub_bytes(t, t["rowStride"], t["cosRows"], t["tileRows"]) <= UB_910B
+    assert t["workspace"] == 16 << 20  # only the system workspace
+    if head_loop:
+        # a tile: headGroup heads x cosRows positions; copies of at least 2 KiB per head unless
+        # a core owns fewer positions
+        assert 1 <= t["headGroup"] <= n and t["tileRows"] == t["headGroup"] * t["cosRows"]
+        assert 1 <= t["cosRows"] <= min(share, s, 4095)
+        assert t["cosRows"] * d * 2 >= 2048 or t["cosRows"] == min(share, s)
+        return
+    assert t["headGroup"] == 1
+    assert 1 <= t["tileRows"] <= min(share, 4095)  # DataCopyPad moves at most 4095 rows
     per_s = cos_shape[2] == s and s > 1
     if per_s:
         assert t["cosRows"] == t["tileRows"]
@@ -467,10 +483,8 @@ def test_tiling_splits_rows_and_fits_ub(tiling, x_shape, cos_shape, cores):
         assert t["cosRows"] == min(b, -(-(t["tileRows"] - 1) // (n * s)) + 1)
     else:
         assert t["cosRows"] == 1
-    if t["tileRows"] < share:  # not limited by the core's share: UB is full
-        assert _ub_bytes(t, t["rowStride"], t["cosRows"] + (1 if per_s else 0), t["tileRows"] + 1) > UB_910B \
-            or t["tileRows"] == 4095
-    assert t["workspace"] == 16 << 20  # only the system workspace
+    if t["tileRows"] < min(share, 4095):  # not limited by the core's share: the UB is full
+        assert _ub_bytes(t, t["rowStride"], t["cosRows"] + (1 if per_s else 0), t["tileRows"] + 1) > UB_910B
 
 
 # --- the kernel on opkit's CPU simulator -----------------------------------------------------------

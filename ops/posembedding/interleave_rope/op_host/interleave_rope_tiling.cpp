@@ -1,7 +1,8 @@
 // InterleaveRope: the tiling function, run on the host before every launch.
 //
 // It checks the shapes, picks the tiling key from the broadcast pattern of cos/sin, splits the
-// B*N*S rows of x across the vector cores and sizes the UB tiles. Its decisions reach the kernel in
+// B*N*S rows of x (or, for prefill, the B*S positions) across the vector cores and sizes the UB
+// tiles. Its decisions reach the kernel in
 // InterleaveRopeTilingData (op_kernel/interleave_rope_tiling_data.h).
 //
 // Accepted (anything else fails the tiling):
@@ -28,6 +29,7 @@ constexpr uint64_t BLOCK_BYTES = 32;           // UB rows start on 32-byte bound
 constexpr uint64_t BUFFER_NUM = 2;             // double buffering: BUFFER_NUM in the kernel
 constexpr uint64_t MAX_TILE_ROWS = 4095;       // DataCopyPad moves at most 4095 blocks (rows) per call
 constexpr uint64_t MIN_BYTES_PER_CORE = 4096;  // below this, starting one more core costs more than it saves
+constexpr uint64_t MIN_COPY_BYTES = 2048;      // head loop: copies of at least this many bytes per head
 
 uint64_t CeilDiv(uint64_t a, uint64_t b)
 {
@@ -54,12 +56,29 @@ uint64_t CosRowsFor(uint64_t key, uint64_t rows, uint64_t batchRows, uint64_t ba
     switch (key) {
         case INTERLEAVE_ROPE_KEY_B1SD:
         case INTERLEAVE_ROPE_KEY_11SD:
-            return rows;  // one per x row
+            return rows;  // one per x row (the head-loop keys size their chunks themselves)
         case INTERLEAVE_ROPE_KEY_B11D:
             return std::min(batches, CeilDiv(rows - 1, batchRows) + 1);  // one per batch touched
         default:
             return 1;
     }
+}
+
+// The largest n <= limit for which fits(n) holds (fits is monotone: true up to some n); 0 if none.
+template <typename Fits>
+uint64_t LargestFitting(uint64_t limit, Fits fits)
+{
+    uint64_t lo = 0;
+    uint64_t hi = limit;
+    while (lo < hi) {
+        const uint64_t mid = (lo + hi + 1) / 2;
+        if (fits(mid)) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return lo;
 }
 
 bool ReadShape(const gert::StorageShape* shape, int64_t dims[RANK])
@@ -125,12 +144,21 @@ ge::graphStatus TilingInterleaveRope(gert::TilingContext* context)
     }
 
     // 3. The tiling key: the broadcast pattern. Where two keys describe the same data (B = 1, or
-    //    S = 1) the real op's pattern wins.
+    //    S = 1) the real op's pattern wins. With a cos/sin row per position, several heads and
+    //    enough positions for copies of MIN_COPY_BYTES per head (prefill), the head-loop variant:
+    //    positions are split across cores and cos/sin are read once per position, not per head.
+    const uint64_t rowBytes = static_cast<uint64_t>(dim) * typeSize;
+    const uint64_t minChunk = std::max<uint64_t>(1, CeilDiv(MIN_COPY_BYTES, rowBytes));
     const bool perBatch = cos[0] == batch;
     const bool perSeq = cos[2] == seq && seq > 1;
+    const bool headLoop = perSeq && heads > 1 && static_cast<uint64_t>(seq) >= minChunk;
     uint64_t key = INTERLEAVE_ROPE_KEY_111D;
     if (perSeq) {
-        key = perBatch ? INTERLEAVE_ROPE_KEY_B1SD : INTERLEAVE_ROPE_KEY_11SD;
+        if (headLoop) {
+            key = perBatch ? INTERLEAVE_ROPE_KEY_B1SD_HEADS : INTERLEAVE_ROPE_KEY_11SD_HEADS;
+        } else {
+            key = perBatch ? INTERLEAVE_ROPE_KEY_B1SD : INTERLEAVE_ROPE_KEY_11SD;
+        }
     } else if (perBatch) {
         key = INTERLEAVE_ROPE_KEY_B11D;
     }
@@ -149,39 +177,56 @@ ge::graphStatus TilingInterleaveRope(gert::TilingContext* context)
     tiling->seqLength = static_cast<uint32_t>(std::max<int64_t>(1, seq));
     tiling->hiddenDim = static_cast<uint32_t>(dim);
     tiling->rowStride = static_cast<uint32_t>(dp);
-    tiling->alignedRows = (dim * typeSize) % BLOCK_BYTES == 0 ? 1 : 0;
+    tiling->alignedRows = rowBytes % BLOCK_BYTES == 0 ? 1 : 0;
+    tiling->numHeads = static_cast<uint32_t>(std::max<int64_t>(1, heads));
+    tiling->headGroup = 1;
 
-    // 4. Rows across cores: at least MIN_BYTES_PER_CORE of x per core, at most every core. The
-    //    first formerNum cores take one row more than the others. No rows (an empty x) still
-    //    launches one core, which finds nothing to do.
-    const uint64_t rowBytes = static_cast<uint64_t>(dim) * typeSize;
-    const uint64_t usedCores =
-        std::max<uint64_t>(1, std::min(coreNum, CeilDiv(totalRows * rowBytes, MIN_BYTES_PER_CORE)));
-    const uint64_t baseRows = totalRows / usedCores;
-    tiling->formerNum = static_cast<uint32_t>(totalRows % usedCores);
-    tiling->formerRows = baseRows + 1;
-    tiling->tailRows = baseRows;
+    // 4. Work across cores: rows (or positions, for the head loop) in contiguous ranges; at least
+    //    MIN_BYTES_PER_CORE of x per core, at most every core. The first formerNum cores take one
+    //    unit more than the others. No rows (an empty x) still launches one core, which finds
+    //    nothing to do.
+    const uint64_t units = headLoop ? static_cast<uint64_t>(batch) * seq : totalRows;
+    const uint64_t usedCores = std::max<uint64_t>(
+        1, std::min({coreNum, CeilDiv(totalRows * rowBytes, MIN_BYTES_PER_CORE), std::max<uint64_t>(1, units)}));
+    const uint64_t baseUnits = units / usedCores;
+    tiling->formerNum = static_cast<uint32_t>(units % usedCores);
+    tiling->formerRows = baseUnits + 1;
+    tiling->tailRows = baseUnits;
     tiling->usedCores = static_cast<uint32_t>(usedCores);
+    const uint64_t share = std::max<uint64_t>(1, tiling->formerNum > 0 ? tiling->formerRows : tiling->tailRows);
 
     // 5. Tile size: the most rows whose buffers (double-buffered queues, float32 scratch, Gather
-    //    tables, cos/sin rows) fit in UB, no more than a core owns, at most MAX_TILE_ROWS.
-    const uint64_t coreRows = std::max<uint64_t>(1, tiling->formerNum > 0 ? tiling->formerRows : tiling->tailRows);
+    //    tables, cos/sin rows) fit in the UB, no more than a core owns, at most MAX_TILE_ROWS
+    //    rows per copy.
     const uint64_t batches = std::max<int64_t>(1, batch);
-    uint64_t lo = 0;
-    uint64_t hi = std::min(MAX_TILE_ROWS, coreRows);
-    while (lo < hi) {  // the largest rows with UbBytes(rows) <= ubSize
-        const uint64_t mid = (lo + hi + 1) / 2;
-        if (UbBytes(mid, CosRowsFor(key, mid, batchRows, batches), dp, typeSize) <= ubSize) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
+    if (headLoop) {
+        // A tile is headGroup heads x up to `chunk` positions; the chunk's cos/sin rows stay in UB.
+        // All heads at once when the chunk still gets minChunk positions, else fewer heads.
+        const uint64_t chunkLimit = std::min({MAX_TILE_ROWS, share, static_cast<uint64_t>(seq)});
+        uint64_t group = static_cast<uint64_t>(heads);
+        auto maxChunk = [&](uint64_t g) {
+            return LargestFitting(chunkLimit, [&](uint64_t c) { return UbBytes(g * c, c, dp, typeSize) <= ubSize; });
+        };
+        while (group > 1 && maxChunk(group) < std::min(minChunk, chunkLimit)) {
+            group = CeilDiv(group, 2);
         }
+        const uint64_t chunk = maxChunk(group);
+        if (chunk == 0) {
+            return ge::GRAPH_FAILED;
+        }
+        tiling->headGroup = static_cast<uint32_t>(group);
+        tiling->tileRows = static_cast<uint32_t>(group * chunk);
+        tiling->cosRows = static_cast<uint32_t>(chunk);
+    } else {
+        const uint64_t rows = LargestFitting(std::min(MAX_TILE_ROWS, share), [&](uint64_t r) {
+            return UbBytes(r, CosRowsFor(key, r, batchRows, batches), dp, typeSize) <= ubSize;
+        });
+        if (rows == 0) {
+            return ge::GRAPH_FAILED;  // not even one row fits (cannot happen for D <= 256)
+        }
+        tiling->tileRows = static_cast<uint32_t>(rows);
+        tiling->cosRows = static_cast<uint32_t>(CosRowsFor(key, rows, batchRows, batches));
     }
-    if (lo == 0) {
-        return ge::GRAPH_FAILED;  // not even one row fits (cannot happen for D <= 256)
-    }
-    tiling->tileRows = static_cast<uint32_t>(lo);
-    tiling->cosRows = static_cast<uint32_t>(CosRowsFor(key, lo, batchRows, batches));
 
     // 6. Launch.
     context->SetTilingKey(key);

@@ -24,6 +24,11 @@
 //     cos/sin per batch or one row (keys B11D, 111D): only the distinct rows are copied (one per
 //     batch the tile touches), and Mul re-reads one row for many x rows through a repeat stride of
 //     0 on its second source.
+//   - Keys B1SD_HEADS / 11SD_HEADS (prefill): the core owns a range of positions (b, s) instead of
+//     rows. It takes them in chunks of up to cosRows positions: the chunk's cos/sin rows are copied
+//     and converted once, then the heads are walked in groups of headGroup, a tile being the
+//     chunk's rows of each head of the group (one contiguous copy per head). cos/sin are thus read
+//     once per position instead of once per head.
 #ifndef INTERLEAVE_ROPE_H
 #define INTERLEAVE_ROPE_H
 
@@ -40,14 +45,19 @@ constexpr uint32_t MAX_REPEAT = 255;           // repeatTime is a uint8_t
 
 // T: half or bfloat16_t (x, cos, sin and y share it).
 // PER_SEQ: cos/sin have a row per position s; PER_BATCH: cos/sin have rows per batch b.
-template <typename T, bool PER_SEQ, bool PER_BATCH>
+// HEAD_LOOP (with PER_SEQ only): positions are split across cores and each core loops over heads.
+template <typename T, bool PER_SEQ, bool PER_BATCH, bool HEAD_LOOP = false>
 class KernelInterleaveRope {
+    static_assert(PER_SEQ || !HEAD_LOOP, "the head loop reuses cos/sin rows per position");
+
 public:
     __aicore__ inline KernelInterleaveRope() {}
 
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR cos, GM_ADDR sin, GM_ADDR y, const InterleaveRopeTilingData& tiling)
     {
-        // This core's rows: the first formerNum cores own formerRows rows, the others tailRows.
+        // This core's units (rows, or positions with HEAD_LOOP): the first formerNum cores own
+        // formerRows units, the others tailRows.
+        const uint64_t totalUnits = HEAD_LOOP ? tiling.totalRows / tiling.numHeads : tiling.totalRows;
         const uint64_t blockIdx = static_cast<uint64_t>(GetBlockIdx());
         if (blockIdx < tiling.formerNum) {
             rowStart_ = blockIdx * tiling.formerRows;
@@ -56,10 +66,10 @@ public:
             rowStart_ = tiling.formerNum * tiling.formerRows + (blockIdx - tiling.formerNum) * tiling.tailRows;
             rowCount_ = tiling.tailRows;
         }
-        if (rowStart_ >= tiling.totalRows) {
+        if (rowStart_ >= totalUnits) {
             rowCount_ = 0;
-        } else if (rowStart_ + rowCount_ > tiling.totalRows) {
-            rowCount_ = tiling.totalRows - rowStart_;
+        } else if (rowStart_ + rowCount_ > totalUnits) {
+            rowCount_ = totalUnits - rowStart_;
         }
         if (rowCount_ == 0) {
             return;  // nothing to do on this core: no buffers, no copies
@@ -70,13 +80,20 @@ public:
         cosRows_ = tiling.cosRows;
         seqLength_ = tiling.seqLength;
         batchRows_ = tiling.batchRows;
+        numHeads_ = tiling.numHeads;
+        headGroup_ = tiling.headGroup;
         aligned_ = tiling.alignedRows != 0;
 
-        // GM views: x and y from this core's first row on; cos and sin whole.
+        // GM views: x and y from this core's first row on (whole with HEAD_LOOP); cos and sin whole.
         const uint64_t batches = tiling.totalRows / tiling.batchRows;
         const uint64_t tableRows = (PER_BATCH ? batches : 1) * (PER_SEQ ? seqLength_ : 1);
-        xGm_.SetGlobalBuffer((__gm__ T*)x + rowStart_ * d_, rowCount_ * d_);
-        yGm_.SetGlobalBuffer((__gm__ T*)y + rowStart_ * d_, rowCount_ * d_);
+        if constexpr (HEAD_LOOP) {
+            xGm_.SetGlobalBuffer((__gm__ T*)x, tiling.totalRows * d_);
+            yGm_.SetGlobalBuffer((__gm__ T*)y, tiling.totalRows * d_);
+        } else {
+            xGm_.SetGlobalBuffer((__gm__ T*)x + rowStart_ * d_, rowCount_ * d_);
+            yGm_.SetGlobalBuffer((__gm__ T*)y + rowStart_ * d_, rowCount_ * d_);
+        }
         cosGm_.SetGlobalBuffer((__gm__ T*)cos, tableRows * d_);
         sinGm_.SetGlobalBuffer((__gm__ T*)sin, tableRows * d_);
 
@@ -103,11 +120,15 @@ public:
         if (rowCount_ == 0) {
             return;
         }
-        for (uint64_t r0 = 0; r0 < rowCount_; r0 += tileRows_) {
-            const uint32_t rows = static_cast<uint32_t>((rowCount_ - r0 < tileRows_) ? rowCount_ - r0 : tileRows_);
-            CopyIn(r0, rows);
-            Compute(r0, rows);
-            CopyOut(r0, rows);
+        if constexpr (HEAD_LOOP) {
+            ProcessHeads();
+        } else {
+            for (uint64_t r0 = 0; r0 < rowCount_; r0 += tileRows_) {
+                const uint32_t rows = static_cast<uint32_t>((rowCount_ - r0 < tileRows_) ? rowCount_ - r0 : tileRows_);
+                CopyIn(r0, rows);
+                Compute(r0, rows);
+                CopyOut(r0, rows);
+            }
         }
     }
 
@@ -290,15 +311,118 @@ private:
         yQue_.EnQue<T>(yT);
     }
 
-    __aicore__ inline void CopyOut(uint64_t r0, uint32_t rows)
+    // rows rows of D elements from UB rows Dp apart to GM.
+    __aicore__ inline void CopyRowsOut(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t rows)
     {
-        LocalTensor<T> yT = yQue_.DeQue<T>();
         if (aligned_) {
-            DataCopy(yGm_[r0 * d_], yT, rows * d_);
+            DataCopy(dst, src, rows * d_);
         } else {
             // One block per row: exactly D * 2 bytes to GM; the pad lanes stay in UB.
             DataCopyExtParams copyParams{static_cast<uint16_t>(rows), static_cast<uint32_t>(d_ * sizeof(T)), 0, 0, 0};
-            DataCopyPad(yGm_[r0 * d_], yT, copyParams);
+            DataCopyPad(dst, src, copyParams);
+        }
+    }
+
+    __aicore__ inline void CopyOut(uint64_t r0, uint32_t rows)
+    {
+        LocalTensor<T> yT = yQue_.DeQue<T>();
+        CopyRowsOut(yGm_[r0 * d_], yT, rows);
+        yQue_.FreeTensor(yT);
+    }
+
+    // ---- HEAD_LOOP: positions split across cores, heads looped inside ---------------------------
+
+    __aicore__ inline void ProcessHeads()
+    {
+        const uint64_t end = rowStart_ + rowCount_;
+        uint64_t pos = rowStart_;  // a position: b * S + s
+        while (pos < end) {
+            // A chunk: up to cosRows consecutive positions of one batch.
+            const uint64_t b = pos / seqLength_;
+            const uint64_t s = pos % seqLength_;
+            uint64_t k = end - pos;
+            k = (k < seqLength_ - s) ? k : seqLength_ - s;
+            k = (k < cosRows_) ? k : cosRows_;
+            const uint32_t positions = static_cast<uint32_t>(k);
+            LoadTables(CosRowOf(b * batchRows_ + s), positions);
+            for (uint32_t h0 = 0; h0 < numHeads_; h0 += headGroup_) {
+                const uint32_t heads = (numHeads_ - h0 < headGroup_) ? numHeads_ - h0 : headGroup_;
+                const uint64_t firstRow = (b * numHeads_ + h0) * seqLength_ + s;  // head h0, position s
+                CopyInHeads(firstRow, heads, positions);
+                ComputeHeads(heads, positions);
+                CopyOutHeads(firstRow, heads, positions);
+            }
+            pos += k;
+        }
+    }
+
+    // cos/sin rows c0 .. c0 + positions - 1 into float32, RotateHalf's sign folded into sin. They
+    // stay in cosFloatBuf_/sinFloatBuf_ while the heads are walked.
+    __aicore__ inline void LoadTables(uint64_t c0, uint32_t positions)
+    {
+        LocalTensor<T> cosT = cosQue_.AllocTensor<T>();
+        LocalTensor<T> sinT = sinQue_.AllocTensor<T>();
+        CopyRowsIn(cosT, cosGm_[c0 * d_], positions);
+        CopyRowsIn(sinT, sinGm_[c0 * d_], positions);
+        cosQue_.EnQue(cosT);
+        sinQue_.EnQue(sinT);
+        cosT = cosQue_.DeQue<T>();
+        sinT = sinQue_.DeQue<T>();
+        LocalTensor<float> cosF = cosFloatBuf_.Get<float>();
+        LocalTensor<float> sinF = sinFloatBuf_.Get<float>();
+        Cast(cosF, cosT, RoundMode::CAST_NONE, positions * dp_);
+        Cast(sinF, sinT, RoundMode::CAST_NONE, positions * dp_);
+        PipeBarrier<PIPE_V>();
+        cosQue_.FreeTensor(cosT);
+        sinQue_.FreeTensor(sinT);
+        MulRows(sinF, sinF, signBuf_.Get<float>(), positions);
+        PipeBarrier<PIPE_V>();
+    }
+
+    // Head j of the group lands in UB rows [j * positions, (j + 1) * positions): one copy per head,
+    // its rows being consecutive in GM. Heads are S rows apart in GM.
+    __aicore__ inline void CopyInHeads(uint64_t firstRow, uint32_t heads, uint32_t positions)
+    {
+        LocalTensor<T> xT = xQue_.AllocTensor<T>();
+        for (uint32_t j = 0; j < heads; ++j) {
+            CopyRowsIn(xT[j * positions * dp_], xGm_[(firstRow + j * seqLength_) * d_], positions);
+        }
+        xQue_.EnQue(xT);
+    }
+
+    __aicore__ inline void ComputeHeads(uint32_t heads, uint32_t positions)
+    {
+        const uint32_t headElems = positions * dp_;
+        const uint32_t n = heads * headElems;
+        LocalTensor<T> xT = xQue_.DeQue<T>();
+        LocalTensor<float> xF = xFloatBuf_.Get<float>();
+        LocalTensor<float> qF = qFloatBuf_.Get<float>();
+        LocalTensor<float> swF = swFloatBuf_.Get<float>();
+        LocalTensor<float> cosF = cosFloatBuf_.Get<float>();
+        LocalTensor<float> sinF = sinFloatBuf_.Get<float>();
+        Cast(xF, xT, RoundMode::CAST_NONE, n);
+        PipeBarrier<PIPE_V>();
+        xQue_.FreeTensor(xT);
+        Gather(qF, xF, offsetQBuf_.Get<uint32_t>(), 0, n);
+        Gather(swF, xF, offsetSwBuf_.Get<uint32_t>(), 0, n);
+        PipeBarrier<PIPE_V>();
+        for (uint32_t j = 0; j < heads; ++j) {  // every head meets the same cos/sin rows
+            Mul(qF[j * headElems], qF[j * headElems], cosF, headElems);
+            Mul(swF[j * headElems], swF[j * headElems], sinF, headElems);
+        }
+        PipeBarrier<PIPE_V>();
+        Add(qF, qF, swF, n);
+        PipeBarrier<PIPE_V>();
+        LocalTensor<T> yT = yQue_.AllocTensor<T>();
+        Cast(yT, qF, RoundMode::CAST_RINT, n);
+        yQue_.EnQue<T>(yT);
+    }
+
+    __aicore__ inline void CopyOutHeads(uint64_t firstRow, uint32_t heads, uint32_t positions)
+    {
+        LocalTensor<T> yT = yQue_.DeQue<T>();
+        for (uint32_t j = 0; j < heads; ++j) {
+            CopyRowsOut(yGm_[(firstRow + j * seqLength_) * d_], yT[j * positions * dp_], positions);
         }
         yQue_.FreeTensor(yT);
     }
@@ -320,21 +444,23 @@ private:
     GlobalTensor<T> yGm_;
     GlobalTensor<T> cosGm_;
     GlobalTensor<T> sinGm_;
-    uint64_t rowStart_ = 0;   // global index of this core's first row
-    uint64_t rowCount_ = 0;   // rows this core owns
+    uint64_t rowStart_ = 0;   // global index of this core's first row (position with HEAD_LOOP)
+    uint64_t rowCount_ = 0;   // rows (positions with HEAD_LOOP) this core owns
     uint64_t batchRows_ = 1;  // N * S
     uint32_t seqLength_ = 1;  // S
     uint32_t d_ = 0;          // D
     uint32_t dp_ = 0;         // row pitch in UB, elements
     uint32_t tileRows_ = 0;
     uint32_t cosRows_ = 0;
+    uint32_t numHeads_ = 1;   // N
+    uint32_t headGroup_ = 1;  // heads per tile (HEAD_LOOP)
     bool aligned_ = true;
 };
 
-template <typename T, bool PER_SEQ, bool PER_BATCH>
+template <typename T, bool PER_SEQ, bool PER_BATCH, bool HEAD_LOOP = false>
 __aicore__ inline void Run(GM_ADDR x, GM_ADDR cos, GM_ADDR sin, GM_ADDR y, const InterleaveRopeTilingData& tiling)
 {
-    KernelInterleaveRope<T, PER_SEQ, PER_BATCH> op;
+    KernelInterleaveRope<T, PER_SEQ, PER_BATCH, HEAD_LOOP> op;
     op.Init(x, cos, sin, y, tiling);
     op.Process();
 }
