@@ -270,3 +270,13 @@ def test_vector_work_is_a_noop_on_aic(exe):
     assert r.returncode == 0, r.stderr.decode()
     v = gm(r).view(np.int32)
     assert list(v[800:864]) == [5] * 64 and list(v[864:928]) == [0] * 64
+
+
+def test_datacopypad_dummy_repeats_first_element(exe):
+    r = run(exe, "pad_no_padding_defined")
+    assert r.returncode == 0, r.stderr.decode()
+    x = (np.arange(2048) % 100).astype(np.float16)
+    out = gm(r).view(np.float16)[512:544]
+    # two blocks of 3 halves, no padding: the rest of each 32-B UB block repeats the block's first element
+    want = np.concatenate([[x[0], x[1], x[2]], [x[0]] * 13, [x[3], x[4], x[5]], [x[3]] * 13]).astype(np.float16)
+    assert np.array_equal(out, want)
