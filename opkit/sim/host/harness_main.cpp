@@ -944,6 +944,8 @@ void RunOne(const std::string& path) {
              tctx.opkit_note_.empty() ? "" : "; ", tctx.opkit_note_.c_str());
     if (!tctx.block_dim_set_) fail(tfn.c_str(), "tiling of %s succeeded without calling SetBlockDim", op_type.c_str());
     if (tctx.block_dim_ == 0) fail(tfn.c_str(), "tiling of %s set a block dim of 0", op_type.c_str());
+    if (tctx.block_dim_ > 65535)
+        fail(tfn.c_str(), "tiling of %s set a block dim of %u; a launch takes at most 65535 blocks", op_type.c_str(), tctx.block_dim_);
     if (tiling_data.GetDataSize() > capacity)
         fail(tfn.c_str(), "tiling data size %zu exceeds the buffer capacity %zu", tiling_data.GetDataSize(), capacity);
     uint64_t ws_bytes = 0;
