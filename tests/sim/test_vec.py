@@ -380,3 +380,32 @@ def test_vector_copy_strided(vec):
         for e in range(128):
             want[r * 128 + e] = a[r * 256 + (e // 16) * 32 + e % 16]
     assert np.array_equal(out, want)
+
+
+@pytest.mark.parametrize("op", ["Gelu", "FasterGelu", "Silu"])
+def test_activation_apis(vec, op):
+    a = rand("f32", 256, -6, 6)
+    out, _, _ = vec(op, np.zeros(256, np.float32), a, dt="f32", n=256)
+    x = a.astype(np.float64)
+    ref = {"Gelu": x / (1 + np.exp(-1.59576912 * (x + 0.044715 * x ** 3))),
+           "FasterGelu": x / (1 + np.exp(-1.702 * np.abs(x))) * np.exp(0.851 * (x - np.abs(x))),
+           "Silu": x / (1 + np.exp(-x))}[op]
+    np.testing.assert_allclose(out, ref, rtol=2e-5, atol=1e-6)
+
+
+def test_reduce_masked_forms(vec):
+    a = rand("f32", 512, -4, 4)
+    out, _, _ = vec("ReduceSumMasked", np.zeros(8, np.float32), a, np.zeros(512, np.float32), dt="f32", mask=20, rep=3, sr=16)
+    parts = np.array([tree_sum(np.concatenate([a[r * 128: r * 128 + 20], np.zeros(44, np.float32)]), "f32") for r in range(3)],
+                     np.float32)
+    assert out[0] == tree_sum(parts, "f32")
+    out, _, _ = vec("ReduceMaxMasked", np.zeros(8, np.float32), a, np.zeros(512, np.float32), dt="f32", mask=20, rep=3, sr=16)
+    sel = np.concatenate([np.arange(r * 128, r * 128 + 20) for r in range(3)])
+    best = sel[np.argmax(a[sel])]
+    assert out[0] == a[best] and out[1:2].view(np.uint32)[0] == best
+
+
+def test_broadcast_last_axis(vec):
+    a = rand("f32", 8)
+    out, _, _ = vec("BroadCast2", np.zeros(8 * 16, np.float32), a, dt="f32", r=8, c=16)
+    assert np.array_equal(out.reshape(8, 16), np.repeat(a[:, None], 16, axis=1))

@@ -707,4 +707,157 @@ inline void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src, const 
     Sigmoid<T, isReuseSource>(dst, src, none, calCount, loc);
 }
 
+// ---- further advanced element-wise APIs (computed in float, one rounding to T — assumed) ------------------
+#define OPKIT_ADV_UNARY(NAME, EXPR)                                                                                  \
+    template <class T>                                                                                             \
+    inline void opkit_##NAME##_impl(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t n, const opkit::sim::SrcLoc& loc) { \
+        OPKIT_DTYPES(#NAME, T, half, float);                                                                       \
+        using namespace opkit::sim;                                                                                \
+        Opd o[2] = {opd(dst, true, 1, 8, "destination", #NAME, loc), opd(src, false, 1, 8, "source", #NAME, loc)}; \
+        uint8_t *d = o[0].p, *s = o[1].p;                                                                          \
+        run_count(#NAME, loc, o, n, [&](const uint64_t* f) {                                                      \
+            float x = float(ld<T>(s + f[1] * sizeof(T)));                                                          \
+            st<T>(d + f[0] * sizeof(T), T(EXPR));                                                                  \
+        });                                                                                                        \
+    }
+// Gelu(x) = x / (1 + exp(-1.59576912 (x + 0.044715 x^3)))  (asc-devkit include/adv_api/activation/gelu.h)
+OPKIT_ADV_UNARY(Gelu, x / (1.0f + std::exp(-1.59576912f * (x + 0.044715f * x * x * x))))
+// FastGelu form: x / (1 + exp(-1.702 |x|)) * exp(0.851 (x - |x|))
+OPKIT_ADV_UNARY(FasterGelu, x / (1.0f + std::exp(-1.702f * std::fabs(x))) * std::exp(0.851f * (x - std::fabs(x))))
+// Silu(x) = x / (1 + exp(-x))
+OPKIT_ADV_UNARY(Silu, x / (1.0f + std::exp(-x)))
+#undef OPKIT_ADV_UNARY
+
+template <class T, bool highPrecision = false, bool highPerformance = false>
+inline void Gelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp, const uint32_t dataSize, OPKIT_LOC) {
+    (void)tmp;
+    opkit_Gelu_impl(dst, src, dataSize, loc);
+}
+template <class T, bool highPrecision = false, bool highPerformance = false>
+inline void Gelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dataSize, OPKIT_LOC) {
+    opkit::sim::claim_reserved_ub("Gelu", loc);
+    opkit_Gelu_impl(dst, src, dataSize, loc);
+}
+template <class T, bool highPrecision = false, bool highPerformance = false>
+inline void FasterGelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp, const uint32_t dataSize, OPKIT_LOC) {
+    (void)tmp;
+    opkit_FasterGelu_impl(dst, src, dataSize, loc);
+}
+template <class T, bool highPrecision = false, bool highPerformance = false>
+inline void FasterGelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dataSize, OPKIT_LOC) {
+    opkit::sim::claim_reserved_ub("FasterGelu", loc);
+    opkit_FasterGelu_impl(dst, src, dataSize, loc);
+}
+template <class T, bool isReuseSource = false>
+inline void Silu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dataSize, OPKIT_LOC) {
+    opkit_Silu_impl(dst, src, dataSize, loc);
+}
+
+// ---- ReduceSum / ReduceMax / ReduceMin, mask/repeat forms ---------------------------------------------------
+// All enabled lanes of all repeats (source repeat stride in 32-B blocks, block stride 1) reduce to
+// dst[0]; sums reduce each repeat as a tree, then the partials (as the count form).
+template <class T>
+inline void opkit_reduce_masked(int kind, const LocalTensor<T>& dst, const LocalTensor<T>& src, const opkit::sim::MaskSpec& ms,
+                                int32_t repeat, int32_t srcRep, bool calIndex, const char* api, const opkit::sim::SrcLoc& loc) {
+    using namespace opkit::sim;
+    check_repeat(repeat, api, loc);
+    if (on_aic()) return;
+    CoreState& c = core();
+    Opd s = opd(src, false, 1, uint32_t(srcRep), "source", api, loc), d = opd(dst, true, 1, 8, "destination", api, loc, sizeof(T));
+    uint32_t seq = issue(P_V);
+    uint16_t site = c.site(api, loc);
+    const uint32_t E = 256 / sizeof(T), epb = 32 / sizeof(T);
+    RepeatLanes<T> L;
+    std::vector<T> parts, all;
+    std::vector<uint32_t> where;
+    bool ok = true;
+    for (int32_t r = 0; r < repeat; ++r) {
+        ok &= collect_repeat<T>(s, r, ms, E, 1, uint32_t(srcRep), seq, site, api, loc, L);
+        if (kind == 0) {
+            std::vector<T> full(E, T(0));
+            for (size_t i = 0; i < L.v.size(); ++i) full[L.lane[i]] = L.v[i];
+            parts.push_back(tree_sum<T>(full));
+        } else {
+            for (size_t i = 0; i < L.v.size(); ++i) {
+                all.push_back(L.v[i]);
+                where.push_back(uint32_t(r) * uint32_t(srcRep) * epb + L.lane[i]);
+            }
+        }
+    }
+    if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
+    T out[2] = {T(0), T(0)};
+    if (kind == 0) {
+        while (parts.size() > 1) {
+            std::vector<T> nxt;
+            for (size_t i = 0; i < parts.size(); i += E)
+                nxt.push_back(tree_sum<T>(std::vector<T>(parts.begin() + i, parts.begin() + std::min(parts.size(), i + E))));
+            parts.swap(nxt);
+        }
+        out[0] = parts.empty() ? T(0) : parts[0];
+    } else if (!all.empty()) {
+        uint32_t k;
+        arg_best(all, kind == 1, out[0], k);
+        store_index<T>(reinterpret_cast<uint8_t*>(&out[1]), where[k]);
+    }
+    write_dst<T>(d, 0, out, calIndex ? 2 : 1, ok, seq, site, api, loc);
+    trace(P_V, uint64_t(repeat) * 256, uint64_t(repeat), api, dtype_name<T>());
+}
+#define OPKIT_REDUCE_MASKED(NAME, KIND)                                                                              \
+    template <class T, bool isSetMask = true>                                                                      \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& tmp, const uint64_t mask[], \
+                     const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = false, OPKIT_LOC) {     \
+        OPKIT_DTYPES(#NAME, T, half, float);                                                                        \
+        (void)tmp;                                                                                                  \
+        opkit_reduce_masked(KIND, dst, src, isSetMask ? opkit::sim::mask_bits(mask) : opkit::sim::mask_reg(), repeatTime, \
+                            srcRepStride, calIndex, #NAME, loc);                                                    \
+    }                                                                                                               \
+    template <class T, bool isSetMask = true>                                                                      \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& tmp, const int32_t mask, \
+                     const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = false, OPKIT_LOC) {     \
+        OPKIT_DTYPES(#NAME, T, half, float);                                                                        \
+        (void)tmp;                                                                                                  \
+        opkit_reduce_masked(KIND, dst, src, isSetMask ? opkit::sim::mask_cont(uint64_t(mask)) : opkit::sim::mask_reg(), \
+                            repeatTime, srcRepStride, calIndex, #NAME, loc);                                        \
+    }
+OPKIT_REDUCE_MASKED(ReduceSum, 0)
+OPKIT_REDUCE_MASKED(ReduceMax, 1)
+OPKIT_REDUCE_MASKED(ReduceMin, 2)
+#undef OPKIT_REDUCE_MASKED
+
+// ---- BroadCast (advanced API): numpy-style broadcast of src (size 1 along `axis`) to dstShape ------------
+template <class T, int32_t dim, int32_t axis, bool isReuseSource = false>
+inline void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim], const uint32_t srcShape[dim],
+                      OPKIT_LOC) {
+    static_assert(dim >= 1 && dim <= 2 && axis >= 0 && axis < dim, "BroadCast: dim 1 or 2, axis < dim");
+    OPKIT_DTYPES("BroadCast", T, half, float, int8_t, uint8_t);
+    using namespace opkit::sim;
+    const char* api = "BroadCast";
+    if (on_aic()) return;
+    for (int i = 0; i < dim; ++i)
+        if (srcShape[i] != dstShape[i] && !(i == axis && srcShape[i] == 1))
+            fail_at(api, loc, "srcShape[%d] = %u cannot broadcast to dstShape[%d] = %u along axis %d", i, srcShape[i], i, dstShape[i], axis);
+    uint64_t rows = dim == 2 ? dstShape[0] : 1, cols = dstShape[dim - 1];
+    uint64_t scols = srcShape[dim - 1];
+    Opd d = opd(dst, true, 1, 8, "destination", api, loc), s = opd(src, false, 1, 8, "source", api, loc);
+    uint32_t seq = issue(P_V);
+    uint16_t site = core().site(api, loc);
+    std::vector<T> sv;
+    uint64_t sn = (dim == 2 ? srcShape[0] : 1) * scols;
+    bool ok = read_src<T>(s, 0, sn, seq, site, api, loc, sv);
+    std::vector<T> out(rows * cols);
+    for (uint64_t r = 0; r < rows; ++r)
+        for (uint64_t c = 0; c < cols; ++c) {
+            uint64_t sr = (dim == 2 && srcShape[0] == 1) ? 0 : r, sc = scols == 1 ? 0 : c;
+            out[r * cols + c] = sv[sr * scols + sc];
+        }
+    write_dst<T>(d, 0, out.data(), out.size(), ok, seq, site, api, loc);
+    trace(P_V, out.size() * sizeof(T), (out.size() * sizeof(T) + 255) / 256, api, dtype_name<T>());
+}
+template <class T, int32_t dim, int32_t axis, bool isReuseSource = false>
+inline void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim], const uint32_t srcShape[dim],
+                      LocalTensor<uint8_t>& tmp, OPKIT_LOC) {
+    (void)tmp;
+    BroadCast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, loc);
+}
+
 }  // namespace AscendC

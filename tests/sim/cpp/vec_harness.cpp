@@ -196,6 +196,17 @@ template <class T> bool run_sort(const std::string& op, Bufs& B) {
         g_rsvd = c[0] | (uint64_t(c[1]) << 16) | (uint64_t(c[2]) << 32) | (uint64_t(c[3]) << 48);
         return true;
     }
+    if (op == "Gelu") { Gelu(L<T>(B, 3), L<T>(B, 0), uint32_t(pi("n"))); return true; }
+    if (op == "FasterGelu") { FasterGelu(L<T>(B, 3), L<T>(B, 0), uint32_t(pi("n"))); return true; }
+    if (op == "Silu") { Silu(L<T>(B, 3), L<T>(B, 0), uint32_t(pi("n"))); return true; }
+    if (op == "ReduceSumMasked") { ReduceSum(L<T>(B, 3), L<T>(B, 0), L<T>(B, 1), int32_t(pi("mask")), int32_t(pi("rep")), int32_t(pi("sr", 8))); return true; }
+    if (op == "ReduceMaxMasked") { ReduceMax(L<T>(B, 3), L<T>(B, 0), L<T>(B, 1), int32_t(pi("mask")), int32_t(pi("rep")), int32_t(pi("sr", 8)), true); return true; }
+    if (op == "BroadCast2") {
+        uint32_t ds[2] = {uint32_t(pi("r")), uint32_t(pi("c"))};
+        uint32_t ss[2] = {uint32_t(pi("r")), 1};
+        BroadCast<T, 2, 1>(L<T>(B, 3), L<T>(B, 0), ds, ss);
+        return true;
+    }
     if (op == "Sigmoid") { Sigmoid(L<T>(B, 3), L<T>(B, 0), uint32_t(pi("n"))); return true; }
     return false;
 }
