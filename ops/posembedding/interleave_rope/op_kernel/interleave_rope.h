@@ -6,10 +6,10 @@
 // with the cos/sin row that belongs to (b, s) under the broadcast pattern of the tiling key.
 //
 // How one core works:
-//   - It owns a contiguous range of rows (chosen by the tiling) and walks through it in tiles of
-//     up to tileRows rows: CopyIn (GM -> UB, MTE2), Compute (vector unit), CopyOut (UB -> GM, MTE3).
-//     Queues with two buffers each (double buffering) let the copies of one tile overlap the
-//     compute of the next.
+//   - Keys 1-4: it owns a contiguous range of rows (chosen by the tiling) and walks through it in
+//     tiles of up to tileRows rows: CopyIn (GM -> UB, MTE2), Compute (vector unit), CopyOut
+//     (UB -> GM, MTE3). Queues with two buffers each (double buffering) let the copies of one tile
+//     overlap the compute of the next.
 //   - In UB every row starts on a 32-byte boundary: rows are Dp = D rounded up to 16 elements apart
 //     (Dp = D when D * 2 bytes is already whole 32-byte blocks; then plain DataCopy moves a tile,
 //     otherwise DataCopyPad moves it row by row with the pad lanes filled with zeros).
