@@ -93,8 +93,9 @@ def hbm_bytes(shapes, dtypes, attrs):
     """Compulsory global-memory traffic of the fused kernel.
 
     x is read once and y written once; cos and sin are read once each in their own (broadcast)
-    shape. The kernel re-reads the rows of cos/sin for every head, but those re-reads are served
-    from L2 for any realistic table size, so they are not HBM traffic.
+    shape. With the prefill tiling keys the kernel reads each cos/sin row once per position; with
+    the row-split keys it re-reads them for every head, re-reads that L2 serves for any realistic
+    table size, so they are not counted as HBM traffic.
     """
     n = _numel(shapes["x"])
     return (n * (_itemsize(dtypes, "x") + _itemsize(dtypes, "y"))
