@@ -81,7 +81,7 @@ def test_layout_reported_by_describe(harnesses):
     l0 = next(f for f in probe["fields"] if f["name"] == "l0")
     assert (l0["kind"], l0["count"], l0["size"]) == ("array", 3, 24)
     op = next(o for o in d["ops"] if o["op_type"] == "Probe")
-    assert [o["op_type"] for o in d["ops"]] == ["Probe", "ProbeDsl", "ProbeList"]
+    assert [o["op_type"] for o in d["ops"]] == ["Probe", "ProbeDsl", "ProbeList", "ProbeMatmul"]
     assert op["tiling_data_class"] == "ProbeTilingData"
     assert op["has_tiling"] and op["has_tiling_parse"] and op["has_infershape"] and op["has_inferdatatype"]
     assert [(a["name"], a["type"], a["required"], a["default"]) for a in op["attrs"]] == [
@@ -303,7 +303,7 @@ def test_host_only_harness_describes_and_refuses_to_run(harnesses, tmp_path):
     exe = harnesses["probe_host_only"]
     r = subprocess.run([str(exe), "describe"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    assert [o["op_type"] for o in json.loads(r.stdout)["ops"]] == ["Probe", "ProbeDsl", "ProbeList"]
+    assert [o["op_type"] for o in json.loads(r.stdout)["ops"]] == ["Probe", "ProbeDsl", "ProbeList", "ProbeMatmul"]
     line = _error_line(run_harness(exe, _request(tmp_path)))
     assert "linked without a kernel" in line
 
@@ -348,3 +348,40 @@ def test_kernel_struct_header_matches_the_serialised_bytes(harnesses, tmp_path):
         "0.5",
         str(0xC0DE0000 + 20),
     ]
+
+
+@pytest.mark.parametrize("m, k, n", [(300, 96, 520), (16, 16, 16)])
+def test_matmul_tiling_drives_the_kernel_matmul(harnesses, tmp_path, m, k, n):
+    # MultiCoreMatmulTiling on the host, the high-level Matmul in a MIX 1:2 kernel on every cube core.
+    rng = np.random.default_rng(m)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    a.tofile(tmp_path / "a.bin")
+    b.tofile(tmp_path / "b.bin")
+    req = {
+        "op_type": "ProbeMatmul",
+        "chip": chip_request(),
+        "inputs": [
+            {"name": "a", "dtype": "float16", "format": "ND", "shape": [m, k], "file": str(tmp_path / "a.bin")},
+            {"name": "b", "dtype": "float16", "format": "ND", "shape": [k, n], "file": str(tmp_path / "b.bin")},
+        ],
+        "outputs": [{"name": "c", "dtype": "float32", "format": "ND", "file": str(tmp_path / "c.bin")}],
+        "attrs": [],
+        "kernel_type": "KERNEL_TYPE_MIX_AIC_1_2",
+        "trace": None,
+    }
+    r = run_harness(harnesses["probe"], write_request(tmp_path / "req.json", req))
+    assert r.returncode == 0, r.stderr
+    assert r.result["output_shapes"] == {"c": [m, n]}
+    assert 1 <= r.result["block_dim"] <= chip_request()["aic_cores"]
+    c = np.fromfile(tmp_path / "c.bin", dtype=np.float32).reshape(m, n)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-3)
+
+
+def test_unknown_kernel_type(harnesses, tmp_path):
+    path = _request(tmp_path)
+    req = json.loads(path.read_text())
+    req["kernel_type"] = "MIX_AIC_1_3"
+    write_request(path, req)
+    assert "kernel_type 'MIX_AIC_1_3' is not one of" in _error_line(run_harness(harnesses["probe"], path))

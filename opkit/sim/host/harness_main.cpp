@@ -991,6 +991,24 @@ void RunOne(const std::string& path) {
     }
     args.push_back(tiling_gm);
 
+    // The cores the launch starts: the request's kernel type (KernelMetaType name), else the
+    // simulator's default (vector cores, or SetKernelMode).
+    {
+        static const char* kTypes[] = {"AIV_ONLY", "AIC_ONLY", "MIX_AIV_1_0", "MIX_AIC_1_0", "MIX_AIC_1_1", "MIX_AIC_1_2"};
+        const Value* kt = req.find("kernel_type");
+        int type = -1;
+        if (kt && !kt->is_null()) {
+            std::string name = kt->text;
+            if (name.compare(0, 12, "KERNEL_TYPE_") == 0) name = name.substr(12);
+            for (int i = 0; i < 6; ++i)
+                if (name == kTypes[i]) type = i;
+            if (type < 0)
+                fail(kRun, "%s: kernel_type '%s' is not one of AIV_ONLY, AIC_ONLY, MIX_AIV_1_0, MIX_AIC_1_0, MIX_AIC_1_1, "
+                     "MIX_AIC_1_2", path.c_str(), kt->text.c_str());
+        }
+        opkit::sim::set_kernel_type(type);
+    }
+
     // Launch (the trace file, if any, is written by the simulator at the end of the launch).
     const Value* trace = req.find("trace");
     if (trace && trace->type == Value::String && !trace->text.empty()) setenv("OPKIT_SIM_TRACE", trace->text.c_str(), 1);

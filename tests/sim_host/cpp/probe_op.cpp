@@ -16,9 +16,12 @@
 #include "register/op_def_registry.h"
 #include "register/tilingdata_base.h"
 #include "tiling/platform/platform_ascendc.h"
+#include "tiling/tiling_api.h"
+#include "probe_matmul_tiling.h"
 
 namespace ge {
 ge::graphStatus InferShapeProbeList(gert::InferShapeContext* context);
+ge::graphStatus InferShapeProbeMatmul(gert::InferShapeContext* context);
 }
 
 // Template tiling key of Probe (modes 7..9): N in {2, 3, 4, 9} (index, 3 bits), FLAG (1 bit),
@@ -166,6 +169,42 @@ ge::graphStatus TilingProbeList(gert::TilingContext* context)
     context->SetBlockDim(1);
     return ge::GRAPH_SUCCESS;
 }
+// ProbeMatmul: c[M, N] (float32) = a[M, K] * b[K, N] (float16) over the cube cores, tiled by
+// MultiCoreMatmulTiling.
+ge::graphStatus TilingProbeMatmul(gert::TilingContext* context)
+{
+    const gert::Shape& a = context->GetInputShape(0)->GetStorageShape();
+    const gert::Shape& b = context->GetInputShape(1)->GetStorageShape();
+    const int32_t m = static_cast<int32_t>(a.GetDim(0));
+    const int32_t k = static_cast<int32_t>(a.GetDim(1));
+    const int32_t n = static_cast<int32_t>(b.GetDim(1));
+    if (b.GetDim(0) != k) {
+        return ge::GRAPH_FAILED;
+    }
+    auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    matmul_tiling::MultiCoreMatmulTiling mm(platform);
+    mm.SetDim(static_cast<int32_t>(platform.GetCoreNumAic()));
+    mm.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+    mm.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+    mm.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+    mm.SetShape(m, n, k);
+    mm.SetOrgShape(m, n, k);
+    mm.SetBias(false);
+    ProbeMatmulTiling* t = context->GetTilingData<ProbeMatmulTiling>();
+    *t = ProbeMatmulTiling{};
+    if (mm.GetTiling(t->mm) == -1) {
+        return ge::GRAPH_FAILED;
+    }
+    int32_t dim = 0;
+    int32_t mDim = 0;
+    int32_t nDim = 0;
+    mm.GetCoreNum(dim, mDim, nDim);
+    t->mBlocks = static_cast<uint32_t>(mDim);
+    context->SetBlockDim(static_cast<uint32_t>(t->mm.usedCoreNum));
+    context->SetTilingKey(PROBE_MATMUL_KEY);
+    context->GetWorkspaceSizes(1)[0] = platform.GetLibApiWorkSpaceSize();
+    return ge::GRAPH_SUCCESS;
+}
 }  // namespace optiling
 
 namespace ge {
@@ -184,6 +223,12 @@ static ge::graphStatus InferDataTypeProbe(gert::InferDataTypeContext* context)
 }
 
 IMPL_OP_INFERSHAPE(Probe).InferShape(InferShapeProbe).InferDataType(InferDataTypeProbe);
+
+ge::graphStatus InferShapeProbeMatmul(gert::InferShapeContext* context)
+{
+    *context->GetOutputShape(0) = gert::Shape({context->GetInputShape(0)->GetDim(0), context->GetInputShape(1)->GetDim(1)});
+    return ge::GRAPH_SUCCESS;
+}
 
 ge::graphStatus InferShapeProbeList(gert::InferShapeContext* context)
 {
@@ -270,4 +315,19 @@ public:
 };
 
 OP_ADD(ProbeList);
+
+class ProbeMatmul : public OpDef {
+public:
+    explicit ProbeMatmul(const char* name) : OpDef(name)
+    {
+        this->Input("a").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
+        this->Input("b").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
+        this->Output("c").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->SetInferShape(ge::InferShapeProbeMatmul);
+        this->AICore().SetTiling(optiling::TilingProbeMatmul);
+        this->AICore().AddConfig("ascend910b");
+    }
+};
+
+OP_ADD(ProbeMatmul);
 }  // namespace ops
