@@ -280,3 +280,11 @@ def test_datacopypad_dummy_repeats_first_element(exe):
     # two blocks of 3 halves, no padding: the rest of each 32-B UB block repeats the block's first element
     want = np.concatenate([[x[0], x[1], x[2]], [x[0]] * 13, [x[3], x[4], x[5]], [x[3]] * 13]).astype(np.float16)
     assert np.array_equal(out, want)
+
+
+def test_printf_and_dump_tensor(exe):
+    r = run(exe, "printf")
+    assert r.returncode == 0, r.stderr.decode()
+    text = r.stdout[:-4096].decode()
+    assert "[kernel 'move_kernel' AIV block 0/1] value 3 of block 0" in text
+    assert "DumpTensor desc=5 local (4 elements):" in text and "0 1 2 3" in text

@@ -77,3 +77,14 @@ def test_flags_fall_back_cleanly():
     assert "-mf16c" not in flags and "-std=c++17" in flags
     assert any(f.startswith("-I") and f.endswith("include") for f in flags)
     assert ("-mf16c" in sim.cxx_flags()) == sim.has_f16c()
+
+
+@pytest.mark.parametrize("cxx", ["g++-11", "clang++"])
+def test_headers_compile_with_other_compilers(tmp_path, cxx):
+    import shutil
+
+    if not shutil.which(cxx):
+        pytest.skip(f"{cxx} not installed")
+    for src in ["checks_harness.cpp", "matmul_harness.cpp"]:
+        r = subprocess.run([cxx, *sim.cxx_flags(opt="-O0"), "-fsyntax-only", str(CPP / src)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[-3000:]

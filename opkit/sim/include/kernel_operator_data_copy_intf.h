@@ -286,7 +286,7 @@ inline void data_copy_pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& s
     uint64_t row32 = (row + 31) / 32 * 32;
     bool defined_fill = (left == 0 && right == 0) || isPad || c.pad_value_set;
     T fillv = padv;
-    if (!isPad && c.pad_value_set) std::memcpy(&fillv, &c.pad_value, sizeof(T));
+    if (!isPad && c.pad_value_set) std::memcpy(static_cast<void*>(&fillv), &c.pad_value, sizeof(T));
     const uint8_t* g = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
     uint64_t go = 0, uo = 0;
     for (uint32_t i = 0; i < count; ++i) {
@@ -350,7 +350,7 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
                         const DataCopyPadParams& pad, OPKIT_LOC) {
     T v;
     uint64_t pv = pad.paddingValue;
-    std::memcpy(&v, &pv, sizeof(T));
+    std::memcpy(static_cast<void*>(&v), &pv, sizeof(T));
     data_copy_pad_in(dst, src, p.blockCount, p.blockLen, p.srcStride, p.dstStride, pad.isPad, pad.leftPadding, pad.rightPadding, v, loc);
 }
 template <class T>
@@ -400,5 +400,43 @@ enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
 enum class DcciDst : uint8_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
 template <class T, CacheLine cl = CacheLine::SINGLE_CACHE_LINE, DcciDst d = DcciDst::CACHELINE_OUT>
 inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+
+// ---- debugging: printf and DumpTensor (print to stdout, prefixed with the core) ------------------------------
+template <class... Args>
+inline void printf(const char* fmt, Args... args) {
+    std::string prefix = "[" + opkit::sim::core_desc() + "] ";
+    std::string body = opkit::sim::fmt(fmt, args...);
+    std::fputs((prefix + body).c_str(), stdout);
+    std::fflush(stdout);
+}
+template <class... Args>
+inline void PRINTF(const char* fmt, Args... args) { AscendC::printf(fmt, args...); }
+
+template <class T>
+inline void opkit_dump(const char* where, const T* p, uint32_t desc, uint32_t n) {
+    std::string s = opkit::sim::fmt("[%s] DumpTensor desc=%u %s (%u elements):", opkit::sim::core_desc().c_str(), desc, where, n);
+    for (uint32_t i = 0; i < n; ++i) {
+        if (i % 16 == 0) s += "\n ";
+        if (std::is_integral<T>::value) s += opkit::sim::fmt(" %lld", (long long)p[i]);
+        else s += opkit::sim::fmt(" %g", double(float(p[i])));
+    }
+    std::puts(s.c_str());
+    std::fflush(stdout);
+}
+template <class T>
+inline void DumpTensor(const LocalTensor<T>& t, uint32_t desc, uint32_t dumpSize, OPKIT_LOC) {
+    uint32_t n = std::min(dumpSize, t.GetSize());
+    if (t.arena() >= 0) {
+        uint64_t k = opkit::sim::first_uninit(t.arena(), t.address_.bufferAddr, uint64_t(n) * sizeof(T));
+        if (k < uint64_t(n) * sizeof(T))
+            opkit::sim::warn_at("DumpTensor", loc, "dumps UB bytes that were never written (from element %llu)", (unsigned long long)(k / sizeof(T)));
+    }
+    opkit_dump("local", t.data(), desc, n);
+}
+template <class T>
+inline void DumpTensor(const GlobalTensor<T>& t, uint32_t desc, uint32_t dumpSize, OPKIT_LOC) {
+    opkit::sim::gm_check(t.GetPhyAddr(), uint64_t(dumpSize) * sizeof(T), "DumpTensor", loc, "read");
+    opkit_dump("global", t.GetPhyAddr(), desc, dumpSize);
+}
 
 }  // namespace AscendC

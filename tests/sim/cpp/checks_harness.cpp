@@ -167,6 +167,12 @@ extern "C" __global__ __aicore__ void move_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR
             gi.SetGlobalBuffer((__gm__ int32_t*)g.GetPhyAddr() + 768, 16);
             InitGlobalMemory(gi, 8, int32_t(-5));
             InitOutput(gi[8], 8, int32_t(9));
+        } else if (S == "printf") {
+            DataCopy(t, g, 16);
+            SetFlag<HardEvent::MTE2_S>(0);
+            WaitFlag<HardEvent::MTE2_S>(0);
+            AscendC::printf("value %d of block %d\n", int(float(t.GetValue(3))), int(GetBlockIdx()));
+            DumpTensor(t, 5, 4);
         } else if (S == "params_copy") {
             // 4 blocks of 1 x 32 B, skipping 1 block in GM, packed in UB
             DataCopy(t, g, DataCopyParams(4, 1, 1, 0));
