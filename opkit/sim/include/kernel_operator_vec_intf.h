@@ -166,6 +166,7 @@ inline void run_masked(const char* api, const SrcLoc& loc, Opd (&o)[N], uint32_t
     uint32_t seq = issue(P_V);
     uint16_t site = c.site(api, loc);
     uint64_t off[N];
+    bool any_uninit = false;
     int64_t lastblk[N];
     for (int i = 0; i < N; ++i) lastblk[i] = -1;
     ArenaMem& m = c.mem(A_UB);
@@ -204,9 +205,10 @@ inline void run_masked(const char* api, const SrcLoc& loc, Opd (&o)[N], uint32_t
             if (propagate)
                 for (int i = 0; i < N; ++i)
                     if (o[i].write) std::memset(m.init.data() + o[i].ub + off[i] * o[i].esz, src_ok ? 1 : 0, o[i].esz);
-            if (!src_ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
+            any_uninit |= !src_ok;
         }
     }
+    if (any_uninit) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
     trace(P_V, total_lanes * o[0].esz, uint64_t(reps), api, o[N > 1 ? 1 : 0].dt);
 }
 
