@@ -409,3 +409,18 @@ def test_broadcast_last_axis(vec):
     a = rand("f32", 8)
     out, _, _ = vec("BroadCast2", np.zeros(8 * 16, np.float32), a, dt="f32", r=8, c=16)
     assert np.array_equal(out.reshape(8, 16), np.repeat(a[:, None], 16, axis=1))
+
+
+@pytest.mark.parametrize("scalar_first", [0, 1])
+def test_select_with_bytes_mask(vec, scalar_first):
+    r, c, mc = 4, 16, 32
+    a = rand("f16", r * c)
+    m = rng.integers(0, 2, (r, mc)).astype(np.uint8)
+    out, _, _ = vec("SelectBytes", np.zeros(r * c, np.float16), a, None, m, dt="f16", r=r, c=c, mc=mc, s=-3,
+                    scalar_first=scalar_first)
+    zero = m[:, :c].ravel() == 0
+    if scalar_first:
+        want = np.where(zero, np.float16(-3), a)  # mask 0 -> the first source (here the scalar)
+    else:
+        want = np.where(zero, a, np.float16(-3))
+    assert same_bits(out, want.astype(np.float16))

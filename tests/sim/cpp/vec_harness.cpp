@@ -207,6 +207,14 @@ template <class T> bool run_sort(const std::string& op, Bufs& B) {
         BroadCast<T, 2, 1>(L<T>(B, 3), L<T>(B, 0), ds, ss);
         return true;
     }
+    if (op == "SelectBytes") {
+        SelectWithBytesMaskShapeInfo info;
+        info.firstAxis = uint32_t(pi("r")); info.srcLastAxis = uint32_t(pi("c")); info.maskLastAxis = uint32_t(pi("mc"));
+        LocalTensor<uint8_t> tmp;
+        if (pi("scalar_first")) SelectWithBytesMask(L<T>(B, 3), scalar_of<T>(), L<T>(B, 0), L<uint8_t>(B, 2), tmp, info);
+        else SelectWithBytesMask(L<T>(B, 3), L<T>(B, 0), scalar_of<T>(), L<uint8_t>(B, 2), tmp, info);
+        return true;
+    }
     if (op == "Sigmoid") { Sigmoid(L<T>(B, 3), L<T>(B, 0), uint32_t(pi("n"))); return true; }
     return false;
 }
