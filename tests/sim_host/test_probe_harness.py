@@ -367,7 +367,8 @@ def test_matmul_tiling_drives_the_kernel_matmul(harnesses, tmp_path, m, k, n):
         ],
         "outputs": [{"name": "c", "dtype": "float32", "format": "ND", "file": str(tmp_path / "c.bin")}],
         "attrs": [],
-        "kernel_type": "KERNEL_TYPE_MIX_AIC_1_2",
+        # per tiling key; under the default (cube cores only) the Matmul client never runs
+        "kernel_type": {"default": "AIC_ONLY", "1000": "KERNEL_TYPE_MIX_AIC_1_2"},
         "trace": None,
     }
     r = run_harness(harnesses["probe"], write_request(tmp_path / "req.json", req))

@@ -996,12 +996,18 @@ void RunOne(const std::string& path) {
     {
         static const char* kTypes[] = {"AIV_ONLY", "AIC_ONLY", "MIX_AIV_1_0", "MIX_AIC_1_0", "MIX_AIC_1_1", "MIX_AIC_1_2"};
         const Value* kt = req.find("kernel_type");
+        // A name, or {"default": name, "<tiling key>": name, ...} as KERNEL_TASK_TYPE(key, type) gives.
+        if (kt && kt->type == Value::Object) {
+            const Value* pick = kt->find(std::to_string(tctx.tiling_key_));
+            if (pick == nullptr) pick = kt->find("default");
+            kt = pick;
+        }
         int type = -1;
         if (kt && !kt->is_null()) {
             std::string name = kt->text;
             if (name.compare(0, 12, "KERNEL_TYPE_") == 0) name = name.substr(12);
             for (int i = 0; i < 6; ++i)
-                if (name == kTypes[i]) type = i;
+                if (kt->type == Value::String && name == kTypes[i]) type = i;
             if (type < 0)
                 fail(kRun, "%s: kernel_type '%s' is not one of AIV_ONLY, AIC_ONLY, MIX_AIV_1_0, MIX_AIC_1_0, MIX_AIC_1_1, "
                      "MIX_AIC_1_2", path.c_str(), kt->text.c_str());
