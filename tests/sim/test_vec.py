@@ -424,3 +424,32 @@ def test_select_with_bytes_mask(vec, scalar_first):
     else:
         want = np.where(zero, a, np.float16(-3))
     assert same_bits(out, want.astype(np.float16))
+
+
+@pytest.mark.parametrize("update", [0, 1])
+def test_softmax_flash_v2(vec, update):
+    m, k, kv, B = 4, 64, 60, 8
+    x = rand("f32", m * k, -3, 3).reshape(m, k)
+    in_max = rand("f32", m, -1, 4)
+    in_sum = rand("f32", m, 1, 5)
+    ins = np.concatenate([np.repeat(in_max, B), np.repeat(in_sum, B)]).astype(np.float32)
+    out, _, _ = vec("SoftmaxFlashV2", np.zeros(m * k + 3 * m * B, np.float32), x.ravel(), ins, dt="f32", m=m, k=k, kv=kv,
+                    update=update)
+    y = out[:m * k].reshape(m, k)
+    mx = out[m * k:m * k + m * B].reshape(m, B)
+    sm = out[m * k + m * B:m * k + 2 * m * B].reshape(m, B)
+    em = out[m * k + 2 * m * B:].reshape(m, B)
+    rmax = x[:, :kv].max(axis=1)
+    new_max = np.maximum(in_max, rmax) if update else rmax
+    want_y = np.exp(x.astype(np.float64) - new_max[:, None])
+    rsum = want_y[:, :kv].sum(axis=1)
+    assert np.array_equal(mx, np.repeat(new_max[:, None], B, axis=1).astype(np.float32))
+    np.testing.assert_allclose(y, want_y, rtol=1e-6)
+    if update:
+        want_em = np.exp(in_max.astype(np.float64) - new_max)
+        np.testing.assert_allclose(em[:, 0], want_em, rtol=1e-6)
+        np.testing.assert_allclose(sm[:, 0], in_sum * want_em + rsum, rtol=1e-5)
+    else:
+        np.testing.assert_allclose(sm[:, 0], rsum, rtol=1e-5)
+        assert np.all(em == 0)
+    assert np.all(sm == sm[:, :1])

@@ -215,6 +215,18 @@ template <class T> bool run_sort(const std::string& op, Bufs& B) {
         else SelectWithBytesMask(L<T>(B, 3), L<T>(B, 0), scalar_of<T>(), L<uint8_t>(B, 2), tmp, info);
         return true;
     }
+    if (op == "SoftmaxFlashV2") {
+        // in0: x [m, k]; in1: inMax [m, B] followed by inSum [m, B]; dst: y | max | sum | expMax
+        uint32_t m = uint32_t(pi("m")), k = uint32_t(pi("k")), b = 32 / sizeof(T);
+        SoftMaxTiling tl = SoftMaxFlashV2TilingFuncImpl(m, k, sizeof(T), sizeof(T), 0, bool(pi("update")));
+        SoftMaxShapeInfo si;
+        si.srcM = m; si.srcK = k; si.oriSrcM = m; si.oriSrcK = uint32_t(pi("kv", k));
+        LocalTensor<T> out = L<T>(B, 3), in1 = L<T>(B, 1);
+        LocalTensor<T> y = out, mx = out[m * k], sm = out[m * k + m * b], em = out[m * k + 2 * m * b];
+        if (pi("update")) SoftmaxFlashV2<T, true>(y, sm, mx, L<T>(B, 0), em, in1[m * b], in1, tl, si);
+        else SoftmaxFlashV2<T, false>(y, sm, mx, L<T>(B, 0), em, in1[m * b], in1, tl, si);
+        return true;
+    }
     if (op == "Sigmoid") { Sigmoid(L<T>(B, 3), L<T>(B, 0), uint32_t(pi("n"))); return true; }
     return false;
 }

@@ -14,6 +14,12 @@ struct TCubeTiling {
             BLayoutInfoD = 0, CLayoutInfoB = 0, CLayoutInfoS1 = 0, CLayoutInfoN = 0, CLayoutInfoG = 0, CLayoutInfoS2 = 0, BatchNum = 0,
             mxTypePara = 0, reserved = 0;
 };
+// SoftMax tiling (the kernel only passes it to the SoftMax APIs).
+struct SoftMaxTiling {
+    uint32_t srcM = 0, srcK = 0, srcSize = 0, outMaxM = 0, outMaxK = 0, outMaxSize = 0, splitM = 0, splitK = 0, splitSize = 0,
+             reduceM = 0, reduceK = 0, reduceSize = 0, rangeM = 0, tailM = 0, tailSplitSize = 0, tailReduceSize = 0;
+};
 }  // namespace tiling
 }  // namespace AscendC
 using AscendC::tiling::TCubeTiling;
+using AscendC::tiling::SoftMaxTiling;
