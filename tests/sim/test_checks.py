@@ -56,7 +56,7 @@ ERRORS = {
     "enque_depth": [r"EnQue beyond the queue depth 1"],
     "double_free": [r"double free"],
     "never_freed": [r"never freed with FreeTensor"],
-    "syncall_deadlock": [r"SyncAll: deadlock", r"block\(s\) 2 returned"],
+    "syncall_deadlock": [r"SyncAll: deadlock", r"block(\(s\))? 2 returned without reaching SyncAll"],
     "workspace_small": [r"GetLibApiWorkSpaceSize", r"16777216 bytes"],
     "reserved_ub_clash": [r"Sigmoid: this API uses Ascend C's reserved UB area", r"--cce-disable-asc-reserved-ubuf"],
 }
@@ -160,7 +160,8 @@ def test_syncall_watchdog_instead_of_a_hang(exe):
     r = run(exe, "syncall_watchdog", timeout=30, env=env)
     err = r.stderr.decode()
     assert r.returncode == 3, err
-    assert "watchdog" in err and "block(s) 1 still have not reached SyncAll" in err
+    # block 1 never arrives (on a loaded machine other blocks may be listed too)
+    assert "watchdog" in err and re.search(r"block\(s\) [0-9, ]*\b1\b[0-9, ]* still have not reached SyncAll", err), err
 
 
 def test_trace_json_per_block_per_pipe(exe, tmp_path):
@@ -217,7 +218,7 @@ def test_kernel_watchdog(exe):
     r = run(exe, "kernel_hang", timeout=30, env=dict(os.environ, OPKIT_SIM_KERNEL_TIMEOUT="1"))
     err = r.stderr.decode()
     assert r.returncode == 3, err
-    assert "watchdog: block(s) 3 still running" in err and "sync_kernel" in err
+    assert re.search(r"watchdog: block\(s\) [0-9, ]*\b3 still running", err) and "sync_kernel" in err, err
 
 
 def test_guard_zone_catches_raw_pointer_overrun(exe):
