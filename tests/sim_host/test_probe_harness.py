@@ -92,6 +92,7 @@ def test_layout_reported_by_describe(harnesses):
         ("verbose", "bool", False, False),
         ("grid", "list_list_int", False, [[1, 2], [3]]),
         ("eps", "float", False, 1e-20),
+        ("opt_noval", "int", False, None),
     ]
     assert [p["param_type"] for p in op["inputs"]] == ["optional", "required"]
     assert op["outputs"][0]["dtypes"] == ["float32", "float32"]
@@ -139,6 +140,13 @@ def test_attrs_defaults_and_values(harnesses, tmp_path):
     assert r.returncode == 0, r.stderr
     f = _fields(r.result)
     assert (f["scale"], f["dimsSum"], f["nameLen"], f["verbose"]) == (-3.25, 30, 2, 1)
+
+
+def test_optional_attr_without_default_is_zero(harnesses, tmp_path):
+    # The tiling fails unless opt_noval is 0: absent it is; given 5 it is not.
+    assert run_harness(harnesses["probe"], _request(tmp_path)).returncode == 0
+    attrs = [{"name": "mode", "type": "int", "value": 0}, {"name": "opt_noval", "type": "int", "value": 5}]
+    assert "GRAPH_FAILED" in _error_line(run_harness(harnesses["probe"], _request(tmp_path, attrs=attrs)))
 
 
 def test_absent_optional_input(harnesses, tmp_path):

@@ -610,7 +610,7 @@ void BuildAttrs(const ops::OpDef& d, const ImplEntry& im, const Value& req, gert
             v = it->second->find("value");
             if (v && v->is_null()) v = nullptr;
         }
-        if (v == nullptr && !a.has_default_)
+        if (v == nullptr && a.required_)  // an optional attribute without a default value takes its type's zero
             fail(kRun, "request: %s of %s is required and has no value", where.c_str(), d.type_.c_str());
         auto num = [&](const Value& x) {
             if (x.type != Value::Number) fail(kRun, "request %s: expected a number", where.c_str());

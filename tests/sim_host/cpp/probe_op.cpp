@@ -82,7 +82,7 @@ static ge::graphStatus TilingProbe(gert::TilingContext* context)
 {
     const gert::RuntimeAttrs* attrs = context->GetAttrs();
     const int64_t mode = *attrs->GetInt(0);
-    if (mode == 1) {
+    if (mode == 1 || *attrs->GetInt(7) != 0) {
         return ge::GRAPH_FAILED;
     }
     if (mode == 2) {
@@ -260,6 +260,7 @@ public:
         this->Attr("verbose").AttrType(OPTIONAL).Bool(false);
         this->Attr("grid").AttrType(OPTIONAL).ListListInt({{1, 2}, {3}});
         this->Attr("eps").AttrType(OPTIONAL).Float(1e-20f);
+        this->Attr("opt_noval").AttrType(OPTIONAL).Int();  // optional without a default: 0
         OpAICoreConfig cfg;
         cfg.DynamicCompileStaticFlag(true).DynamicShapeSupportFlag(true).ExtendCfgInfo("opFile.value", "probe_apt");
         this->AICore().AddConfig("ascend910b");
