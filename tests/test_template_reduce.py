@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import own_files
 
 from opkit.golden import MARKER, ComputeNotImplemented
 from opkit.scaffold.new import new_package
@@ -34,8 +35,7 @@ def package_files(op: str) -> set[str]:
     }
 
 
-def files_of(path: Path) -> set[str]:
-    return {p.relative_to(path).as_posix() for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+files_of = own_files
 
 
 def load_golden(pkg: Path):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import own_files
 
 from opkit.golden import MARKER, ComputeNotImplemented
 from opkit.scaffold.new import new_package
@@ -29,14 +30,7 @@ def package_files(op: str) -> set[str]:
     }
 
 
-def files_of(path: Path) -> set[str]:
-    """The package's own files: not build artifacts (.opkit/, design.md §9) nor Python caches."""
-    files = set()
-    for p in path.rglob("*"):
-        rel = p.relative_to(path)
-        if p.is_file() and rel.parts[0] != ".opkit" and "__pycache__" not in rel.parts:
-            files.add(rel.as_posix())
-    return files
+files_of = own_files
 
 
 def load_golden(pkg: Path):
