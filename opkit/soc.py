@@ -42,7 +42,7 @@ def _split(entry: Any) -> tuple[Any, dict[str, Any] | None]:
     return entry, None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _resolved(chip_name: str) -> dict[str, Any]:
     raw = _raw()
     spec = raw["chips"][chip_name]

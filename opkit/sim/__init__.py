@@ -43,7 +43,7 @@ def _cpu_flags() -> set[str]:
     return set()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _compiler_accepts(cxx: str, flag: str) -> bool:
     with tempfile.TemporaryDirectory() as td:
         src = Path(td) / "t.cpp"
@@ -52,7 +52,7 @@ def _compiler_accepts(cxx: str, flag: str) -> bool:
         return r.returncode == 0
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def has_f16c(cxx: str | None = None) -> bool:
     """True when this CPU has F16C and the compiler accepts -mf16c (x86 only)."""
     if platform.machine().lower() not in ("x86_64", "amd64", "i686", "i386"):
@@ -102,7 +102,8 @@ def compile(  # noqa: A001 - mirrors the verb users expect
     cxx: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Compile ``sources`` into the executable ``output``; raises CalledProcessError with g++'s output."""
-    cmd = [cxx or find_cxx(), *cxx_flags(soc), *[f"-D{d}" for d in defines], *extra, *map(str, sources), "-o", str(output)]
+    cmd = [cxx or find_cxx(), *cxx_flags(soc), *[f"-D{d}" for d in defines], *extra, *map(str, sources),
+           "-o", str(output)]
     return subprocess.run(cmd, check=True, capture_output=True, text=True)
 
 

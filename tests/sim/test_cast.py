@@ -5,7 +5,6 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-
 from conftest import compile_snippet
 
 rng = np.random.default_rng(99)

@@ -7,7 +7,6 @@ import subprocess
 
 import numpy as np
 import pytest
-
 from conftest import CPP, build
 
 SRC = CPP / "checks_harness.cpp"

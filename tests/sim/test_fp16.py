@@ -7,10 +7,9 @@ import subprocess
 import ml_dtypes
 import numpy as np
 import pytest
+from conftest import CPP, build
 
 import opkit.sim as sim
-
-from conftest import CPP, build
 
 rng = np.random.default_rng(7)
 

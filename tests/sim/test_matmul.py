@@ -7,7 +7,6 @@ import subprocess
 import ml_dtypes
 import numpy as np
 import pytest
-
 from conftest import CPP, build, compile_snippet
 
 rng = np.random.default_rng(5)

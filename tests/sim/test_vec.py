@@ -353,8 +353,8 @@ def test_mrgsort_four_lists(vec):
     out, rsvd, _ = vec("MrgSort", np.zeros(total * 2, np.uint32), src, dt="f32", l0=5, l1=3, l2=7, l3=2, valid=15)
     sc = out.reshape(-1, 2)[:, 0].view(np.float32)
     ix = out.reshape(-1, 2)[:, 1]
-    allsc = np.concatenate([l[:, 0].view(np.float32) for l in lists])
-    allix = np.concatenate([l[:, 1] for l in lists])
+    allsc = np.concatenate([lst[:, 0].view(np.float32) for lst in lists])
+    allix = np.concatenate([lst[:, 1] for lst in lists])
     order = np.argsort(-allsc.astype(np.float64), kind="stable")
     assert np.array_equal(ix, allix[order]) and np.array_equal(sc, allsc[order])
     assert [(rsvd >> (16 * i)) & 0xFFFF for i in range(4)] == lens
