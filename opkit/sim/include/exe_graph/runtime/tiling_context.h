@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "exe_graph/runtime/continuous_vector.h"
@@ -74,6 +75,9 @@ public:
     // sizeof(T). Returns nullptr when T does not fit the buffer's capacity. Not zeroed.
     template <typename T>
     T* GetTilingData() {
+        static_assert(std::is_trivially_copyable<T>::value && std::is_standard_layout<T>::value,
+                      "GetTilingData<T>: the tiling data struct is copied byte by byte to the kernel; it must be a plain "
+                      "struct (no virtual functions, no non-trivial members, no mixed access control)");
         TilingData* td = GetRawTilingData();
         if (td == nullptr) return nullptr;
         if (td->GetCapacity() < sizeof(T)) {
