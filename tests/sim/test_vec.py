@@ -453,3 +453,25 @@ def test_softmax_flash_v2(vec, update):
         np.testing.assert_allclose(sm[:, 0], rsum, rtol=1e-5)
         assert np.all(em == 0)
     assert np.all(sm == sm[:, :1])
+
+
+def test_mrgsort_repeat_times(vec):
+    L, rep = 8, 2
+    lists = []
+    for r in range(rep):
+        for k in range(4):
+            sc = np.sort(rand("f32", L))[::-1].astype(np.float32)
+            raw = np.zeros((L, 2), np.uint32)
+            raw[:, 0] = sc.view(np.uint32)
+            raw[:, 1] = np.arange(L) + 100 * k + 1000 * r
+            lists.append(raw)
+    src = np.concatenate(lists).ravel()
+    out, _, _ = vec("MrgSort", np.zeros(rep * 4 * L * 2, np.uint32), src, dt="f32", l0=L, l1=L, l2=L, l3=L, valid=15, rep=rep)
+    got = out.reshape(rep, 4 * L, 2)
+    for r in range(rep):
+        part = np.concatenate(lists[4 * r: 4 * r + 4])
+        order = np.argsort(-part[:, 0].view(np.float32).astype(np.float64), kind="stable")
+        assert np.array_equal(got[r], part[order])
+    r = vec("MrgSort", np.zeros(rep * 4 * L * 2, np.uint32), src, dt="f32", l0=L, l1=L, l2=L, l3=L - 1, valid=15, rep=rep,
+            expect_fail=True)
+    assert "equal length" in r.stderr

@@ -588,51 +588,69 @@ inline void GetMrgSortResult(uint16_t& a, uint16_t& b, uint16_t& c, uint16_t& d)
     a = m[0]; b = m[1]; c = m[2]; d = m[3];
 }
 
+// MrgSort: merge up to 4 sorted (score, index) lists. repeatTimes > 1 needs four contiguous lists
+// of equal length and no exhausted-suspension; each repeat moves source and destination on by
+// the four lists' total length (documented conditions).
 template <class T>
 inline void MrgSort(const LocalTensor<T>& dst, const MrgSortSrcList<T>& src, const MrgSort4Info& info, OPKIT_LOC) {
     OPKIT_DTYPES("MrgSort", T, half, float);
-    if (::opkit::sim::on_aic()) return;  // vector unit: AIV only
+    if (::opkit::sim::on_aic()) return;
     using namespace opkit::sim;
     const char* api = "MrgSort";
     CoreState& c = core();
-    if (info.repeatTimes != 1) fail_at(api, loc, "repeatTimes %u > 1 is not simulated yet", info.repeatTimes);
     int nl = info.validBit == 3 ? 2 : info.validBit == 7 ? 3 : info.validBit == 15 ? 4 : 0;
     if (!nl) fail_at(api, loc, "validBit %u must be 3, 7 or 15", info.validBit);
+    if (info.repeatTimes < 1) fail_at(api, loc, "repeatTimes %u is outside [1, 255]", info.repeatTimes);
     const LocalTensor<T>* ls[4] = {&src.src1, &src.src2, &src.src3, &src.src4};
+    if (info.repeatTimes > 1) {
+        bool same = nl == 4 && !info.ifExhaustedSuspension;
+        for (int i = 1; i < 4 && same; ++i)
+            same = info.elementLengths[i] == info.elementLengths[0] &&
+                   ls[i]->address_.bufferAddr == ls[0]->address_.bufferAddr + uint32_t(i) * info.elementLengths[0] * 8u;
+        if (!same)
+            fail_at(api, loc, "repeatTimes %u > 1 needs 4 valid lists of equal length stored one after another and "
+                    "ifExhaustedSuspension = false", info.repeatTimes);
+    }
     Opd d = opd(dst, true, 1, 8, "destination", api, loc);
     uint32_t seq = issue(P_V);
     uint16_t site = c.site(api, loc);
-    std::vector<std::vector<opkit_sort::Item<T>>> L(nl);
     bool ok = true;
-    uint64_t total = 0;
-    for (int i = 0; i < nl; ++i) {
-        Opd s = opd(*ls[i], false, 1, 8, "source list", api, loc, 8);
-        uint64_t n = info.elementLengths[i];
-        if (n * 8 > s.len) fail_at(api, loc, "source list %d out of bounds: %llu pairs, tensor holds %u bytes", i, (unsigned long long)n, s.len);
-        touch(A_UB, s.ub, n * 8, P_V, false, seq, site, api, loc);
-        ok &= all_init(A_UB, s.ub, n * 8);
-        for (uint64_t k = 0; k < n; ++k) L[i].push_back(opkit_sort::load<T>(s.p + k * 8));
-        total += n;
-    }
-    std::vector<opkit_sort::Item<T>> out;
-    size_t pos[4] = {0, 0, 0, 0};
-    while (true) {
-        int best = -1;
-        bool exhausted = false;
-        for (int i = 0; i < nl; ++i) {
-            if (pos[i] >= L[i].size()) { exhausted = true; continue; }
-            if (best < 0 || opkit_sort::before(L[i][pos[i]], L[best][pos[best]])) best = i;
-        }
-        if (best < 0 || (exhausted && info.ifExhaustedSuspension)) break;
-        out.push_back(L[best][pos[best]++]);
-    }
+    uint64_t total = 0, dst_off = 0;
     auto& cnt = opkit_mrg_counts();
-    for (int i = 0; i < 4; ++i) cnt[i] = i < nl ? uint16_t(pos[i]) : 0;
-    if (out.size() * 8 > d.len) fail_at(api, loc, "destination out of bounds: %zu pairs, tensor holds %u bytes", out.size(), d.len);
-    touch(A_UB, d.ub, out.size() * 8, P_V, true, seq, site, api, loc);
-    for (size_t k = 0; k < out.size(); ++k) opkit_sort::store(d.p + k * 8, out[k]);
+    for (uint32_t rep = 0; rep < info.repeatTimes; ++rep) {
+        uint64_t shift = uint64_t(rep) * 4 * info.elementLengths[0] * 8;  // bytes (repeatTimes > 1 only)
+        std::vector<std::vector<opkit_sort::Item<T>>> L(nl);
+        for (int i = 0; i < nl; ++i) {
+            Opd s = opd(*ls[i], false, 1, 8, "source list", api, loc, 8);
+            uint64_t n = info.elementLengths[i];
+            if (shift + n * 8 > s.len)
+                fail_at(api, loc, "source list %d out of bounds: %llu pairs at byte %llu, tensor holds %u bytes", i, (unsigned long long)n,
+                        (unsigned long long)shift, s.len);
+            touch(A_UB, s.ub + shift, n * 8, P_V, false, seq, site, api, loc);
+            ok &= all_init(A_UB, s.ub + shift, n * 8);
+            for (uint64_t k = 0; k < n; ++k) L[i].push_back(opkit_sort::load<T>(s.p + shift + k * 8));
+            total += n;
+        }
+        std::vector<opkit_sort::Item<T>> out;
+        size_t pos[4] = {0, 0, 0, 0};
+        while (true) {
+            int best = -1;
+            bool exhausted = false;
+            for (int i = 0; i < nl; ++i) {
+                if (pos[i] >= L[i].size()) { exhausted = true; continue; }
+                if (best < 0 || opkit_sort::before(L[i][pos[i]], L[best][pos[best]])) best = i;
+            }
+            if (best < 0 || (exhausted && info.ifExhaustedSuspension)) break;
+            out.push_back(L[best][pos[best]++]);
+        }
+        for (int i = 0; i < 4; ++i) cnt[i] = i < nl ? uint16_t(pos[i]) : 0;
+        if (dst_off + out.size() * 8 > d.len) fail_at(api, loc, "destination out of bounds: %zu pairs, tensor holds %u bytes", out.size(), d.len);
+        touch(A_UB, d.ub + dst_off, out.size() * 8, P_V, true, seq, site, api, loc);
+        for (size_t k = 0; k < out.size(); ++k) opkit_sort::store(d.p + dst_off + k * 8, out[k]);
+        set_init(A_UB, d.ub + dst_off, out.size() * 8, ok);
+        dst_off += out.size() * 8;
+    }
     if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
-    set_init(A_UB, d.ub, out.size() * 8, ok);
     trace(P_V, total * 8, (total + 31) / 32, api, dtype_name<T>());
 }
 

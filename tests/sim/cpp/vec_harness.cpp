@@ -190,7 +190,7 @@ template <class T> bool run_sort(const std::string& op, Bufs& B) {
         uint32_t per = 8 / sizeof(T);
         uint32_t o1 = lens[0] * per, o2 = o1 + lens[1] * per, o3 = o2 + lens[2] * per;
         MrgSortSrcList<T> list(s, s[o1], s[o2], s[o3]);
-        MrgSort(L<T>(B, 3), list, MrgSort4Info(lens, bool(pi("susp")), uint16_t(pi("valid", 15)), 1));
+        MrgSort(L<T>(B, 3), list, MrgSort4Info(lens, bool(pi("susp")), uint16_t(pi("valid", 15)), uint16_t(pi("rep", 1))));
         uint16_t c[4];
         GetMrgSortResult(c[0], c[1], c[2], c[3]);
         g_rsvd = c[0] | (uint64_t(c[1]) << 16) | (uint64_t(c[2]) << 32) | (uint64_t(c[3]) << 48);
