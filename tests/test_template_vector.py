@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -10,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import own_files
+from helpers import entry_params, load_golden, opdef_lists, own_files, package_files, struct_fields
 
 from opkit.golden import MARKER, ComputeNotImplemented
 from opkit.scaffold.new import new_package
@@ -21,44 +20,7 @@ INSTANCE = ROOT / "ops" / "examples" / "axpy_relu"
 SIM_INCLUDE = ROOT / "opkit" / "sim" / "include"
 
 
-def package_files(op: str) -> set[str]:
-    """The file set of design.md §3 for an operator package."""
-    return {
-        "op.yaml", "golden.py", "CMakeLists.txt", "README.md",
-        f"op_host/{op}_def.cpp", f"op_host/{op}_infershape.cpp", f"op_host/{op}_tiling.cpp",
-        f"op_kernel/{op}_tiling_data.h", f"op_kernel/{op}.h", f"op_kernel/{op}.cpp",
-    }
-
-
 files_of = own_files
-
-
-def load_golden(pkg: Path):
-    spec = importlib.util.spec_from_file_location(f"golden_{pkg.name}_{id(pkg)}", pkg / "golden.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def entry_params(cpp: str, op: str) -> list[str]:
-    m = re.search(r'extern "C" __global__ __aicore__ void ' + op + r"\(([^)]*)\)", cpp)
-    assert m, "no kernel entry found"
-    params = [p.strip() for p in m.group(1).split(",")]
-    assert all(p.startswith("GM_ADDR ") for p in params)
-    return [p.split()[1] for p in params]
-
-
-def opdef_lists(def_cpp: str, kind: str, name: str) -> tuple[str, list[str], list[str]]:
-    """ParamType, DataType list and Format list of one Input/Output in the OpDef constructor."""
-    m = re.search(r"this->" + kind + r'\("' + name + r'"\)\s*\.ParamType\((\w+)\)\s*\.DataType\(\{([^}]*)\}\)'
-                  r"\s*\.Format\(\{([^}]*)\}\)", def_cpp)
-    assert m, f"{kind} {name} not registered"
-    return m.group(1), [s.strip() for s in m.group(2).split(",")], [s.strip() for s in m.group(3).split(",")]
-
-
-def struct_fields(header: str) -> list[str]:
-    body = re.search(r"struct \w+TilingData \{(.*?)\};", header, re.S).group(1)
-    return re.findall(r"^\s*(?:u?int\d+_t|float)\s+(\w+);", body, re.M)
 
 
 @pytest.fixture(scope="module")
