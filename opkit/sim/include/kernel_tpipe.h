@@ -42,6 +42,10 @@ class TPipe;
 
 class TQueBase {
 public:
+    TQueBase() = default;
+    // Copies share nothing with the pipe's bookkeeping (they are detached).
+    TQueBase(const TQueBase& o) : blocks_(o.blocks_), fifo_(o.fifo_), next_(o.next_), inited_(o.inited_), id_base_(o.id_base_) {}
+    TQueBase& operator=(const TQueBase&) { return *this; }
     virtual ~TQueBase();
     void check_freed(const char* api) const;
     std::vector<QueBlock> blocks_;
@@ -69,7 +73,8 @@ public:
     TPipe() { opkit::sim::core().pipe = this; }
     ~TPipe() {
         check_all_freed(opkit::sim::SrcLoc(nullptr, 0), "TPipe::~TPipe");
-        for (auto* q : queues_) q->pipe_ = nullptr;
+        for (auto* q : queues_) { q->pipe_ = nullptr; q->inited_ = false; q->blocks_.clear(); q->fifo_.clear(); }
+        for (auto& b : bufs_) { *b.first = false; *b.second = nullptr; }
         if (opkit::sim::core().pipe == this) opkit::sim::core().pipe = nullptr;
     }
     void Init() { opkit::sim::core().pipe = this; }
@@ -149,14 +154,18 @@ public:
         for (int a = 0; a < NARENA; ++a) core().arena[a].used = 0;
         for (auto* q : queues_) { q->inited_ = false; q->blocks_.clear(); q->fifo_.clear(); q->next_ = 0; q->pipe_ = nullptr; }
         queues_.clear();
-        for (auto* b : bufs_) *b = false;
+        for (auto& b : bufs_) { *b.first = false; *b.second = nullptr; }
         bufs_.clear();
         std::memset(que_count_, 0, sizeof que_count_);
         std::memset(ev_alloc_, 0, sizeof ev_alloc_);
         nbuf_ = 0;
     }
     std::vector<TQueBase*> queues_;
-    std::vector<bool*> bufs_;
+    std::vector<std::pair<bool*, TPipe**>> bufs_;  // live TBufs: their inited_ flag and pipe_ back pointer
+    void forget_buf(bool* flag) {
+        for (size_t i = 0; i < bufs_.size(); ++i)
+            if (bufs_[i].first == flag) { bufs_.erase(bufs_.begin() + i); return; }
+    }
     int que_count_[32] = {};
     uint32_t ev_alloc_[64] = {};
     int nbuf_ = 0;
@@ -345,6 +354,17 @@ public:
     bool inited_ = false;
     uint32_t off_ = 0, len_ = 0;
     int32_t id_ = -1;
+    TPipe* pipe_ = nullptr;
+    TBufImpl() = default;
+    // A copy sees the same buffer but is not tracked by the pipe (Reset does not reach it).
+    TBufImpl(const TBufImpl& o) : inited_(o.inited_), off_(o.off_), len_(o.len_), id_(o.id_), pipe_(nullptr) {}
+    TBufImpl& operator=(const TBufImpl& o) {
+        if (this != &o) { inited_ = o.inited_; off_ = o.off_; len_ = o.len_; id_ = o.id_; }
+        return *this;
+    }
+    ~TBufImpl() {
+        if (pipe_) pipe_->forget_buf(&inited_);
+    }
 
 private:
     void check(const char* api, const opkit::sim::SrcLoc& loc) {
@@ -378,7 +398,8 @@ bool TPipe::InitBuffer(TBufImpl<P>& buf, uint32_t len, opkit::sim::SrcLoc loc) {
     buf.len_ = l;
     buf.inited_ = true;
     buf.id_ = next_id_++;
-    bufs_.push_back(&buf.inited_);
+    buf.pipe_ = this;
+    bufs_.push_back({&buf.inited_, &buf.pipe_});
     return true;
 }
 
