@@ -140,7 +140,7 @@ std::vector<ops::OpParamDef> ResolveFollow(const std::string& op, const std::vec
             if (p.follow_.empty()) continue;
             const ops::OpParamDef* src = nullptr;
             for (const auto& q : ps)
-                if (q.name_ == p.follow_) src = &q;
+                if (src == nullptr && &q != &p && q.name_ == p.follow_) src = &q;  // the first: an input before an output
             if (src == nullptr || src == &p)
                 fail("OpDef", "%s: '%s' follows '%s', which is not another input or output", op.c_str(), p.name_.c_str(), p.follow_.c_str());
             const bool all = p.follow_type_ == ops::FollowType::ALL || p.follow_type_ == ops::FollowType::INVALID_TYPE;

@@ -251,8 +251,9 @@ public:
     explicit OpDef(const char* type) : type_(type ? type : "") {}
     virtual ~OpDef() = default;
 
-    OpParamDef& Input(const char* name) { return Param(inputs_, outputs_, name, "Input"); }
-    OpParamDef& Output(const char* name) { return Param(outputs_, inputs_, name, "Output"); }
+    // An input and an output may share a name (in-place operators such as ApplyRotaryPosEmb).
+    OpParamDef& Input(const char* name) { return Param(inputs_, name); }
+    OpParamDef& Output(const char* name) { return Param(outputs_, name); }
     OpAttrDef& Attr(const char* name) {
         for (auto& a : attrs_)
             if (a.name_ == name) return a;
@@ -294,13 +295,9 @@ public:
     bool fallback_ = false;
 
 private:
-    OpParamDef& Param(std::vector<OpParamDef>& v, const std::vector<OpParamDef>& other, const char* name, const char* what) {
+    static OpParamDef& Param(std::vector<OpParamDef>& v, const char* name) {
         for (auto& p : v)
             if (p.name_ == name) return p;
-        for (auto& p : other)
-            if (p.name_ == name)
-                opkit::host::fail("OpDef::Input/Output", "%s: '%s' is both an input and an output", type_.c_str(), name);
-        (void)what;
         v.emplace_back(name);
         return v.back();
     }
