@@ -475,3 +475,18 @@ def test_mrgsort_repeat_times(vec):
     r = vec("MrgSort", np.zeros(rep * 4 * L * 2, np.uint32), src, dt="f32", l0=L, l1=L, l2=L, l3=L - 1, valid=15, rep=rep,
             expect_fail=True)
     assert "equal length" in r.stderr
+
+
+@pytest.mark.parametrize("dt,scalar", [("f16", 0), ("f32", 0), ("f16", 1)])
+def test_ascend_dequant(vec, dt, scalar):
+    m, n, cc = 4, 8, 6
+    x = rng.integers(-5000, 5000, (m, n)).astype(np.int32)
+    scale = rng.uniform(-0.01, 0.01, 8).astype(np.float32)
+    nd = (n * np.dtype(DT[dt]).itemsize + 31) // 32 * 32 // np.dtype(DT[dt]).itemsize
+    dst = np.full(m * nd, 7, DT[dt])
+    out, _, _ = vec("Dequant", dst, x.ravel(), scale, dt=dt, m=m, nn=n, cc=cc, scalar=scalar, s=0.5)
+    out = out.reshape(m, nd)
+    sc = np.float32(0.5) if scalar else scale[:cc]
+    want = (x[:, :cc].astype(np.float32) * sc).astype(DT[dt])
+    assert same_bits(out[:, :cc], want)
+    assert np.all(out[:, cc:] == 7)  # columns past calCount are not written

@@ -227,6 +227,13 @@ template <class T> bool run_sort(const std::string& op, Bufs& B) {
         else SoftmaxFlashV2<T, false>(y, sm, mx, L<T>(B, 0), em, in1[m * b], in1, tl, si);
         return true;
     }
+    if (op == "Dequant") {
+        DequantParams dp;
+        dp.m = uint32_t(pi("m")); dp.n = uint32_t(pi("nn")); dp.calCount = uint32_t(pi("cc"));
+        if (pi("scalar")) AscendDequant<T, float>(L<T>(B, 3), L<int32_t>(B, 0), float(pf("s")), dp);
+        else AscendDequant<T, float>(L<T>(B, 3), L<int32_t>(B, 0), L<float>(B, 1), dp);
+        return true;
+    }
     if (op == "Sigmoid") { Sigmoid(L<T>(B, 3), L<T>(B, 0), uint32_t(pi("n"))); return true; }
     return false;
 }
