@@ -4,11 +4,17 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "graph/ge_error_codes.h"
 
 namespace ge {
 using char_t = char;
+
+constexpr int64_t UNKNOWN_DIM = -1;      // a dimension not known before run time
+constexpr int64_t UNKNOWN_DIM_NUM = -2;  // as the only dimension: the rank is not known either
+static const std::vector<int64_t> UNKNOWN_SHAPE = {-1};
+static const std::vector<int64_t> UNKNOWN_RANK = {-2};
 using float32_t = float;
 using float64_t = double;
 

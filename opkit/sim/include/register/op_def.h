@@ -18,8 +18,10 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>

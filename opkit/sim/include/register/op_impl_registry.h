@@ -10,11 +10,14 @@
 #pragma once
 #include <cstdint>
 #include <initializer_list>
+#include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "exe_graph/runtime/infer_datatype_context.h"
 #include "exe_graph/runtime/infer_shape_context.h"
+#include "exe_graph/runtime/infer_shape_range_context.h"
 #include "exe_graph/runtime/tiling_context.h"
 #include "exe_graph/runtime/tiling_parse_context.h"
 #include "graph/ascend_string.h"
@@ -22,8 +25,6 @@
 #include "opkit_host/registry.h"
 
 namespace gert {
-class InferShapeRangeContext;
-
 class OpImplRegisterV2 {
 public:
     using InferShapeKernelFunc = uint32_t (*)(InferShapeContext*);
