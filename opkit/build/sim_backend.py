@@ -25,6 +25,9 @@ from opkit.errors import UsageError
 from opkit.spec import Spec
 
 OPT = "-O2"
+# The cores a launch starts, by the spec's kernel type (a kernel's KERNEL_TASK_TYPE_DEFAULT inside its
+# body cannot be read before the launch, so the build tells the simulator).
+KERNEL_TYPES = {"vector": "KERNEL_TYPE_AIV_ONLY", "cube": "KERNEL_TYPE_AIC_ONLY", "mix": "KERNEL_TYPE_MIX_AIC_1_2"}
 BUILD_DIR = ".opkit/sim"
 
 
@@ -83,6 +86,7 @@ def _shim_source(spec: Spec) -> str:
         'expected\\n", n_args);\n'
         "        return 3;\n"
         "    }\n"
+        f"    opkit::sim::set_kernel_type({KERNEL_TYPES[spec.kernel]});\n"
         "    ICPU_SET_TILING_KEY(tiling_key);\n"
         f"    ICPU_RUN_KF({spec.name}, block_dim, {args});\n"
         "    return 0;\n"
