@@ -139,7 +139,7 @@ template <class T, class U>
 inline void opkit_cast_check(RoundMode rm, const opkit::sim::SrcLoc& loc) {
     constexpr uint32_t modes = opkit::sim::cast_modes<T, U>::v;
     static_assert(modes != 0,
-                  "Ascend C Cast: this (dst = T, src = U) dtype pair (see 'with T = ..., U = ...' above) is not supported on " OPKIT_SIM_ARCH_NAME);
+                  "Ascend C Cast: this (dst = T, src = U) dtype pair (see 'with T = ..., U = ...' above) is not supported on " OPKIT_SIM_SOC " (" OPKIT_SIM_ARCH_NAME ")");
     if (!(modes & (1u << int(rm))))
         opkit::sim::fail_at("Cast", loc, "round mode %s is not supported for this dtype pair (%zu-byte -> %zu-byte)",
                             opkit::sim::round_name(rm), sizeof(U), sizeof(T));

@@ -65,7 +65,7 @@ template <class T, class U, class... Ts> struct one_of<T, U, Ts...>
 // "required from here / [with T = ...]" context of the message.
 #define OPKIT_DTYPES(API, T, ...)                                                                  \
     static_assert(::opkit::sim::one_of<T, __VA_ARGS__>::value,                                     \
-                  "Ascend C " API ": this dtype (see 'with T = ...' above) is not supported on " OPKIT_SIM_ARCH_NAME \
+                  "Ascend C " API ": this dtype (see 'with T = ...' above) is not supported on " OPKIT_SIM_SOC " (" OPKIT_SIM_ARCH_NAME ")" \
                   "; supported: " #__VA_ARGS__ " (Cast to a supported type first)")
 
 #if __NPU_ARCH__ == 2002

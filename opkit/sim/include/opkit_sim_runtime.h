@@ -49,7 +49,7 @@
 #endif
 #endif
 #if __NPU_ARCH__ == 2002
-#define OPKIT_SIM_ARCH_NAME "ascend310p (NPU arch 2002)"
+#define OPKIT_SIM_ARCH_NAME "NPU arch 2002: ascend310p"
 #ifndef OPKIT_SIM_UB_SIZE
 #define OPKIT_SIM_UB_SIZE 262144
 #endif
@@ -69,7 +69,7 @@
 #define OPKIT_SIM_SYS_WORKSPACE 2097152
 #endif
 #else
-#define OPKIT_SIM_ARCH_NAME "ascend910b/ascend910_93 (NPU arch 2201)"
+#define OPKIT_SIM_ARCH_NAME "NPU arch 2201: ascend910b, ascend910_93"
 #ifndef OPKIT_SIM_UB_SIZE
 #define OPKIT_SIM_UB_SIZE 196608
 #endif

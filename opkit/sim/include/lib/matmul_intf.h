@@ -94,7 +94,7 @@ class Matmul {
     using BiasT = typename BIAS_TYPE::T;
     static_assert(opkit_mm::legal<SrcAT, SrcBT, BiasT, DstT>::value,
                   "Ascend C Matmul: this (A, B, bias -> C) dtype combination (see 'with A_TYPE = ...' above) is not supported "
-                  "by the cube unit of " OPKIT_SIM_ARCH_NAME);
+                  "by the cube unit of " OPKIT_SIM_SOC " (" OPKIT_SIM_ARCH_NAME ")");
     static_assert(A_TYPE::format == CubeFormat::ND && B_TYPE::format == CubeFormat::ND,
                   "opkit simulator: Matmul operands in NZ format are not simulated yet");
 
