@@ -266,6 +266,8 @@ def verify(
         ".opkit/verify"),
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds before a run counts as hung.")] = 300.0,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Parallel compile jobs.")] = None,
+    trace: Annotated[bool, typer.Option("--trace/--no-trace", help="Write each run's per-core, per-pipe trace "
+                                        "(JSON) under OUT/traces.")] = True,
 ) -> None:
     """Run every case on the simulator and compare with the golden; exit 1 on any failure."""
     from rich.markup import escape
@@ -288,7 +290,8 @@ def verify(
             line += "\n    " + escape(r.message).replace("\n", "\n    ")
         out.print(line)
 
-    opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype, full), profile, out_dir, junit, timeout, jobs)
+    opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype, full), profile, out_dir, junit, timeout, jobs,
+                         trace)
     outcome = verify_packages(_specs(ops), opts, progress)
     if not outcome.results:
         from opkit.errors import UsageError

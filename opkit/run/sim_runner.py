@@ -163,4 +163,6 @@ class SimRunner:
                     trace = None
             info = {k: result[k] for k in ("block_dim", "tiling_key", "workspace_bytes", "tiling_bytes")
                     if k in result}
+            if trace is not None:
+                info["trace_file"] = req["trace"]
             return RunOutput(outputs, trace, info)

@@ -124,6 +124,7 @@ def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None)
         failed = [r for r in results if not r.passed]
         res.status = FAIL if failed else PASS
         res.message = "; ".join(f"{r.name}: {r.reason}" for r in failed)
+        res.trace = out.info.get("trace_file")
         if out.info:
             res.perf.update({k: v for k, v in out.info.items() if k.startswith("modelled") or k == "efficiency"})
     except OpkitError as exc:

@@ -28,6 +28,7 @@ class CaseResult:
     outputs: list[OutputResult] = field(default_factory=list)
     seconds: float = 0.0
     perf: dict[str, Any] = field(default_factory=dict)  # modelled figures, when computed
+    trace: str | None = None  # the simulator's per-core, per-pipe trace of the run (JSON file)
 
     @property
     def id(self) -> str:
@@ -49,7 +50,7 @@ class CaseResult:
         return {
             "id": self.id, "op": self.op, "case": self.case, "dtype": self.dtype, "soc": self.soc,
             "shapes": self.shapes, "profile": self.profile, "status": self.status, "message": self.message,
-            "seconds": round(self.seconds, 4), "perf": self.perf,
+            "seconds": round(self.seconds, 4), "perf": self.perf, "trace": self.trace,
             "outputs": [o.to_dict() for o in self.outputs],
         }
 

@@ -23,6 +23,7 @@ class VerifyOptions:
     junit: Path | None = None
     timeout_s: float = 300.0
     jobs: int | None = None
+    trace: bool = True  # write the simulator's trace of every run under out_dir/traces
 
 
 @dataclass
@@ -52,7 +53,8 @@ def _prepare(spec: Spec, runner: SimRunner, jobs: list) -> CaseResult | None:
 
 def verify_packages(specs: list[Spec], opts: VerifyOptions,
                     progress: Callable[[CaseResult], None] | None = None) -> VerifyOutcome:
-    runner = SimRunner(timeout_s=opts.timeout_s, jobs=opts.jobs)
+    runner = SimRunner(timeout_s=opts.timeout_s, jobs=opts.jobs,
+                       trace_dir=opts.out_dir / "traces" if opts.trace else None)
     results: list[CaseResult] = []
     for spec in specs:
         jobs = select(spec, opts.selection)
