@@ -98,3 +98,10 @@ def test_macro_class_serialises_the_same_tiling(tilings):
     assert {k: v for k, v in a.items() if k != "case"} == {k: v for k, v in b.items() if k != "case"}
     lay = tilings["macro_layout"]
     assert lay["size"] == 216 and lay["tail"] == 0x1122334455667788
+
+
+def test_library_tiling_classes(tilings):
+    # SoftMaxTiling: 16 uint32, the kernel struct's bytes; TopkTiling: 24 four-byte fields + 8 uint16.
+    lib = tilings["library_sizes"]
+    assert lib["softmax"] == lib["softmax_kernel"] == 64
+    assert lib["topk"] == 112

@@ -100,5 +100,11 @@ int main(int argc, char** argv)
         std::memcpy(&tail, buf + 208, 8);
         std::printf("{\"case\": \"macro_layout\", \"size\": %zu, \"tail\": %llu}\n", td.GetDataSize(), tail);
     }
+    {
+        optiling::SoftMaxTiling sm;
+        optiling::TopkTiling tk;
+        std::printf("{\"case\": \"library_sizes\", \"softmax\": %zu, \"softmax_kernel\": %zu, \"topk\": %zu}\n",
+                    sm.GetDataSize(), sizeof(AscendC::tiling::SoftMaxTiling), tk.GetDataSize());
+    }
     return 0;
 }
