@@ -411,6 +411,34 @@ inline GM_ADDR GetUserWorkspace(GM_ADDR ws, OPKIT_LOC) {
 }
 }  // namespace AscendC
 
+// HCCL contexts of the two communication domains (set by CPU-debug harnesses by name).
+inline uint8_t* g_hcclContextReserved[2] = {nullptr, nullptr};
+
+namespace AscendC {
+template <uint32_t index>
+inline GM_ADDR GetHcclContext() {
+    static_assert(index < 2, "GetHcclContext: index 0 or 1");
+    return g_hcclContextReserved[index];
+}
+template <uint32_t index>
+inline void SetHcclContext(GM_ADDR ctx) {
+    static_assert(index < 2, "SetHcclContext: index 0 or 1");
+    g_hcclContextReserved[index] = ctx;
+}
+// Task-to-task overlap hints: no effect in a single-stream simulation.
+template <bool FORCE = false>
+inline void WaitPreTaskEnd() {}
+template <pipe_t AIV_PIPE = PIPE_MTE3, pipe_t AIC_PIPE = PIPE_MTE3, bool FORCE = false>
+inline void SetNextTaskStart() {}
+// Scalar-unit overflow mode and similar switches: accepted, no effect on the simulation.
+struct AscendCUtils {
+    static void SetOverflow(uint64_t) {}
+};
+inline void DropOutBitModeInit() {}
+template <class T>
+inline void DropOutBitModeInit(const LocalTensor<T>&) {}
+}  // namespace AscendC
+
 inline GM_ADDR GetSysWorkSpacePtr() {
     opkit::sim::Launch* L = opkit::sim::cur_launch();
     return L ? L->workspace : nullptr;

@@ -14,9 +14,6 @@ inline void* GmAlloc(size_t size) { return opkit::sim::gm_alloc(size); }
 inline void GmFree(void* p) { opkit::sim::gm_free(p); }
 }  // namespace AscendC
 
-// HCCL contexts of the two communication domains (referenced by name from CPU-debug harnesses).
-inline uint8_t* g_hcclContextReserved[2] = {nullptr, nullptr};
-
 namespace opkit {
 namespace sim {
 template <class P> inline uint8_t* as_gm(P* p) { return reinterpret_cast<uint8_t*>(const_cast<typename std::remove_cv<P>::type*>(p)); }
