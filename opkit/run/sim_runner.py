@@ -38,8 +38,14 @@ def chip_request(chip: str) -> dict[str, Any]:
 
 
 def _diagnostics(stderr: str) -> list[str]:
-    return [line[len(ERROR_PREFIX):] if line.startswith(ERROR_PREFIX) else line
-            for line in stderr.splitlines() if line.startswith(ERROR_PREFIX)]
+    """The simulator's error lines, each with its indented continuation lines (``  at file:line``)."""
+    out: list[str] = []
+    for line in stderr.splitlines():
+        if line.startswith(ERROR_PREFIX):
+            out.append(line[len(ERROR_PREFIX):])
+        elif out and line.startswith((" ", "\t")) and line.strip():
+            out[-1] += "\n" + line.rstrip()
+    return out
 
 
 def failure_message(returncode: int, stderr: str, label: str) -> str:
