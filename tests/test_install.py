@@ -26,7 +26,8 @@ def wheel(tmp_path_factory) -> Path:
 def test_wheel_carries_runtime_files(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("opkit/_templates/vector/cookiecutter.json", "opkit/_templates/vector/op.yaml.j2",
-                   "opkit/spec/op.schema.json", "opkit/data/socs.yaml"):
+                   "opkit/spec/op.schema.json", "opkit/data/socs.yaml", "opkit/sim/include/kernel_operator.h",
+                   "opkit/sim/include/register/op_def_registry.h", "opkit/sim/host/harness_main.cpp"):
         assert needed in names, needed
     assert any(n.startswith("opkit/_templates/vector/{{cookiecutter.op_name}}/") for n in names)
     assert not any("__pycache__" in n for n in names)
@@ -57,3 +58,7 @@ def test_installed_wheel_runs_from_another_directory(wheel, tmp_path):
     assert r.returncode == 0 and "my_op" in r.stdout, r.stderr
     script = target / "bin" / "opkit"
     assert script.is_file()
+    # the simulator ships too: the new package builds and verifies from the installed wheel
+    r = opkit("verify", "D/my_op", "-k", "tiny", "--dtype", "float32", "--no-trace")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "1 passed, 0 failed, 0 errors" in r.stdout
