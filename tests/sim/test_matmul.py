@@ -90,6 +90,11 @@ def test_mix_launch_aic_returns_in_regist(exe, tmp_path):
     np.testing.assert_allclose(out, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-5, atol=1e-5)
 
 
+def test_cube_only_launch_computes_on_the_aic(exe, tmp_path):
+    a, b, bv, _, out = run_mm(exe, tmp_path, "f32f32", 20, 24, 12, mode="aic")
+    np.testing.assert_allclose(out, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-5, atol=1e-5)
+
+
 def test_illegal_dtype_combination_refused(tmp_path):
     src = """
 #include "kernel_operator.h"

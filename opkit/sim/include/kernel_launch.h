@@ -54,6 +54,11 @@ inline int64_t finished_in(const Launch& L, int g) {
 }
 
 inline int64_t my_tid() { return core().tid; }
+// True in launches with both cube and vector cores (MIX kernel types).
+inline bool launch_is_mix() {
+    Launch* L = cur_launch();
+    return L && L->n_aic > 0 && L->n_aiv > 0;
+}
 
 inline void sync_all_impl(bool aiv_only, const SrcLoc& loc) {
     barrier_all();
@@ -461,7 +466,9 @@ enum KernelMetaType {
     KERNEL_TYPE_MIX_AIC_1_2, KERNEL_TYPE_AICORE, KERNEL_TYPE_VECTORCORE, KERNEL_TYPE_MIX_AICORE, KERNEL_TYPE_MIX_VECTOR_CORE,
     KERNEL_TYPE_MAX
 };
-// Legal at namespace and block scope; the launcher emulates AIV cores (see README).
+static_assert(int(KERNEL_TYPE_MIX_AIC_1_2) == int(opkit::sim::KT_MIX_AIC_1_2) && int(KERNEL_TYPE_AIC_ONLY) == int(opkit::sim::KT_AIC_ONLY),
+              "KernelMetaType values must match the launcher's kernel types");
+// Legal at namespace and block scope; the kernel type of a launch comes from the runner (see README).
 #define KERNEL_TASK_TYPE_DEFAULT(t) static_assert((static_cast<void>(t), true), "kernel type")
 #define KERNEL_TASK_TYPE(key, t) static_assert((static_cast<void>(key), static_cast<void>(t), true), "kernel type")
 #define GET_TILING_DATA_WITH_STRUCT(T, var, tiling)                                                  \

@@ -88,6 +88,7 @@ int main(int argc, char** argv) {
     t->baseM = 16; t->baseN = 32; t->baseK = 16; t->isBias = BIAS; t->iterateOrder = 0;
     uint8_t* ws = (uint8_t*)GmAlloc(16 * 1024 * 1024);
     if (MODE == "mix") SetKernelMode(KernelMode::MIX_MODE);
+    if (MODE == "aic") SetKernelMode(KernelMode::AIC_MODE);
     ICPU_RUN_KF(mm_kernel, 1, g[0], g[1], g[2], g[3], ws, (uint8_t*)t);
     std::ofstream f(d + "/out.bin", std::ios::binary);
     f.write((const char*)g[3], cv.size());

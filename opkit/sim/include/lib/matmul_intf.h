@@ -3,8 +3,9 @@
 // C[singleM x singleN] = A[singleM x singleK] * B[singleK x singleN] (+ bias[1 x singleN]) with ND
 // operands in GM (or UB). Products are exact and accumulate in fp32 (int32 for int8) along K in
 // order; the result is rounded once to C's dtype (RINT). The tiling only shapes Iterate/GetTensorC
-// tiles; results do not depend on it. On AIC cores REGIST_MATMUL_OBJ returns from the kernel
-// (the AIV client computes), as the MIX server loop does on the NPU.
+// tiles; results do not depend on it. The core that calls the object computes: in MIX launches
+// REGIST_MATMUL_OBJ returns on AIC cores (the AIV client computes, as the MIX server loop serves it
+// on the NPU); in cube-only launches the AIC computes itself.
 #pragma once
 #include "kernel_operator.h"
 
@@ -140,14 +141,13 @@ public:
     void IterateAll(const GlobalTensor<DstT>& gm, uint8_t enAtomic = 0, bool enSequentialWrite = false, bool waitIterateAll = false,
                     bool fakeMsg = false, OPKIT_LOC) {
         (void)enSequentialWrite; (void)waitIterateAll;
-        if (fakeMsg || opkit::sim::on_aic()) return;
+        if (fakeMsg) return;
         std::vector<DstT> c;
         compute(0, 0, m_, n_, c, loc);
         uint64_t ldc = orgKc_ > 0 ? uint64_t(orgKc_) : uint64_t(orgN_ > 0 ? orgN_ : n_);
         store_gm(gm.GetPhyAddr(), ldc, 0, 0, m_, n_, c, enAtomic, loc);
     }
     void IterateAll(const LocalTensor<DstT>& ub, uint8_t enAtomic = 0, OPKIT_LOC) {
-        if (opkit::sim::on_aic()) return;
         std::vector<DstT> c;
         compute(0, 0, m_, n_, c, loc);
         store_ub(ub, uint64_t(n_), 0, 0, m_, n_, c, enAtomic, loc);
@@ -169,7 +169,6 @@ public:
     }
     template <bool sync = true>
     void GetTensorC(const GlobalTensor<DstT>& gm, uint8_t enAtomic = 0, bool enSequentialWrite = false, OPKIT_LOC) {
-        if (opkit::sim::on_aic()) return;
         if (iter_ < 0) opkit::sim::fail_at("Matmul::GetTensorC", loc, "no tile: call Iterate() first");
         std::vector<DstT> c;
         compute(r0_, c0_, rows_, cols_, c, loc);
@@ -182,7 +181,6 @@ public:
     template <bool sync = true>
     void GetTensorC(const LocalTensor<DstT>& ub, uint8_t enAtomic = 0, bool enSequentialWrite = false, OPKIT_LOC) {
         (void)enSequentialWrite;
-        if (opkit::sim::on_aic()) return;
         if (iter_ < 0) opkit::sim::fail_at("Matmul::GetTensorC", loc, "no tile: call Iterate() first");
         std::vector<DstT> c;
         compute(r0_, c0_, rows_, cols_, c, loc);
@@ -313,7 +311,7 @@ namespace matmul = AscendC;
 
 // On AIC cores the MIX server loop ends the kernel; the AIV client binds the objects to their tilings.
 #define REGIST_MATMUL_OBJ(pipe, workspace, ...)                                 \
-    if (g_coreType == AscendC::AIC) {                                           \
+    if (g_coreType == AscendC::AIC && ::opkit::sim::launch_is_mix()) {         \
         return;                                                                 \
     }                                                                           \
     (void)(workspace);                                                          \
