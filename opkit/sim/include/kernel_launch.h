@@ -152,7 +152,7 @@ inline void cross_core_set(int mode, int flag, const SrcLoc& loc) {
         bump(L, std::make_tuple(0, flag, L->tid_aic(c.core_id), int(c.sub_block_idx)), api, loc);
         mark_runnable(L, L->tid_aic(c.core_id));
     }
-    trace_event(fmt("{\"ev\":\"cross_set\",\"mode\":%d,\"flag\":%d}", mode, flag));
+    if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"cross_set\",\"mode\":%d,\"flag\":%d}", mode, flag));
     L->cv.notify_all();
 }
 inline void cross_core_wait(int mode, int flag, const SrcLoc& loc) {
@@ -199,7 +199,7 @@ inline void cross_core_wait(int mode, int flag, const SrcLoc& loc) {
         }
     }
     L->state[t] = 0;
-    trace_event(fmt("{\"ev\":\"cross_wait\",\"flag\":%d}", flag));
+    if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"cross_wait\",\"flag\":%d}", flag));
 }
 
 inline void block_finished() {

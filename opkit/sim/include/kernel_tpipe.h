@@ -226,7 +226,7 @@ public:
                 pipes(prod, cons);
                 merge(prod, b.free_snap);
                 merge(P_S, b.free_snap);
-                trace_event(fmt("{\"ev\":\"alloc\",\"buf\":%d}", id_base_ + i));
+                if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"alloc\",\"buf\":%d}", id_base_ + i));
                 return make<T>(i);
             }
         }
@@ -252,7 +252,7 @@ public:
         snapshot(P_S, b.enq_snap);
         b.state = 2;
         fifo_.push_back(i);
-        trace_event(fmt("{\"ev\":\"enque\",\"buf\":%d,\"from\":\"%s\",\"to\":\"%s\"}", id_base_ + i, pipe_name(prod), pipe_name(cons)));
+        if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"enque\",\"buf\":%d,\"from\":\"%s\",\"to\":\"%s\"}", id_base_ + i, pipe_name(prod), pipe_name(cons)));
         return true;
     }
     template <class T>
@@ -268,7 +268,7 @@ public:
         merge(cons, b.enq_snap);
         merge(P_S, b.enq_snap);
         b.state = 1;
-        trace_event(fmt("{\"ev\":\"deque\",\"buf\":%d}", id_base_ + i));
+        if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"deque\",\"buf\":%d}", id_base_ + i));
         return make<T>(i);
     }
     template <class T>
@@ -288,7 +288,7 @@ public:
         snapshot(cons, b.free_snap);
         snapshot(P_S, b.free_snap);
         b.state = 0;
-        trace_event(fmt("{\"ev\":\"free\",\"buf\":%d}", id_base_ + i));
+        if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"free\",\"buf\":%d}", id_base_ + i));
     }
     bool HasIdleBuffer() const {
         for (auto& b : blocks_) if (b.state == 0) return true;
@@ -432,7 +432,7 @@ inline void set_flag_impl(HardEvent e, int32_t id, const opkit::sim::SrcLoc& loc
     std::memset(f.snap, 0, sizeof f.snap);
     snapshot(s, f.snap);
     f.site = Site{"SetFlag", loc.file, loc.line};
-    trace_event(fmt("{\"ev\":\"set_flag\",\"from\":\"%s\",\"to\":\"%s\",\"id\":%d}", pipe_name(s), pipe_name(d), id));
+    if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"set_flag\",\"from\":\"%s\",\"to\":\"%s\",\"id\":%d}", pipe_name(s), pipe_name(d), id));
 }
 inline void wait_flag_impl(HardEvent e, int32_t id, const opkit::sim::SrcLoc& loc) {
     using namespace opkit::sim;
@@ -445,7 +445,7 @@ inline void wait_flag_impl(HardEvent e, int32_t id, const opkit::sim::SrcLoc& lo
                 pipe_name(d), id, pipe_name(d));
     f.set = false;
     merge(d, f.snap);
-    trace_event(fmt("{\"ev\":\"wait_flag\",\"from\":\"%s\",\"to\":\"%s\",\"id\":%d}", pipe_name(s), pipe_name(d), id));
+    if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"wait_flag\",\"from\":\"%s\",\"to\":\"%s\",\"id\":%d}", pipe_name(s), pipe_name(d), id));
 }
 
 template <HardEvent e>
