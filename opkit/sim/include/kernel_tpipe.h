@@ -457,7 +457,7 @@ template <pipe_t p>
 inline void PipeBarrier() {
     static_assert(p != PIPE_S, "PipeBarrier<PIPE_S> is not allowed");
     if (p == PIPE_ALL) opkit::sim::barrier_all();
-    opkit::sim::trace_event(opkit::sim::fmt("{\"ev\":\"barrier\",\"pipe\":%d}", int(p)));
+    if (opkit::sim::core().trace_on) opkit::sim::trace_event(opkit::sim::fmt("{\"ev\":\"barrier\",\"pipe\":%d}", int(p)));
 }
 template <pipe_t p>
 inline void pipe_barrier() { PipeBarrier<p>(); }
