@@ -1,0 +1,177 @@
+"""Chip constants of the performance model and the cost of one traced instruction on its pipe.
+
+Constants come from ``opkit/data/socs.yaml`` (each chip's ``perf`` block plus its clock, core
+counts and HBM bandwidth); every number there carries its source. Costs are in core cycles.
+A GM copy is split into a fixed part (pipe busy, no bandwidth used) and a transfer part
+(``gm_bytes`` at up to ``cap`` bytes per cycle, sharing HBM bandwidth with every other transfer
+in flight; see :mod:`opkit.perf.replay`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from opkit import soc
+
+PIPES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX")
+
+# Vector API -> instruction class of the cycles-per-repeat table (npu_perf_model.md §1.5).
+_UNARY = {
+    "Abs", "Adds", "Muls", "Maxs", "Mins", "LeakyRelu", "Relu", "Reciprocal", "Rsqrt", "Not",
+    "ShiftLeft", "ShiftRight", "Cast", "Duplicate", "DataCopy", "Copy", "Brcb", "BroadCast",
+}
+_BINARY = {
+    "Add", "Sub", "Mul", "Max", "Min", "And", "Or", "AddRelu", "SubRelu", "Compare", "Select",
+    "SelectWithBytesMask", "Axpy",
+}
+_TRANSCENDENTAL = {"Exp", "Ln", "Sqrt"}
+_DIVISION = {"Div"}
+_THREE_OPERAND = {"MulAddDst", "FusedMulAdd", "MulAddRelu"}
+_REDUCTION = {
+    "ReduceSum", "ReduceMax", "ReduceMin", "WholeReduceSum", "WholeReduceMax", "WholeReduceMin",
+    "BlockReduceSum", "BlockReduceMax", "BlockReduceMin", "PairReduceSum",
+}
+_GATHER = {"Gather"}
+_GATHER_MASK = {"GatherMask", "Extract"}
+_SORT = {"Sort", "Sort32", "MrgSort"}
+_SUM = {"ReduceSum", "WholeReduceSum", "BlockReduceSum", "PairReduceSum"}
+_TWO_BYTE = {"float16", "bfloat16", "int16", "uint16", "half", "bfloat16_t"}
+
+
+@dataclass(frozen=True)
+class ChipParams:
+    """Numbers the model uses for one chip (rates in bytes per core cycle)."""
+
+    name: str
+    clock_mhz: float
+    aic_cores: int
+    aiv_cores: int
+    hbm_bytes_per_cycle: float
+    gm_to_ub: float
+    ub_to_gm: float
+    gm_to_l1: float
+    l1_to_l0: float
+    l0c_to_gm: float
+    gm_copy_fixed: float
+    onchip_copy_fixed: float
+    vector_startup: float
+    vector_cpr: dict[str, float]
+    cube_macs_per_cycle: dict[str, float]
+    mmad_fixed: float
+    scalar_cycles: float
+    sync_cycles: float
+    startup_us: float
+    sources: dict[str, Any] = field(default_factory=dict)
+
+    def us(self, cycles: float) -> float:
+        """Cycles of this chip's core clock in microseconds."""
+        return cycles / self.clock_mhz
+
+
+def _val(entry: Any) -> Any:
+    return entry["value"] if isinstance(entry, dict) and "value" in entry else entry
+
+
+def chip_params(name: str) -> ChipParams:
+    """Model constants of a chip (chip name or OpDef key), from ``opkit/data/socs.yaml``."""
+    c = soc.chip(name)
+    p = c.get("perf")
+    if not isinstance(p, dict):
+        raise KeyError(f"chip {c['name']!r} has no 'perf' block in {soc.DATA_FILE}")
+    clock = float(c["clock_mhz"])
+    srcs = {k: {m: v[m] for m in ("source", "decision", "note") if m in v}
+            for k, v in p.items() if isinstance(v, dict)}
+    return ChipParams(
+        name=c["name"],
+        clock_mhz=clock,
+        aic_cores=int(c["aic_cores"]),
+        aiv_cores=int(c["aiv_cores"]),
+        # GB/s -> bytes per core cycle: 1e9 B/s / (1e6 cycles/s per MHz)
+        hbm_bytes_per_cycle=float(c["hbm_bandwidth"]) * 1000.0 / clock,
+        gm_to_ub=float(_val(p["gm_to_ub_bytes_per_cycle"])),
+        ub_to_gm=float(_val(p["ub_to_gm_bytes_per_cycle"])),
+        gm_to_l1=float(_val(p["gm_to_l1_bytes_per_cycle"])),
+        l1_to_l0=float(_val(p["l1_to_l0_bytes_per_cycle"])),
+        l0c_to_gm=float(_val(p["l0c_to_gm_bytes_per_cycle"])),
+        gm_copy_fixed=float(_val(p["gm_copy_fixed_cycles"])),
+        onchip_copy_fixed=float(_val(p["onchip_copy_fixed_cycles"])),
+        vector_startup=float(_val(p["vector_startup_cycles"])),
+        vector_cpr={k: float(v) for k, v in _val(p["vector_cycles_per_repeat"]).items()},
+        cube_macs_per_cycle={k: float(v) for k, v in _val(p["cube_macs_per_cycle"]).items()},
+        mmad_fixed=float(_val(p["mmad_fixed_cycles"])),
+        scalar_cycles=float(_val(p["scalar_cycles_per_op"])),
+        sync_cycles=float(_val(p["sync_cycles"])),
+        startup_us=float(_val(p["kernel_startup_us"])),
+        sources=srcs,
+    )
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Cost of one instruction: ``fixed`` cycles, then ``gm_bytes`` at up to ``cap`` B/cycle."""
+
+    fixed: float
+    gm_bytes: float = 0.0
+    cap: float = 0.0
+    klass: str = ""
+
+
+def vector_class(api: str, dtype: str) -> str | None:
+    """Instruction class of a vector API (key of ``vector_cycles_per_repeat``); None if unknown."""
+    two_byte = dtype in _TWO_BYTE
+    if api in _UNARY:
+        return "unary"
+    if api in _BINARY:
+        return "binary"
+    if api in _TRANSCENDENTAL:
+        return "transcendental_fp16" if two_byte else "transcendental_fp32"
+    if api in _DIVISION:
+        return "division"
+    if api in _THREE_OPERAND:
+        return "three_operand"
+    if api in _REDUCTION:
+        return "reduction_sum_fp32" if api in _SUM and dtype == "float32" else "reduction"
+    if api in _GATHER:
+        return "gather_b16" if two_byte else "gather_b32"
+    if api in _GATHER_MASK:
+        return "gather_mask"
+    if api in _SORT:
+        return "sort"
+    return None
+
+
+def op_cost(ev: dict[str, Any], core_type: str, p: ChipParams) -> Cost:
+    """Cost of one trace ``op`` event (pipe, api, dtype, bytes, repeats) on a core of ``core_type``.
+
+    Unknown vector APIs are costed as one-source ops (1 cycle per repeat) with class ``unknown``
+    so that callers can list them.
+    """
+    pipe = str(ev.get("pipe", ""))
+    api = str(ev.get("api", ""))
+    dtype = str(ev.get("dtype", ""))
+    nbytes = float(ev.get("bytes", 0))
+    repeats = float(ev.get("repeats", 0))
+    if pipe == "MTE2":
+        cap = p.gm_to_l1 if core_type == "AIC" else p.gm_to_ub
+        return Cost(p.gm_copy_fixed, nbytes, cap, "gm_read")
+    if pipe == "MTE3":
+        return Cost(p.gm_copy_fixed, nbytes, p.ub_to_gm, "gm_write")
+    if pipe == "FIX":
+        return Cost(p.gm_copy_fixed, nbytes, p.l0c_to_gm, "gm_write")
+    if pipe == "MTE1":
+        return Cost(p.onchip_copy_fixed + nbytes / p.l1_to_l0, klass="onchip")
+    if pipe == "M":
+        macs = p.cube_macs_per_cycle.get(dtype, p.cube_macs_per_cycle.get("float16", 4096.0))
+        # repeats = 16x16x16 fractals (4096 MACs each, padded), as the simulator records them
+        return Cost(p.mmad_fixed + repeats * 4096.0 / macs, klass="cube")
+    if pipe == "V":
+        klass = vector_class(api, dtype)
+        cpr = p.vector_cpr[klass] if klass is not None else p.vector_cpr["unary"]
+        return Cost(p.vector_startup + repeats * cpr, klass=klass or "unknown")
+    if pipe == "S":
+        return Cost(p.scalar_cycles, klass="scalar")
+    return Cost(0.0, klass="unknown")
+
+
+__all__ = ["PIPES", "ChipParams", "Cost", "chip_params", "op_cost", "vector_class"]

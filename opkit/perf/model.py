@@ -1,0 +1,159 @@
+"""Modelled kernel time from a simulator trace, a roofline bound and the efficiency between them.
+
+Every figure produced here is *modelled* (an analytic estimate for the chosen chip), never a
+measurement; ``model_run`` says so in its ``label`` field. See ``docs/perf.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .costs import PIPES, ChipParams, chip_params
+from .replay import build_graph, run
+
+LABEL = "modelled"
+
+
+@dataclass(frozen=True)
+class CoreTime:
+    """One core of the replay: its makespan and the busy time of each pipe (cycles)."""
+
+    block: int
+    core_type: str
+    cycles: float
+    busy: dict[str, float]
+
+
+@dataclass(frozen=True)
+class ModelResult:
+    """Result of replaying one trace on one chip (times in microseconds, all modelled)."""
+
+    chip: str
+    modelled_us: float
+    steady_us: float
+    startup_us: float
+    per_pipe_busy_us: dict[str, float]
+    cores: list[CoreTime]
+    slowest_core: int
+    unknown_apis: list[str]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "label": LABEL,
+            "chip": self.chip,
+            "modelled_us": self.modelled_us,
+            "steady_us": self.steady_us,
+            "startup_us": self.startup_us,
+            "per_pipe_busy_us": dict(self.per_pipe_busy_us),
+            "slowest_core": self.slowest_core,
+            "unknown_apis": list(self.unknown_apis),
+        }
+
+
+def model_trace(trace: dict[str, Any], params: ChipParams | str) -> ModelResult:
+    """Replay ``trace`` on a chip (name or :class:`ChipParams`) and return the modelled time.
+
+    ``steady_us`` is the slowest core's makespan; ``modelled_us`` adds the chip's pinned kernel
+    start-up cost. ``per_pipe_busy_us`` is, per pipe, the largest busy time over the cores
+    (GM copies include the time they were slowed by sharing HBM bandwidth).
+    """
+    p = chip_params(params) if isinstance(params, str) else params
+    graph = build_graph(trace, p)
+    run(graph, p.hbm_bytes_per_cycle)
+    n = graph.n_cores
+    span = [0.0] * n
+    busy: list[dict[str, float]] = [dict.fromkeys(PIPES, 0.0) for _ in range(n)]
+    for t in graph.tasks:
+        if t.core < 0:
+            continue
+        span[t.core] = max(span[t.core], t.end)
+        if t.pipe:
+            busy[t.core][t.pipe] += t.end - t.start
+    cores_in = list(trace.get("cores", []))
+    cores = [
+        CoreTime(int(c.get("block", i)), str(c.get("core_type", "AIV")), span[i], busy[i])
+        for i, c in enumerate(cores_in)
+    ]
+    slowest = max(range(n), key=lambda i: span[i]) if n else -1
+    steady = p.us(span[slowest]) if n else 0.0
+    per_pipe = {q: p.us(max((b[q] for b in busy), default=0.0)) for q in PIPES}
+    per_pipe = {q: v for q, v in per_pipe.items() if v > 0}
+    return ModelResult(
+        chip=p.name,
+        modelled_us=steady + p.startup_us,
+        steady_us=steady,
+        startup_us=p.startup_us,
+        per_pipe_busy_us=per_pipe,
+        cores=cores,
+        slowest_core=slowest,
+        unknown_apis=sorted(graph.unknown_apis),
+    )
+
+
+def _uses_cube(trace: dict[str, Any]) -> str | None:
+    for c in trace.get("cores", []):
+        for ins in c.get("instructions", []):
+            if ins.get("pipe") == "M":
+                return str(ins.get("dtype", "float16"))
+        for ev in c.get("events", []):
+            if ev.get("ev") == "op" and ev.get("pipe") == "M":
+                return str(ev.get("dtype", "float16"))
+    return None
+
+
+def roofline_us(
+    p: ChipParams,
+    *,
+    flops: float | None,
+    hbm_bytes: float | None,
+    cube_dtype: str | None = None,
+) -> tuple[float | None, str | None]:
+    """Lower bound on kernel time (µs) and the binding term: max(compute, HBM traffic).
+
+    Compute peak: the cube (``aic_cores`` × MACs/cycle of ``cube_dtype`` × 2) when the kernel
+    uses the cube, else the vector units (``aiv_cores`` × 128 lanes per cycle, one 256-B fp16
+    repeat per cycle — the optimistic vector rate, so the bound stays a lower bound).
+    """
+    terms: dict[str, float] = {}
+    if flops is not None and flops > 0:
+        if cube_dtype is not None:
+            macs = p.cube_macs_per_cycle.get(cube_dtype, p.cube_macs_per_cycle["float16"])
+            peak = p.aic_cores * 2.0 * macs
+            terms["cube"] = p.us(flops / peak)
+        else:
+            terms["vector"] = p.us(flops / (p.aiv_cores * 128.0))
+    if hbm_bytes is not None and hbm_bytes > 0:
+        terms["hbm"] = p.us(hbm_bytes / p.hbm_bytes_per_cycle)
+    if not terms:
+        return None, None
+    name = max(terms, key=lambda k: terms[k])
+    return terms[name], name
+
+
+def model_run(
+    trace: dict[str, Any],
+    chip: str,
+    *,
+    flops: float | None = None,
+    hbm_bytes: float | None = None,
+) -> dict[str, Any]:
+    """Modelled time of one traced run on ``chip``, for ``opkit verify``'s report.
+
+    ``flops`` and ``hbm_bytes`` are the golden's ``flops(shapes, dtypes, attrs)`` and
+    ``hbm_bytes(shapes, dtypes, attrs)`` for the case (None when the golden has no hook).
+    Keys: ``label`` ("modelled"), ``chip``, ``modelled_us``, ``steady_us``, ``startup_us``,
+    ``per_pipe_busy_us``, ``slowest_core``, ``unknown_apis``, ``bound_us``, ``bound_by``,
+    ``efficiency`` (bound / modelled_us, None without a bound).
+    """
+    p = chip_params(chip)
+    res = model_trace(trace, p)
+    out = res.as_dict()
+    bound, by = roofline_us(p, flops=flops, hbm_bytes=hbm_bytes, cube_dtype=_uses_cube(trace))
+    out["bound_us"] = bound
+    out["bound_by"] = by
+    out["efficiency"] = (bound / res.modelled_us) if bound is not None and res.modelled_us > 0 else None
+    return out
+
+
+__all__ = ["LABEL", "CoreTime", "ModelResult", "model_run", "model_trace", "roofline_us"]

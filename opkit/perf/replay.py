@@ -1,0 +1,299 @@
+"""Replay a simulator trace: dependency graph of every core's instructions, then a timed run.
+
+Graph (per core, from the events in program order):
+
+* every pipe executes its instructions in order (an edge from the previous task on the pipe);
+* the scalar unit issues everything: a task also waits for the last scalar task before it
+  (a ``wait_flag`` into S, or a ``cross_wait``, therefore stalls everything issued later);
+* ``set_flag(from, to, id)`` is a task on ``from``; the matching ``wait_flag`` is a task on ``to``
+  that waits for it (FIFO per (from, to, id));
+* ``enque(buf, from, to)`` is a task on ``from``, the next ``deque(buf)`` a task on ``to`` that
+  waits for it; ``free(buf)`` is a task on the consumer pipe and the next ``alloc(buf)`` a task
+  on the producer pipe that waits for it (the buffer's pipes are those of its ``enque``);
+* ``barrier`` of one pipe adds nothing (pipes are in order already); ``barrier`` of PIPE_ALL
+  and ``sync_all`` drain every pipe; ``sync_all`` also joins the participating cores;
+* ``cross_set`` waits for every pipe of its core (the trace does not record the pipe argument)
+  and releases the matching ``cross_wait`` on the target core(s).
+
+Timed run: a task starts when all its predecessors have finished. Its ``fixed`` cycles occupy
+its pipe; its ``gm_bytes`` then flow at up to its per-pipe cap, while every flow in flight (all
+pipes, all cores) shares the HBM bandwidth max-min fairly (a fluid model).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from .costs import PIPES, ChipParams, op_cost
+
+_BARRIER_PIPES = {0: "S", 1: "V", 2: "M", 3: "MTE1", 4: "MTE2", 5: "MTE3", 6: "ALL", 10: "FIX"}
+_EPS = 1e-9
+
+
+@dataclass
+class Task:
+    core: int
+    pipe: str
+    fixed: float
+    gm_bytes: float = 0.0
+    cap: float = 0.0
+    klass: str = ""
+    deps: list[int] = field(default_factory=list)
+    start: float = 0.0
+    end: float = 0.0
+
+
+@dataclass
+class Graph:
+    tasks: list[Task]
+    n_cores: int
+    unknown_apis: set[str]
+
+
+def _core_ids(cores: list[dict[str, Any]]) -> tuple[dict[tuple[str, int], int], int]:
+    ids = {(str(c.get("core_type", "AIV")), int(c.get("block", i))): i for i, c in enumerate(cores)}
+    n_aic = sum(1 for c in cores if c.get("core_type") == "AIC")
+    n_aiv = len(cores) - n_aic
+    ratio = n_aiv // n_aic if n_aic and n_aiv else 1
+    return ids, max(ratio, 1)
+
+
+class _Builder:
+    """Builds the task graph core by core; cross-core edges are resolved at the end."""
+
+    def __init__(self, trace: dict[str, Any], p: ChipParams) -> None:
+        self.p = p
+        self.cores: list[dict[str, Any]] = list(trace.get("cores", []))
+        self.ids, self.ratio = _core_ids(self.cores)
+        self.n_aic = sum(1 for c in self.cores if c.get("core_type") == "AIC")
+        self.tasks: list[Task] = []
+        self.unknown: set[str] = set()
+        self.joins: dict[tuple[bool, int], int] = {}
+        # cross-core flags: tokens[(core, flag, sub)] = set tasks; round_sets[(type, flag)][k]
+        self.tokens: dict[tuple[int, int, int], deque[int]] = defaultdict(deque)
+        self.round_sets: dict[tuple[str, int], list[list[int]]] = defaultdict(list)
+        self.round_count: dict[tuple[int, int], int] = defaultdict(int)
+        self.waits: list[tuple[int, int, int]] = []  # (task, core, flag)
+        # per-core state
+        self.ci = 0
+        self.last: dict[str, int] = {}
+
+    def new(self, core: int, pipe: str, fixed: float, deps: list[int], **kw: Any) -> int:
+        self.tasks.append(Task(core, pipe, fixed, deps=[d for d in deps if d >= 0], **kw))
+        return len(self.tasks) - 1
+
+    def on(self, pipe: str, fixed: float, extra: list[int], **kw: Any) -> int:
+        """A task on ``pipe``: after the pipe's previous task and the last scalar task."""
+        last = self.last
+        deps = [last[pipe]] + ([last["S"]] if pipe != "S" else []) + extra
+        t = self.new(self.ci, pipe, fixed, deps, **kw)
+        last[pipe] = t
+        return t
+
+    def drain(self, fixed: float = 0.0) -> int:
+        """A task after every pipe's last task; every pipe's next task waits for it."""
+        t = self.new(self.ci, "", fixed, list(self.last.values()))
+        for q in PIPES:
+            self.last[q] = t
+        return t
+
+    def core(self, ci: int, c: dict[str, Any]) -> None:
+        p, sync = self.p, self.p.sync_cycles
+        self.ci = ci
+        self.last = last = {q: -1 for q in PIPES}
+        ctype = str(c.get("core_type", "AIV"))
+        block = int(c.get("block", ci))
+        events: list[dict[str, Any]] = list(c.get("events", []))
+        bufpipes: dict[int, tuple[str, str]] = {}
+        for ev in events:
+            if ev.get("ev") == "enque":
+                bufpipes.setdefault(int(ev["buf"]), (str(ev["from"]), str(ev["to"])))
+        flags: dict[tuple[str, str, int], deque[int]] = defaultdict(deque)
+        enq: dict[int, deque[int]] = defaultdict(deque)
+        freed: dict[int, int] = {}
+        sync_k: dict[bool, int] = defaultdict(int)
+        for ev in events:
+            kind = ev.get("ev")
+            if kind == "op":
+                cost = op_cost(ev, ctype, p)
+                if cost.klass == "unknown":
+                    self.unknown.add(f"{ev.get('pipe')}:{ev.get('api')}")
+                pipe = str(ev.get("pipe"))
+                if pipe in last:
+                    self.on(pipe, cost.fixed, [], gm_bytes=cost.gm_bytes, cap=cost.cap, klass=cost.klass)
+            elif kind == "set_flag":
+                key = (str(ev["from"]), str(ev["to"]), int(ev.get("id", 0)))
+                flags[key].append(self.on(key[0], sync, []))
+            elif kind == "wait_flag":
+                key = (str(ev["from"]), str(ev["to"]), int(ev.get("id", 0)))
+                self.on(key[1], sync, [flags[key].popleft() if flags[key] else -1])
+            elif kind == "enque":
+                enq[int(ev["buf"])].append(self.on(str(ev["from"]), sync, []))
+            elif kind == "deque":
+                b = int(ev["buf"])
+                if b in bufpipes:
+                    self.on(bufpipes[b][1], sync, [enq[b].popleft() if enq[b] else -1])
+            elif kind == "alloc":
+                b = int(ev["buf"])
+                if b in bufpipes:
+                    self.on(bufpipes[b][0], 0.0, [freed.get(b, -1)])
+            elif kind == "free":
+                b = int(ev["buf"])
+                if b in bufpipes:
+                    freed[b] = self.on(bufpipes[b][1], 0.0, [])
+            elif kind == "barrier":
+                if _BARRIER_PIPES.get(int(ev.get("pipe", -1))) == "ALL":
+                    self.drain(sync)
+            elif kind == "sync_all":
+                all_cores = bool(ev.get("all_cores", False))
+                if not all_cores and ctype == "AIC":
+                    continue  # SyncAll<true> is a barrier of the AIV cores only
+                key2 = (all_cores, sync_k[all_cores])
+                sync_k[all_cores] += 1
+                arrive = self.drain()
+                if key2 not in self.joins:
+                    self.joins[key2] = self.new(-1, "", sync, [])
+                self.tasks[self.joins[key2]].deps.append(arrive)
+                for q in PIPES:
+                    last[q] = self.joins[key2]
+            elif kind == "cross_set":
+                self._cross_set(ctype, block, ev)
+            elif kind == "cross_wait":
+                self.waits.append((self.on("S", sync, []), ci, int(ev.get("flag", 0))))
+
+    def _cross_set(self, ctype: str, block: int, ev: dict[str, Any]) -> None:
+        mode, flag = int(ev.get("mode", 0)), int(ev.get("flag", 0))
+        pipe = str(ev.get("pipe", ""))
+        last, ids, ratio, ci = self.last, self.ids, self.ratio, self.ci
+        t = self.new(ci, "", self.p.sync_cycles, [last[pipe]] if pipe in last else list(last.values()))
+        if mode == 0:
+            k = self.round_count[(ci, flag)]
+            self.round_count[(ci, flag)] += 1
+            lst = self.round_sets[(ctype, flag)]
+            while len(lst) <= k:
+                lst.append([])
+            lst[k].append(t)
+        elif mode == 1 and ctype == "AIV":
+            core_id, sub = divmod(block, ratio)
+            for s in range(ratio):
+                if s != sub and ("AIV", core_id * ratio + s) in ids:
+                    self.tokens[(ids[("AIV", core_id * ratio + s)], flag, 0)].append(t)
+        elif ctype == "AIC":
+            for s in range(ratio):
+                if ("AIV", block * ratio + s) in ids:
+                    self.tokens[(ids[("AIV", block * ratio + s)], flag, 0)].append(t)
+        else:
+            core_id, sub = divmod(block, ratio)
+            if ("AIC", core_id) in ids:
+                self.tokens[(ids[("AIC", core_id)], flag, sub)].append(t)
+
+    def resolve_waits(self) -> None:
+        """Cross-core waits: pending sets aimed at this core first, else the next mode-0 round."""
+        mix = 0 < self.n_aic < len(self.cores)
+        round_used: dict[tuple[int, int], int] = defaultdict(int)
+        for t, ci, flag in self.waits:
+            ctype = str(self.cores[ci].get("core_type", "AIV"))
+            subs = self.ratio if ctype == "AIC" and mix else 1
+            if all(self.tokens[(ci, flag, s)] for s in range(subs)):
+                for s in range(subs):
+                    self.tasks[t].deps.append(self.tokens[(ci, flag, s)].popleft())
+                continue
+            k = round_used[(ci, flag)]
+            round_used[(ci, flag)] += 1
+            lst = self.round_sets.get((ctype, flag), [])
+            if k < len(lst):
+                self.tasks[t].deps.extend(lst[k])
+
+
+def build_graph(trace: dict[str, Any], p: ChipParams) -> Graph:
+    """Dependency graph of all cores of a trace (see module docstring)."""
+    b = _Builder(trace, p)
+    for ci, c in enumerate(b.cores):
+        b.core(ci, c)
+    b.resolve_waits()
+    return Graph(b.tasks, len(b.cores), b.unknown)
+
+
+def _rates(flows: dict[int, float], caps: dict[int, float], total: float) -> dict[int, float]:
+    """Max-min fair share of ``total`` among flows, each capped at its own rate."""
+    order = sorted(flows, key=lambda i: caps[i])
+    rates: dict[int, float] = {}
+    left, n = total, len(order)
+    for i in order:
+        r = min(caps[i], left / n) if n else 0.0
+        rates[i] = r
+        left -= r
+        n -= 1
+    return rates
+
+
+def run(graph: Graph, hbm_bytes_per_cycle: float) -> None:
+    """Time every task of ``graph`` (sets ``start`` and ``end``, in cycles)."""
+    tasks = graph.tasks
+    n = len(tasks)
+    indeg = [0] * n
+    succ: list[list[int]] = [[] for _ in range(n)]
+    for i, t in enumerate(tasks):
+        uniq = set(t.deps)
+        indeg[i] = len(uniq)
+        for d in uniq:
+            succ[d].append(i)
+    heap: list[tuple[float, int, int]] = []  # (time, phase, task) ; phase 0 = fixed part done
+    flows: dict[int, float] = {}
+    caps: dict[int, float] = {}
+    now = 0.0
+    done = 0
+    stack = [i for i in range(n) if indeg[i] == 0]
+
+    def finish(i: int) -> None:
+        nonlocal done
+        tasks[i].end = now
+        done += 1
+        for s in succ[i]:
+            indeg[s] -= 1
+            if indeg[s] == 0:
+                stack.append(s)
+
+    def start_ready() -> None:
+        while stack:
+            i = stack.pop()
+            t = tasks[i]
+            t.start = now
+            if t.fixed > 0:
+                heapq.heappush(heap, (now + t.fixed, 0, i))
+            elif t.gm_bytes > 0:
+                flows[i], caps[i] = t.gm_bytes, t.cap
+            else:
+                finish(i)
+
+    start_ready()
+    while heap or flows:
+        rates = _rates(flows, caps, hbm_bytes_per_cycle) if flows else {}
+        t_flow = min((now + flows[i] / rates[i] for i in flows if rates[i] > 0), default=float("inf"))
+        t_next = min(heap[0][0] if heap else float("inf"), t_flow)
+        if t_next == float("inf"):
+            raise RuntimeError("perf replay: GM transfers with zero bandwidth")
+        dt = t_next - now
+        now = t_next
+        for i in list(flows):
+            flows[i] -= rates[i] * dt
+            if flows[i] <= _EPS * max(1.0, tasks[i].gm_bytes):
+                del flows[i], caps[i]
+                finish(i)
+        while heap and heap[0][0] <= now + _EPS:
+            _, _, i = heapq.heappop(heap)
+            t = tasks[i]
+            if t.gm_bytes > 0:
+                flows[i], caps[i] = t.gm_bytes, t.cap
+            else:
+                finish(i)
+        start_ready()
+    if done != n:
+        raise RuntimeError(f"perf replay: {n - done} of {n} trace events never became ready "
+                           "(unmatched wait in the trace)")
+
+
+__all__ = ["Graph", "Task", "build_graph", "run"]
