@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from opkit import soc
-from opkit.perf import chip_params, model_run, model_trace, roofline_us
+from opkit.perf import chip_params, golden_costs, model_run, model_trace, roofline_us
 from opkit.perf.costs import ChipParams
 
 
@@ -214,7 +214,10 @@ def test_model_run_keys_and_efficiency() -> None:
     assert set(out) >= {"modelled_us", "steady_us", "per_pipe_busy_us", "bound_us", "efficiency"}
     assert out["bound_us"] == pytest.approx(4700 / 1600e9 * 1e6)
     assert out["efficiency"] == pytest.approx(out["bound_us"] / out["modelled_us"])
+    assert out["events_dropped"] == 0
     assert model_run(tr, "ascend910b2")["efficiency"] is None
+    tr["cores"][0]["events_dropped"] = 7
+    assert model_run(tr, "ascend910b2")["events_dropped"] == 7
 
 
 def test_every_chip_has_perf_constants_with_sources() -> None:
@@ -222,3 +225,22 @@ def test_every_chip_has_perf_constants_with_sources() -> None:
         p = chip_params(name)
         assert p.hbm_bytes_per_cycle > 0 and p.startup_us > 0
         assert all("source" in v for v in p.sources.values())
+
+
+def test_golden_hooks_feed_the_bound() -> None:
+    # axpy_relu golden: flops = 3 per element, hbm_bytes = (2 + 2 + 2) B per element in fp16.
+    # 100003 elements -> 300009 flops, 600018 bytes; 910B2 bound = 600018 B / 1600 GB/s.
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "ops" / "examples" / "axpy_relu" / "golden.py"
+    spec = importlib.util.spec_from_file_location("_axpy_golden", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    dt = {"x": "float16", "y": "float16", "z": "float16"}
+    flops, nbytes = golden_costs(mod, {"x": [100003], "y": [100003]}, dt, {"alpha": 1.0})
+    assert (flops, nbytes) == (300009.0, 600018.0)
+    bound, by = roofline_us(chip_params("ascend910b2"), flops=flops, hbm_bytes=nbytes)
+    assert by == "hbm" and bound == pytest.approx(600018 / 1600e9 * 1e6)
+    assert golden_costs(object(), {}, {}, {}) == (None, None)

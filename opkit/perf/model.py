@@ -37,6 +37,7 @@ class ModelResult:
     cores: list[CoreTime]
     slowest_core: int
     unknown_apis: list[str]
+    events_dropped: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -48,6 +49,7 @@ class ModelResult:
             "per_pipe_busy_us": dict(self.per_pipe_busy_us),
             "slowest_core": self.slowest_core,
             "unknown_apis": list(self.unknown_apis),
+            "events_dropped": self.events_dropped,
         }
 
 
@@ -56,7 +58,9 @@ def model_trace(trace: dict[str, Any], params: ChipParams | str) -> ModelResult:
 
     ``steady_us`` is the slowest core's makespan; ``modelled_us`` adds the chip's pinned kernel
     start-up cost. ``per_pipe_busy_us`` is, per pipe, the largest busy time over the cores
-    (GM copies include the time they were slowed by sharing HBM bandwidth).
+    (GM copies include the time they were slowed by sharing HBM bandwidth). ``events_dropped``
+    counts trace events the simulator did not record (its per-core cap); the replay then
+    under-estimates.
     """
     p = chip_params(params) if isinstance(params, str) else params
     graph = build_graph(trace, p)
@@ -88,6 +92,7 @@ def model_trace(trace: dict[str, Any], params: ChipParams | str) -> ModelResult:
         cores=cores,
         slowest_core=slowest,
         unknown_apis=sorted(graph.unknown_apis),
+        events_dropped=sum(int(c.get("events_dropped", 0)) for c in cores_in),
     )
 
 
@@ -131,6 +136,17 @@ def roofline_us(
     return terms[name], name
 
 
+def golden_costs(
+    golden: Any, shapes: dict[str, Any], dtypes: dict[str, str], attrs: dict[str, Any]
+) -> tuple[float | None, float | None]:
+    """``(flops, hbm_bytes)`` from a golden module's optional hooks; None where a hook is absent."""
+    vals: list[float | None] = []
+    for hook in ("flops", "hbm_bytes"):
+        fn = getattr(golden, hook, None)
+        vals.append(float(fn(shapes, dtypes, attrs)) if callable(fn) else None)
+    return vals[0], vals[1]
+
+
 def model_run(
     trace: dict[str, Any],
     chip: str,
@@ -143,7 +159,7 @@ def model_run(
     ``flops`` and ``hbm_bytes`` are the golden's ``flops(shapes, dtypes, attrs)`` and
     ``hbm_bytes(shapes, dtypes, attrs)`` for the case (None when the golden has no hook).
     Keys: ``label`` ("modelled"), ``chip``, ``modelled_us``, ``steady_us``, ``startup_us``,
-    ``per_pipe_busy_us``, ``slowest_core``, ``unknown_apis``, ``bound_us``, ``bound_by``,
+    ``per_pipe_busy_us``, ``slowest_core``, ``unknown_apis``, ``events_dropped``, ``bound_us``, ``bound_by``,
     ``efficiency`` (bound / modelled_us, None without a bound).
     """
     p = chip_params(chip)
@@ -156,4 +172,4 @@ def model_run(
     return out
 
 
-__all__ = ["LABEL", "CoreTime", "ModelResult", "model_run", "model_trace", "roofline_us"]
+__all__ = ["LABEL", "CoreTime", "ModelResult", "golden_costs", "model_run", "model_trace", "roofline_us"]
