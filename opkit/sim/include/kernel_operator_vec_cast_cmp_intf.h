@@ -122,6 +122,17 @@ inline float& deq_scale() { static thread_local float s = 1.0f; return s; }
 
 template <class D, class S>
 inline D cast_one(S v, AscendC::RoundMode m) {
+    // Fast paths with the same results as the general rounding below: widening half/bf16 -> float is
+    // exact, and float -> half/bf16 with round-to-nearest-even (RINT, or NONE, which rounds the same
+    // way when precision is lost) is the types' own conversion (F16C where available).
+    if constexpr (std::is_same<D, float>::value &&
+                  (std::is_same<S, half>::value || std::is_same<S, bfloat16_t>::value)) {
+        return float(v);
+    }
+    if constexpr (std::is_same<S, float>::value &&
+                  (std::is_same<D, half>::value || std::is_same<D, bfloat16_t>::value)) {
+        if (m == AscendC::RoundMode::CAST_RINT || m == AscendC::RoundMode::CAST_NONE) return D(v);
+    }
     if (std::is_same<S, int32_t>::value && std::is_same<D, half>::value)
         return cast_to<D>((long double)(float)((float)exact(v) * deq_scale()), AscendC::RoundMode::CAST_RINT);
     return cast_to<D>(exact(v), m);
