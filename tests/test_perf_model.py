@@ -244,3 +244,15 @@ def test_golden_hooks_feed_the_bound() -> None:
     bound, by = roofline_us(chip_params("ascend910b2"), flops=flops, hbm_bytes=nbytes)
     assert by == "hbm" and bound == pytest.approx(600018 / 1600e9 * 1e6)
     assert golden_costs(object(), {}, {}, {}) == (None, None)
+
+
+def test_composite_vector_api() -> None:
+    # Sigmoid fp32 = Muls, Exp, Adds, Reciprocal: 4 x 2 start-up + 10 repeats x (1 + 2 + 1 + 1)
+    # = 8 + 50 = 58 cycles (toy chip with 910B2's class table and a 2-cycle start-up).
+    p = toy(vector_startup=2.0, vector_cpr=chip_params("ascend910b2").vector_cpr)
+    ev = [{"ev": "op", "pipe": "V", "api": "Sigmoid", "dtype": "float32", "bytes": 2560, "repeats": 10}]
+    r = model_trace(trace(core(ev)), p)
+    assert r.steady_us == pytest.approx(0.058)
+    assert r.unknown_apis == []
+    ev[0]["api"] = "NotAnApi"
+    assert model_trace(trace(core(ev)), p).unknown_apis == ["V:NotAnApi"]

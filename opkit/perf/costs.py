@@ -35,6 +35,18 @@ _REDUCTION = {
 _GATHER = {"Gather"}
 _GATHER_MASK = {"GatherMask", "Extract"}
 _SORT = {"Sort", "Sort32", "MrgSort"}
+# Advanced APIs the simulator traces as one event: costed as the basic instructions they expand to
+# (est: opkit's decomposition, each step at its class rate and with its own start-up).
+_COMPOSITE: dict[str, tuple[str, ...]] = {
+    "Sigmoid": ("unary", "transcendental", "unary", "unary"),  # -x, exp, +1, 1/x
+    "Silu": ("unary", "transcendental", "unary", "unary", "binary"),  # x * sigmoid(x)
+    "FasterGelu": ("unary", "transcendental", "unary", "division"),  # x / (1 + exp(c x))
+    "Gelu": ("binary", "binary", "unary", "unary", "binary", "transcendental", "unary", "division"),
+    "SoftmaxFlashV2": ("reduction", "binary", "transcendental", "reduction", "binary",
+                       "transcendental", "binary", "binary"),
+    "AscendDequant": ("unary", "binary"),  # cast, scale
+    "ArithProgression": ("unary",),
+}
 _SUM = {"ReduceSum", "WholeReduceSum", "BlockReduceSum", "PairReduceSum"}
 _TWO_BYTE = {"float16", "bfloat16", "int16", "uint16", "half", "bfloat16_t"}
 
@@ -117,6 +129,12 @@ class Cost:
     klass: str = ""
 
 
+def _resolve(klass: str, dtype: str) -> str:
+    if klass == "transcendental":
+        return "transcendental_fp16" if dtype in _TWO_BYTE else "transcendental_fp32"
+    return klass
+
+
 def vector_class(api: str, dtype: str) -> str | None:
     """Instruction class of a vector API (key of ``vector_cycles_per_repeat``); None if unknown."""
     two_byte = dtype in _TWO_BYTE
@@ -165,6 +183,10 @@ def op_cost(ev: dict[str, Any], core_type: str, p: ChipParams) -> Cost:
         macs = p.cube_macs_per_cycle.get(dtype, p.cube_macs_per_cycle.get("float16", 4096.0))
         # repeats = 16x16x16 fractals (4096 MACs each, padded), as the simulator records them
         return Cost(p.mmad_fixed + repeats * 4096.0 / macs, klass="cube")
+    if pipe == "V" and api in _COMPOSITE:
+        steps = [_resolve(k, dtype) for k in _COMPOSITE[api]]
+        cycles = sum(p.vector_startup + repeats * p.vector_cpr[k] for k in steps)
+        return Cost(cycles, klass="composite")
     if pipe == "V":
         klass = vector_class(api, dtype)
         cpr = p.vector_cpr[klass] if klass is not None else p.vector_cpr["unary"]
