@@ -289,3 +289,23 @@ def test_add_8192_squared_fp16_near_the_published_case() -> None:
     assert out["bound_us"] == pytest.approx(251.66, rel=1e-3)
     assert out["steady_us"] >= out["bound_us"]
     assert out["modelled_us"] == pytest.approx(264.0, rel=0.15)
+
+
+def test_cross_core_flag_mode0_releases_after_every_core_has_set() -> None:
+    # Mode 0 between AIV cores: core 0 sets after 100 cycles of MTE2, core 1 right away; both
+    # wait for the round, then V 50 -> both end at 150.
+    v = op("V", 100, 50, api="Relu")
+    c0 = core([op("MTE2", 1000), {"ev": "cross_set", "mode": 0, "flag": 2},
+               {"ev": "cross_wait", "flag": 2}, v], 0)
+    c1 = core([{"ev": "cross_set", "mode": 0, "flag": 2}, {"ev": "cross_wait", "flag": 2}, v], 1)
+    r = model_trace(trace(c0, c1), toy())
+    assert [c.cycles for c in r.cores] == [pytest.approx(150.0), pytest.approx(150.0)]
+
+
+def test_replay_ends_with_awkward_numbers() -> None:
+    # Late, tiny, odd-sized copies of three cores sharing a small HBM bandwidth: the replay must
+    # finish, and the total equals 1e7 cycles of V plus (3 cores x 200 x 33 B) / 7 B/cycle.
+    ev = [op("V", 1, 10**7, api="Relu"), flag("set_flag", "V", "MTE2"), flag("wait_flag", "V", "MTE2")]
+    ev += [op("MTE2", 33) for _ in range(200)]
+    r = model_trace(trace(*[core(ev, b) for b in range(3)]), toy(hbm=7.0))
+    assert r.steady_us == pytest.approx((1e7 + 3 * 200 * 33 / 7.0) / 1000.0, rel=1e-9)

@@ -272,17 +272,21 @@ def run(graph: Graph, hbm_bytes_per_cycle: float) -> None:
     start_ready()
     while heap or flows:
         rates = _rates(flows, caps, hbm_bytes_per_cycle) if flows else {}
-        t_flow = min((now + flows[i] / rates[i] for i in flows if rates[i] > 0), default=float("inf"))
+        ends = {i: now + flows[i] / rates[i] for i in flows if rates[i] > 0}
+        t_flow = min(ends.values(), default=float("inf"))
         t_next = min(heap[0][0] if heap else float("inf"), t_flow)
         if t_next == float("inf"):
             raise RuntimeError("perf replay: GM transfers with zero bandwidth")
         dt = t_next - now
+        # a flow ends when its own end time is reached (time-based, so rounding cannot stall it)
+        tol = _EPS * max(1.0, abs(t_next))
         now = t_next
         for i in list(flows):
-            flows[i] -= rates[i] * dt
-            if flows[i] <= _EPS * max(1.0, tasks[i].gm_bytes):
+            if ends.get(i, float("inf")) <= now + tol:
                 del flows[i], caps[i]
                 finish(i)
+            else:
+                flows[i] -= rates[i] * dt
         while heap and heap[0][0] <= now + _EPS:
             _, _, i = heapq.heappop(heap)
             t = tasks[i]
