@@ -215,6 +215,14 @@ def test_model_run_keys_and_efficiency() -> None:
     assert out["bound_us"] == pytest.approx(4700 / 1600e9 * 1e6)
     assert out["efficiency"] == pytest.approx(out["bound_us"] / out["modelled_us"])
     assert out["events_dropped"] == 0
+    # launch bound: 1 AIV started, no flops -> still the HBM term
+    assert out["bound_launch_us"] == pytest.approx(out["bound_us"])
+    # 1e6 vector flops on the 1 AIV core launched: 1e6 / 128 = 7812.5 cycles = 4.34 µs;
+    # with all 48 AIV: 162.8 cycles = 0.0904 µs (the HBM term 0.0029 µs binds neither)
+    out2 = model_run(tr, "ascend910b2", flops=1e6, hbm_bytes=4700)
+    assert out2["bound_us"] == pytest.approx(1e6 / (48 * 128) / 1800)
+    assert out2["bound_launch_us"] == pytest.approx(1e6 / 128 / 1800)
+    assert out2["efficiency_launch"] == pytest.approx(out2["bound_launch_us"] / out2["modelled_us"])
     assert model_run(tr, "ascend910b2")["efficiency"] is None
     tr["cores"][0]["events_dropped"] = 7
     assert model_run(tr, "ascend910b2")["events_dropped"] == 7

@@ -113,21 +113,23 @@ def roofline_us(
     flops: float | None,
     hbm_bytes: float | None,
     cube_dtype: str | None = None,
+    cores: int | None = None,
 ) -> tuple[float | None, str | None]:
     """Lower bound on kernel time (µs) and the binding term: max(compute, HBM traffic).
 
     Compute peak: the cube (``aic_cores`` × MACs/cycle of ``cube_dtype`` × 2) when the kernel
     uses the cube, else the vector units (``aiv_cores`` × 128 lanes per cycle, one 256-B fp16
     repeat per cycle — the optimistic vector rate, so the bound stays a lower bound).
+    ``cores`` replaces the chip's core count of the compute term (the cores a launch used).
     """
     terms: dict[str, float] = {}
     if flops is not None and flops > 0:
         if cube_dtype is not None:
             macs = p.cube_macs_per_cycle.get(cube_dtype, p.cube_macs_per_cycle["float16"])
-            peak = p.aic_cores * 2.0 * macs
+            peak = (cores or p.aic_cores) * 2.0 * macs
             terms["cube"] = p.us(flops / peak)
         else:
-            terms["vector"] = p.us(flops / (p.aiv_cores * 128.0))
+            terms["vector"] = p.us(flops / ((cores or p.aiv_cores) * 128.0))
     if hbm_bytes is not None and hbm_bytes > 0:
         terms["hbm"] = p.us(hbm_bytes / p.hbm_bytes_per_cycle)
     if not terms:
@@ -160,15 +162,25 @@ def model_run(
     ``hbm_bytes(shapes, dtypes, attrs)`` for the case (None when the golden has no hook).
     Keys: ``label`` ("modelled"), ``chip``, ``modelled_us``, ``steady_us``, ``startup_us``,
     ``per_pipe_busy_us``, ``slowest_core``, ``unknown_apis``, ``events_dropped``, ``bound_us``, ``bound_by``,
-    ``efficiency`` (bound / modelled_us, None without a bound).
+    ``efficiency`` (bound / modelled_us, None without a bound), and ``bound_launch_us`` /
+    ``efficiency_launch``: the same with the compute peak of the cores the launch started.
     """
     p = chip_params(chip)
     res = model_trace(trace, p)
     out = res.as_dict()
-    bound, by = roofline_us(p, flops=flops, hbm_bytes=hbm_bytes, cube_dtype=_uses_cube(trace))
+    cube = _uses_cube(trace)
+    bound, by = roofline_us(p, flops=flops, hbm_bytes=hbm_bytes, cube_dtype=cube)
     out["bound_us"] = bound
     out["bound_by"] = by
     out["efficiency"] = (bound / res.modelled_us) if bound is not None and res.modelled_us > 0 else None
+    # the same bound with the compute peak of the cores this launch started
+    want = "AIC" if cube is not None else "AIV"
+    used = sum(1 for c in trace.get("cores", []) if c.get("core_type", "AIV") == want)
+    launch, _ = roofline_us(p, flops=flops, hbm_bytes=hbm_bytes, cube_dtype=cube, cores=used or None)
+    out["bound_launch_us"] = launch
+    out["efficiency_launch"] = (
+        launch / res.modelled_us if launch is not None and res.modelled_us > 0 else None
+    )
     return out
 
 

@@ -33,7 +33,7 @@ _BARRIER_PIPES = {0: "S", 1: "V", 2: "M", 3: "MTE1", 4: "MTE2", 5: "MTE3", 6: "A
 _EPS = 1e-9
 
 
-@dataclass
+@dataclass(slots=True)
 class Task:
     core: int
     pipe: str
