@@ -268,6 +268,8 @@ def verify(
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Parallel compile jobs.")] = None,
     trace: Annotated[bool, typer.Option("--trace/--no-trace", help="Write each run's per-core, per-pipe trace "
                                         "(JSON) under OUT/traces.")] = True,
+    perf: Annotated[bool, typer.Option("--perf", help="Model each run's time on its chip: modelled time, roofline "
+                                       "bound, efficiency.")] = False,
 ) -> None:
     """Run every case on the simulator and compare with the golden; exit 1 on any failure."""
     from rich.markup import escape
@@ -291,7 +293,7 @@ def verify(
         out.print(line)
 
     opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype, full), profile, out_dir, junit, timeout, jobs,
-                         trace)
+                         trace, perf)
     outcome = verify_packages(_specs(ops), opts, progress)
     if not outcome.results:
         from opkit.errors import UsageError

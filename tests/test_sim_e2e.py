@@ -113,3 +113,14 @@ cases: [{name: smoke, shapes: {a: [64, 3]}}]
     code, out, err = cli("verify", "--out", tmp_path / "v", cwd=pkg)
     assert code == 1
     assert "compute not implemented: op_kernel/my_gate.h:" in out and "golden.py:" in out
+
+
+def test_verify_perf_models_each_run(cli, demo, tmp_path):
+    code, out, err = cli("verify", "-k", "odd_tail", "--dtype", "float16", "--perf", "--out", tmp_path / "v", cwd=demo)
+    assert code == 0, out + err
+    assert "modelled" in out
+    (case,) = json.loads((tmp_path / "v" / "results.json").read_text())["cases"]
+    perf = case["perf"]
+    assert perf["label"] == "modelled" and perf["chip"] == CHIP
+    assert perf["modelled_us"] > perf["steady_us"] > 0 and perf["bound_us"] > 0
+    assert 0 < perf["efficiency"] < perf["efficiency_steady"] <= 1.0

@@ -99,7 +99,20 @@ def _precision(spec: Spec, case: Case, output: str, profile_override: str | None
     return profile, merged
 
 
-def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None) -> CaseResult:
+def model_perf(spec: Spec, case: Case, column: int, chip: str, trace: dict[str, Any]) -> dict[str, Any]:
+    """Modelled time, roofline bound and efficiency of one traced run (labelled modelled)."""
+    from opkit.perf.model import golden_costs, model_run
+    from opkit.verify.golden import load_module
+
+    shapes = {k: v for k, v in case.shapes.items()}
+    flops, hbm = golden_costs(load_module(spec), shapes, spec.column(column), case.attrs)
+    result = model_run(trace, chip, flops=flops, hbm_bytes=hbm)
+    bound, steady = result.get("bound_us"), result.get("steady_us")
+    result["efficiency_steady"] = bound / steady if bound and steady else None
+    return result
+
+
+def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None, perf: bool = False) -> CaseResult:
     case, column = job.case, job.column
     label = spec.column_label(column)
     res = CaseResult(spec.name, case.name, label, job.chip, dict(case.shapes), profile or "", ERROR)
@@ -125,8 +138,10 @@ def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None)
         res.status = FAIL if failed else PASS
         res.message = "; ".join(f"{r.name}: {r.reason}" for r in failed)
         res.trace = out.info.get("trace_file")
-        if out.info:
-            res.perf.update({k: v for k, v in out.info.items() if k.startswith("modelled") or k == "efficiency"})
+        if perf:
+            if out.trace is None:
+                raise OpkitError("the performance model needs the run's trace (verify with --trace)")
+            res.perf = model_perf(spec, case, column, job.chip, out.trace)
     except OpkitError as exc:
         res.status = ERROR
         res.message = exc.message
@@ -135,10 +150,10 @@ def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None)
 
 
 def verify_spec(spec: Spec, runner: Runner, sel: Selection | None = None, profile: str | None = None,
-                progress: Callable[[CaseResult], None] | None = None) -> list[CaseResult]:
+                progress: Callable[[CaseResult], None] | None = None, perf: bool = False) -> list[CaseResult]:
     out = []
     for job in select(spec, sel or Selection()):
-        r = verify_job(spec, job, runner, profile)
+        r = verify_job(spec, job, runner, profile, perf)
         out.append(r)
         if progress:
             progress(r)

@@ -140,7 +140,8 @@ def table(results: list[CaseResult], title: str = "opkit verify") -> Any:
     cols += [("case", "left"), ("dtype", "left"), ("shape", "left"), ("profile", "left"),
              ("max rel err", "right"), ("mean rel err", "right"), ("matched", "right"), ("verdict", "left")]
     if has_perf:
-        cols += [("modelled time", "right"), ("efficiency", "right")]
+        cols += [("modelled time", "right"), ("bound", "right"), ("efficiency", "right"),
+                 ("steady-state eff.", "right")]
     for col, just in cols:
         t.add_column(col, justify=just, overflow="fold")
     style = {PASS: "[green]pass[/]", FAIL: "[red]FAIL[/]", ERROR: "[red]ERROR[/]", SKIP: "[yellow]skip[/]"}
@@ -153,9 +154,10 @@ def table(results: list[CaseResult], title: str = "opkit verify") -> Any:
         row += [r.case, r.dtype, shape, r.profile, f"{r.worst_rel:.3g}" if has else "-",
                 f"{r.mean_rel:.3g}" if has else "-", f"{r.matched:.2%}" if has else "-", style.get(r.status, r.status)]
         if has_perf:
-            perf_t = r.perf.get("modelled_us")
-            eff = r.perf.get("efficiency")
-            row += [f"{perf_t:.2f} us (modelled)" if perf_t is not None else "-",
-                    f"{eff:.0%}" if eff is not None else "-"]
+            perf_t, bound = r.perf.get("modelled_us"), r.perf.get("bound_us")
+            eff, eff_s = r.perf.get("efficiency"), r.perf.get("efficiency_steady")
+            row += [f"{perf_t:.2f} us" if perf_t is not None else "-",
+                    f"{bound:.2f} us" if bound else "-",
+                    f"{eff:.0%}" if eff is not None else "-", f"{eff_s:.0%}" if eff_s is not None else "-"]
         t.add_row(*row)
     return t

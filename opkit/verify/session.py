@@ -24,6 +24,7 @@ class VerifyOptions:
     timeout_s: float = 300.0
     jobs: int | None = None
     trace: bool = True  # write the simulator's trace of every run under out_dir/traces
+    perf: bool = False  # model each run's time on its chip from the trace
 
 
 @dataclass
@@ -54,7 +55,7 @@ def _prepare(spec: Spec, runner: SimRunner, jobs: list) -> CaseResult | None:
 def verify_packages(specs: list[Spec], opts: VerifyOptions,
                     progress: Callable[[CaseResult], None] | None = None) -> VerifyOutcome:
     runner = SimRunner(timeout_s=opts.timeout_s, jobs=opts.jobs,
-                       trace_dir=opts.out_dir / "traces" if opts.trace else None)
+                       trace_dir=opts.out_dir / "traces" if opts.trace or opts.perf else None)
     results: list[CaseResult] = []
     for spec in specs:
         jobs = select(spec, opts.selection)
@@ -66,7 +67,7 @@ def verify_packages(specs: list[Spec], opts: VerifyOptions,
             if progress:
                 progress(failure)
             continue
-        results += verify_spec(spec, runner, opts.selection, opts.profile, progress)
+        results += verify_spec(spec, runner, opts.selection, opts.profile, progress, opts.perf)
     opts.out_dir.mkdir(parents=True, exist_ok=True)
     json_path = opts.out_dir / "results.json"
     write_json(results, json_path, {"version": __version__, "backend": "sim"})
