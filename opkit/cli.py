@@ -300,6 +300,9 @@ def verify(
 
         raise UsageError("no case matched the selection (check --tags, -k, --dtype and --soc)")
     out.print(table(outcome.results))
+    if perf:
+        out.print("times, bounds and efficiencies above are modelled from the simulator's traces, not measured on "
+                  "an NPU (steady state: without the kernel start-up cost)")
     counts = {s: sum(r.status == s for r in outcome.results) for s in ("pass", "fail", "error")}
     out.print(f"{counts['pass']} passed, {counts['fail']} failed, {counts['error']} errors; results: "
               f"{outcome.json_path}" + (f"; JUnit: {outcome.junit}" if outcome.junit else ""))
