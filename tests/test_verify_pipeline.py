@@ -116,3 +116,25 @@ def test_full_cases_only_on_request(spec):
     assert "large" not in {j.case.name for j in select(spec, Selection())}
     assert {j.case.name for j in select(spec, Selection(full=True))} >= {"large", "smoke"}
     assert {j.case.name for j in select(spec, Selection(tags=["full"]))} == {"large"}
+
+
+def test_ratio_vs_reference_uses_a_reference(spec, tmp_path):
+    import shutil
+
+    from opkit.spec import load as load_spec
+
+    pkg = tmp_path / "axpy"
+    shutil.copytree(AXPY, pkg, ignore=shutil.ignore_patterns(".opkit"))
+    s = load_spec(pkg)
+    (r,) = verify_spec(s, Float32Axpy(), Selection(keyword="odd_tail", dtype="float16"), profile="ratio-vs-reference")
+    assert r.status == "pass", r.message
+    assert r.outputs[0].thresholds["profile"] == "ratio-vs-reference"
+    # golden.py may bring its own same-precision reference (here: float16 arithmetic all the way)
+    golden = pkg / "golden.py"
+    golden.write_text(golden.read_text() + "\n\ndef axpy_relu_reference(x, y, alpha=1.0):\n"
+                      "    x, y = x.astype(np.float16), y.astype(np.float16)\n"
+                      "    return {'z': np.maximum(x + np.float16(alpha) * y, np.float16(0))}\n")
+    (r,) = verify_spec(load_spec(pkg), Float32Axpy(), Selection(keyword="odd_tail", dtype="float16"),
+                       profile="ratio-vs-reference")
+    assert r.status == "pass", r.message
+    assert r.outputs[0].metrics["mere_ratio"] <= 1.0  # the kernel is no worse than the float16 reference

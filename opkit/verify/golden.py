@@ -109,3 +109,39 @@ def run_golden(spec: Spec, case: Case, inputs: dict[str, Any]) -> dict[str, np.n
         raise GoldenError(f"{path}: {spec.golden_func}() returned {sorted(result)}; expected the outputs "
                           f"{[o.name for o in produced]} for case '{case.name}'")
     return {o.name: np.asarray(result[o.name]) for o in produced}
+
+
+def run_reference(spec: Spec, case: Case, inputs: dict[str, Any], column: int) -> dict[str, np.ndarray]:
+    """A same-precision reference run, for the ``ratio-vs-reference`` profile.
+
+    golden.py's ``<golden>_reference`` function when it defines one (called like the golden, with
+    float inputs as float32 arrays: a reference written to compute in the inputs' precision);
+    otherwise the golden's result rounded once to each output's dtype — the best a same-precision
+    implementation can do, so the profile then asks the kernel to be within the level's ratio of
+    correct rounding.
+    """
+    from opkit.numerics import np_dtype
+
+    path = spec.dir / spec.golden_file
+    module = load_module(spec)
+    fn = getattr(module, f"{spec.golden_func}_reference", None)
+    if callable(fn):
+        kwargs: dict[str, Any] = {}
+        for k, v in inputs.items():
+            g = as_golden_input(v)
+            kwargs[k] = g.astype(np.float32) if isinstance(g, np.ndarray) and g.dtype == np.float64 else g
+        kwargs.update(case.attrs)
+        try:
+            result = fn(**kwargs)
+        except Exception as exc:
+            raise GoldenError(f"{path}: {fn.__name__}() failed on case '{case.name}': {_where(exc, path)}") from None
+        if not isinstance(result, dict):
+            result = {spec.outputs[0].name: result}
+    else:
+        result = run_golden(spec, case, inputs)
+    out = {}
+    for o in spec.outputs:
+        if o.name in result:
+            with np.errstate(over="ignore", invalid="ignore"):
+                out[o.name] = np.asarray(result[o.name]).astype(np_dtype(o.dtypes[column]))
+    return out

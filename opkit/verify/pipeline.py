@@ -18,7 +18,7 @@ from opkit import soc as socdata
 from opkit.errors import OpkitError, UsageError
 from opkit.spec import Case, Spec
 from opkit.verify.compare import DEFAULT_PROFILE, compare
-from opkit.verify.golden import GoldenError, compute_not_implemented, custom_generators, run_golden
+from opkit.verify.golden import GoldenError, compute_not_implemented, custom_generators, run_golden, run_reference
 from opkit.verify.inputs import make_inputs
 from opkit.verify.report import ERROR, FAIL, PASS, CaseResult
 
@@ -125,13 +125,18 @@ def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None,
         golden = run_golden(spec, case, inputs)
         out = runner.run(spec, case, column, job.chip, inputs)
         results = []
+        reference: dict[str, Any] | None = None
         for o in spec.outputs:
             if o.name not in golden:
                 continue  # a conditional output this case does not produce
             if o.name not in out.outputs:
                 raise OpkitError(f"the kernel run produced no output '{o.name}'")
             prof, overrides = _precision(spec, case, o.name, profile)
-            results.append(compare(o.name, out.outputs[o.name], golden[o.name], o.dtypes[column], prof, overrides))
+            if prof == "ratio-vs-reference" and reference is None:
+                reference = run_reference(spec, case, inputs, column)
+            ref = reference.get(o.name) if reference is not None else None
+            results.append(compare(o.name, out.outputs[o.name], golden[o.name], o.dtypes[column], prof, overrides,
+                                   reference=ref))
         res.outputs = results
         res.profile = ", ".join(sorted({r.thresholds.get("profile", "") for r in results} - {""})) or (profile or "")
         failed = [r for r in results if not r.passed]
