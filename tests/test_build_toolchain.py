@@ -59,3 +59,15 @@ def test_digest_tracks_content_names_and_flags(tmp_path):
     assert digest(files, tmp_path, ["-O3"]) != d0
     (tmp_path / "b.h").write_text("int b2;")
     assert digest(files, tmp_path, ["-O2"]) != d0
+
+
+def test_f16c_probe_is_remembered_per_compiler(tmp_path, monkeypatch):
+    import opkit.build.toolchain as tc
+
+    monkeypatch.setenv("OPKIT_CACHE_DIR", str(tmp_path))
+    calls = []
+    monkeypatch.setattr(tc, "_compiles", lambda path, flags, src: calls.append(path) or True)
+    cc = tc.find_compiler().path
+    assert tc._probe_f16c(cc) is True and tc._probe_f16c(cc) is True
+    assert calls == [cc]
+    assert (tmp_path / "compilers.json").is_file()

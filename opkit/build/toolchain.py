@@ -69,6 +69,33 @@ int main() { float f[8] = {1,2,3,4,5,6,7,8}; __m128i h = _mm256_cvtps_ph(_mm256_
 """
 
 
+def _probe_f16c(path: str) -> bool:
+    """Whether ``path`` builds F16C code and this CPU has it; remembered per compiler binary in opkit's cache."""
+    import json
+
+    from opkit.build.cache import shared_dir
+
+    st = os.stat(path)
+    key = f"{os.path.realpath(path)}:{st.st_size}:{st.st_mtime_ns}"
+    memo = shared_dir() / "compilers.json"
+    try:
+        known = json.loads(memo.read_text())
+    except (OSError, ValueError):
+        known = {}
+    if key in known:
+        return bool(known[key])
+    ok = _compiles(path, ["-mf16c", "-mavx"], _F16C_PROBE)
+    known[key] = ok
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        tmp = memo.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(known))
+        tmp.replace(memo)
+    except OSError:
+        pass
+    return ok
+
+
 @lru_cache(maxsize=4)
 def find_compiler(explicit: str | None = None) -> Compiler:
     """The compiler opkit builds with: ``explicit``, else $CXX, else g++, else clang++."""
@@ -89,8 +116,7 @@ def find_compiler(explicit: str | None = None) -> Compiler:
                              "for C++17 (set CXX to a newer compiler)")
         features: list[str] = []
         machine = os.uname().machine
-        if machine in ("x86_64", "i686") and "f16c" in _cpu_flags() and _compiles(path, ["-mf16c", "-mavx"],
-                                                                                  _F16C_PROBE):
+        if machine in ("x86_64", "i686") and "f16c" in _cpu_flags() and _probe_f16c(path):
             features += ["-mf16c", "-mavx"]
         return Compiler(path, kind, version, tuple(features))
     raise BuildError(f"no C++ compiler found: install g++ (>= {MIN_GCC}) or clang++ (>= {MIN_CLANG}), or set "
