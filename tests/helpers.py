@@ -53,3 +53,22 @@ def opdef_lists(def_cpp: str, kind: str, name: str) -> tuple[str, list[str], lis
 def struct_fields(header: str) -> list[str]:
     body = re.search(r"struct \w+TilingData \{(.*?)\};", header, re.S).group(1)
     return re.findall(r"^\s*(?:u?int\d+_t|float)\s+(\w+);", body, re.M)
+
+
+def assert_rendered_text_clean(pkg: Path) -> None:
+    """A rendered package: no Jinja left, no tabs, one final newline, no runs of blank lines, no trailing
+    whitespace, C++ indented by multiples of four."""
+    for path in sorted(p for p in pkg.rglob("*") if p.is_file()):
+        text = path.read_text()
+        rel = path.relative_to(pkg)
+        if rel.name != "op.yaml":
+            assert "{{" not in text and "{%" not in text and "cookiecutter" not in text, rel
+        assert "\t" not in text, rel
+        assert text.endswith("\n") and not text.endswith("\n\n"), rel
+        blank_run = "\n\n\n\n" if path.suffix == ".py" else "\n\n\n"  # PEP 8 keeps two between functions
+        assert blank_run not in text, f"{rel}: runs of blank lines"
+        for n, line in enumerate(text.splitlines(), 1):
+            assert line == line.rstrip(), f"{rel}:{n}: trailing whitespace"
+            if path.suffix in (".cpp", ".h") and line.strip():
+                indent = len(line) - len(line.lstrip(" "))
+                assert indent % 4 == 0, f"{rel}:{n}: indentation of {indent}"

@@ -11,7 +11,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import entry_params, load_golden, opdef_lists, own_files, package_files, struct_fields
+from helpers import (
+    assert_rendered_text_clean,
+    entry_params,
+    load_golden,
+    opdef_lists,
+    own_files,
+    package_files,
+    struct_fields,
+)
 
 from opkit.golden import MARKER, ComputeNotImplemented
 from opkit.scaffold.new import new_package
@@ -101,20 +109,7 @@ def test_file_set(which, default_pkg, generic_pkg):
 @pytest.mark.parametrize("which", ["default", "generic"])
 def test_rendered_text_is_clean(which, default_pkg, generic_pkg):
     pkg = default_pkg if which == "default" else generic_pkg
-    for path in sorted(p for p in pkg.rglob("*") if p.is_file()):
-        text = path.read_text()
-        rel = path.relative_to(pkg)
-        if rel.name != "op.yaml":
-            assert "{{" not in text and "{%" not in text and "cookiecutter" not in text, rel
-        assert "\t" not in text, rel
-        assert text.endswith("\n") and not text.endswith("\n\n"), rel
-        blank_run = "\n\n\n\n" if path.suffix == ".py" else "\n\n\n"
-        assert blank_run not in text, f"{rel}: runs of blank lines"
-        for n, line in enumerate(text.splitlines(), 1):
-            assert line == line.rstrip(), f"{rel}:{n}: trailing whitespace"
-            if path.suffix in (".cpp", ".h") and line.strip():
-                indent = len(line) - len(line.lstrip(" "))
-                assert indent % 4 == 0, f"{rel}:{n}: indentation of {indent}"
+    assert_rendered_text_clean(pkg)
 
 
 def test_entry_signature_and_dtype_macros(default_pkg):
