@@ -7,12 +7,8 @@ chip's capacities as -D macros taken from ``opkit/data/socs.yaml``); ``compile(.
 
 from __future__ import annotations
 
-import functools
 import os
-import platform
-import shutil
 import subprocess
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,41 +21,17 @@ def include_dir() -> Path:
 
 
 def find_cxx() -> str:
-    """The C++ compiler to use: $CXX, else g++, else clang++."""
-    for cand in (os.environ.get("CXX"), "g++", "clang++"):
-        if cand and shutil.which(cand):
-            return cand
-    raise FileNotFoundError("no C++ compiler found (install g++ >= 9 or set CXX)")
+    """The C++ compiler to use ($CXX, else g++, else clang++): opkit's one compiler discovery."""
+    from opkit.build.toolchain import find_compiler
+
+    return find_compiler().path
 
 
-def _cpu_flags() -> set[str]:
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return set()
-    for line in text.splitlines():
-        if line.startswith("flags") or line.startswith("Features"):
-            return set(line.split(":", 1)[1].split())
-    return set()
-
-
-@functools.cache
-def _compiler_accepts(cxx: str, flag: str) -> bool:
-    with tempfile.TemporaryDirectory() as td:
-        src = Path(td) / "t.cpp"
-        src.write_text("int main() { return 0; }\n", encoding="utf-8")
-        r = subprocess.run([cxx, flag, "-c", str(src), "-o", str(Path(td) / "t.o")], capture_output=True)
-        return r.returncode == 0
-
-
-@functools.cache
 def has_f16c(cxx: str | None = None) -> bool:
-    """True when this CPU has F16C and the compiler accepts -mf16c (x86 only)."""
-    if platform.machine().lower() not in ("x86_64", "amd64", "i686", "i386"):
-        return False
-    if "f16c" not in _cpu_flags():
-        return False
-    return _compiler_accepts(cxx or find_cxx(), "-mf16c")
+    """True when this CPU has F16C and the compiler builds F16C code (x86 only)."""
+    from opkit.build.toolchain import find_compiler
+
+    return "-mf16c" in find_compiler(cxx).features
 
 
 def soc_defines(soc: str = "ascend910b") -> list[str]:
