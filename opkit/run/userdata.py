@@ -14,7 +14,7 @@ from opkit import data_io
 from opkit.errors import OpkitError, UsageError
 from opkit.numerics import np_dtype
 from opkit.spec import Case, Spec, resolve_column
-from opkit.spec.load import _attr_value_problem, _bind_shape
+from opkit.spec.load import _bind_shape, attr_value_problem
 from opkit.spec.yamlio import load_text
 from opkit.verify.golden import custom_generators
 from opkit.verify.inputs import make_inputs
@@ -44,7 +44,7 @@ def parse_attrs(spec: Spec, items: list[str]) -> dict[str, Any]:
         value = load_text(raw, f"--attr {key}").data
         if known[key].type == "float" and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
-        problem = _attr_value_problem(known[key].type, value)
+        problem = attr_value_problem(known[key].type, value)
         if problem:
             raise UsageError(f"--attr {key}: {problem}")
         out[key] = value

@@ -22,7 +22,7 @@ from opkit.dtypes import DTYPE_NAMES, FORMATS, MSOPGEN_ALIASES, MSOPGEN_EXPORT, 
 from opkit.errors import SpecError, UsageError
 from opkit.scaffold.new import NewResult, new_package
 from opkit.spec import Spec, load, load_string
-from opkit.spec.load import RESERVED_TENSOR_NAMES
+from opkit.spec.load import RESERVED_TENSOR_NAMES, attr_value_problem
 from opkit.spec.yamlio import dump, load_text
 
 DEFAULT_SOCS = ["ascend910b"]
@@ -44,7 +44,6 @@ _MSOPGEN_ONLY_FORMATS = set("""NC1C0HWPAD NHWC1C0 FSR_NCHW FRACTAL_DECONV C1HWNC
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _FAMILY = re.compile(r"^[a-z_][a-z0-9_]*$")
-_INT64 = (-(2**63), 2**63 - 1)
 
 # A small placeholder shape per layout for the generated smoke case (msOpGen's JSON has no shapes).
 _SMOKE_SHAPES: dict[str, list[int]] = {
@@ -353,21 +352,7 @@ def _default(atype: str, value: Any, path: tuple, pr: _Problems) -> tuple[bool, 
             pr.add(path, f"{_short(value)} is not a value of type {atype}")
             return False, None
 
-    def is_int(v: Any) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool) and _INT64[0] <= v <= _INT64[1]
-
-    def is_num(v: Any) -> bool:
-        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-    ok = {
-        "int": is_int, "float": is_num, "bool": lambda v: isinstance(v, bool),
-        "string": lambda v: isinstance(v, str),
-        "list_int": lambda v: isinstance(v, list) and all(is_int(x) for x in v),
-        "list_float": lambda v: isinstance(v, list) and all(is_num(x) for x in v),
-        "list_bool": lambda v: isinstance(v, list) and all(isinstance(x, bool) for x in v),
-        "list_list_int": lambda v: isinstance(v, list) and all(isinstance(x, list) and all(is_int(y) for y in x)
-                                                                for x in v),
-    }[atype](value)
+    ok = attr_value_problem(atype, value, int64=True, finite=True) is None
     if not ok:
         extra = "" if atype in ("bool", "string", "list_bool") else " (integers must fit in int64, floats be finite)"
         pr.add(path, f"{_short(value)} is not a value of type {atype}{extra}")

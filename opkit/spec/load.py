@@ -28,13 +28,17 @@ class _Checker:
         self.problems.append(f"{self.doc.where(path)}: {format_path(path)}: {text}")
 
 
-def _attr_value_problem(atype: str, value: Any) -> str | None:
-    """Why ``value`` is not a value of attr type ``atype``."""
+INT64 = (-(2**63), 2**63 - 1)
+
+
+def attr_value_problem(atype: str, value: Any, *, int64: bool = False, finite: bool = False) -> str | None:
+    """Why ``value`` is not a value of attr type ``atype``; ``int64`` also bounds integers to int64,
+    ``finite`` refuses infinite and NaN floats."""
     def is_int(v: Any) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool)
+        return isinstance(v, int) and not isinstance(v, bool) and (not int64 or INT64[0] <= v <= INT64[1])
 
     def is_num(v: Any) -> bool:
-        return isinstance(v, (int, float)) and not isinstance(v, bool)
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and (not finite or math.isfinite(v))
 
     checks = {
         "float": is_num, "int": is_int, "bool": lambda v: isinstance(v, bool),
@@ -64,7 +68,7 @@ def _parse_condition(text: str, attrs: dict[str, Attr]) -> Condition | str:
     if neg:
         return f"'{text}' mixes 'not' with a comparison"
     value: Any = load_text(raw, "<condition>").data
-    problem = _attr_value_problem(attrs[name].type, value)
+    problem = attr_value_problem(attrs[name].type, value)
     if problem:
         return f"condition '{text}': {problem} (attr '{name}')"
     return Condition(name, op, value, text)
@@ -197,7 +201,7 @@ def build(doc: Document, check_files: bool = True) -> Spec:
         if "default" in a:
             if required:
                 c.err(path + ("required",), "a required attr cannot have a default; drop one of them")
-            p = _attr_value_problem(a["type"], a["default"])
+            p = attr_value_problem(a["type"], a["default"])
             if p:
                 c.err(path + ("default",), p)
         attrs[a["name"]] = Attr(a["name"], a["type"], a.get("default"), required, a.get("description", ""))
@@ -332,7 +336,7 @@ def build(doc: Document, check_files: bool = True) -> Spec:
             if key not in attrs:
                 c.err(path + ("attrs", key), f"unknown attr '{key}' (attrs: {', '.join(attrs) or 'none'})")
                 continue
-            p = _attr_value_problem(attrs[key].type, val)
+            p = attr_value_problem(attrs[key].type, val)
             if p:
                 c.err(path + ("attrs", key), p)
             case_attrs[key] = val
