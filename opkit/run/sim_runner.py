@@ -161,14 +161,8 @@ class SimRunner:
                 if data.size != int(np.prod(shape, dtype=np.int64)):
                     raise KernelError(f"{label}: output '{o.name}' has {data.size} elements; InferShape said {shape}")
                 outputs[o.name] = data.reshape(shape)
-            trace = None
-            if req["trace"] and Path(req["trace"]).is_file():
-                try:
-                    trace = json.loads(Path(req["trace"]).read_text(encoding="utf-8"))
-                except ValueError:
-                    trace = None
             info = {k: result[k] for k in ("block_dim", "tiling_key", "workspace_bytes", "tiling_bytes")
                     if k in result}
-            if trace is not None:
-                info["trace_file"] = req["trace"]
-            return RunOutput(outputs, trace, info)
+            if req["trace"] and Path(req["trace"]).is_file():
+                info["trace_file"] = req["trace"]  # read only by those who need it (the perf model)
+            return RunOutput(outputs, info)

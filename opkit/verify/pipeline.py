@@ -10,6 +10,7 @@ import fnmatch
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -26,8 +27,7 @@ from opkit.verify.report import ERROR, FAIL, PASS, CaseResult
 @dataclass
 class RunOutput:
     outputs: dict[str, np.ndarray]  # produced outputs in their device dtype
-    trace: dict[str, Any] | None = None
-    info: dict[str, Any] = field(default_factory=dict)  # block dim, tiling key, ...
+    info: dict[str, Any] = field(default_factory=dict)  # block dim, tiling key, trace_file, ...
 
 
 class Runner(Protocol):
@@ -99,13 +99,18 @@ def _precision(spec: Spec, case: Case, output: str, profile_override: str | None
     return profile, merged
 
 
-def model_perf(spec: Spec, case: Case, column: int, chip: str, trace: dict[str, Any]) -> dict[str, Any]:
+def model_perf(spec: Spec, case: Case, column: int, chip: str, trace_file: str) -> dict[str, Any]:
     """Modelled time, roofline bound and efficiency of one traced run (labelled modelled)."""
+    import json
+
     from opkit.perf.model import golden_costs, model_run
     from opkit.verify.golden import load_module
 
-    shapes = {k: v for k, v in case.shapes.items()}
-    flops, hbm = golden_costs(load_module(spec), shapes, spec.column(column), case.attrs)
+    try:
+        trace = json.loads(Path(trace_file).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise OpkitError(f"{trace_file}: the run's trace cannot be read ({exc})") from None
+    flops, hbm = golden_costs(load_module(spec), dict(case.shapes), spec.column(column), case.attrs)
     result = model_run(trace, chip, flops=flops, hbm_bytes=hbm)
     bound, steady = result.get("bound_us"), result.get("steady_us")
     result["efficiency_steady"] = bound / steady if bound and steady else None
@@ -144,9 +149,9 @@ def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None,
         res.message = "; ".join(f"{r.name}: {r.reason}" for r in failed)
         res.trace = out.info.get("trace_file")
         if perf:
-            if out.trace is None:
+            if res.trace is None:
                 raise OpkitError("the performance model needs the run's trace (verify with --trace)")
-            res.perf = model_perf(spec, case, column, job.chip, out.trace)
+            res.perf = model_perf(spec, case, column, job.chip, res.trace)
     except OpkitError as exc:
         res.status = ERROR
         res.message = exc.message
