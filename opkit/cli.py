@@ -326,17 +326,11 @@ def run(
     force: Annotated[bool, typer.Option(help="Replace an existing --out file.")] = False,
 ) -> None:
     """Run the kernel once on the simulator, on a case or on your own data, and save the outputs."""
-    from opkit import soc as socdata
-    from opkit.errors import UsageError
     from opkit.run.sim_runner import SimRunner
     from opkit.run.userdata import run_on_data
 
     (spec,) = _specs([op])
-    chip = spec.socs[0].key if soc is None else soc
-    try:
-        chip = socdata.resolve(chip)
-    except KeyError as exc:
-        raise UsageError(str(exc.args[0]) if exc.args else f"unknown chip {soc}") from None
+    chip, _ = spec.target(spec.socs[0].key if soc is None else soc)
     sel: Any = int(dtype) if dtype is not None and dtype.isdigit() else dtype
     console = _console(stderr=True)
     summary = run_on_data(spec, SimRunner(), chip, out, case_name=case, inputs_npz=inputs, attr_items=attr or [],

@@ -183,3 +183,12 @@ def test_cwd_untouched(tmp_path):
     here = os.getcwd()
     new_package("my_op", directory="D", cwd=tmp_path)
     assert os.getcwd() == here
+
+
+def test_unknown_or_untargeted_chip_is_a_clear_error(cli, tmp_path):
+    new_package("chip_op", directory=".", cwd=tmp_path)
+    for cmd in (("build",), ("verify",), ("run", ".", "--case", "tiny", "--out", "o.npz")):
+        code, out, err = cli(*cmd, "--soc", "ascend999", cwd=tmp_path / "chip_op")
+        assert code == 2 and "ascend999" in err and "Traceback" not in out + err, cmd
+        code, out, err = cli(*cmd, "--soc", "ascend310p3", cwd=tmp_path / "chip_op")
+        assert code == 2 and "does not target ascend310p" in err, cmd

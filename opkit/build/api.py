@@ -33,7 +33,7 @@ def build_packages(specs: list[Spec], chips: list[str] | None = None, jobs: int 
     """Build (or find in the cache) every harness; check each package's OpDef against its op.yaml."""
     report = BuildReport()
     for spec in specs:
-        wanted = [socdata.resolve(c) for c in chips] if chips else default_chips(spec)
+        wanted = chips or default_chips(spec)
         report.artifacts += sim_backend.artifacts_for(spec, wanted)
     sim_backend.build(report.artifacts, jobs=jobs, progress=progress)
     checked: set[str] = set()

@@ -188,16 +188,10 @@ def build(artifacts: list[Artifact], jobs: int | None = None,
 
 def artifacts_for(spec: Spec, chips: list[str], columns: list[int] | None = None) -> list[Artifact]:
     """Every harness of a package for the given chips (columns the chip's SoC supports)."""
-    from opkit import soc as socdata
-
     cc = find_compiler()
     out = []
-    for chip in chips:
-        key = socdata.chip(chip)["opdef_key"]
-        target = next((s for s in spec.socs if s.key == key), None)
-        if target is None:
-            raise UsageError(f"{spec.name} does not target {key} (chip {chip}); its socs are "
-                             f"{', '.join(s.key for s in spec.socs)}")
+    for wanted in chips:
+        chip, target = spec.target(wanted)
         for column in (columns if columns is not None else range(spec.n_columns)):
             if target.supports(column):
                 out.append(plan(spec, chip, column, cc))

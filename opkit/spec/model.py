@@ -152,6 +152,23 @@ class Spec:
                 return c
         raise KeyError(name)
 
+    def target(self, chip: str) -> tuple[str, SocTarget]:
+        """The chip's full name (a chip or an OpDef key is accepted) and the SoC entry of this spec it
+        belongs to; a UsageError when the chip is unknown or the op does not target its SoC."""
+        from opkit import soc as socdata
+        from opkit.errors import UsageError
+
+        try:
+            name = socdata.resolve(chip)
+        except KeyError as exc:
+            raise UsageError(str(exc.args[0]) if exc.args else f"unknown chip '{chip}'") from None
+        key = socdata.chip(name)["opdef_key"]
+        for s in self.socs:
+            if s.key == key:
+                return name, s
+        raise UsageError(f"{self.name} does not target {key} (chip {name}); its socs are "
+                         f"{', '.join(s.key for s in self.socs)}")
+
     def dtypes_used(self) -> list[str]:
         out: list[str] = []
         for p in self.params:

@@ -15,8 +15,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from opkit import soc as socdata
-from opkit.errors import OpkitError, UsageError
+from opkit.errors import OpkitError
 from opkit.spec import Case, Spec
 from opkit.verify.compare import DEFAULT_PROFILE, compare
 from opkit.verify.golden import GoldenError, compute_not_implemented, custom_generators, run_golden, run_reference
@@ -52,21 +51,8 @@ class Job:
 
 
 def _chips(spec: Spec, wanted: list[str]) -> list[tuple[str, str]]:
-    """(chip, OpDef key) pairs to verify on."""
-    keys = [s.key for s in spec.socs]
-    if not wanted:
-        return [(socdata.default_chip(keys[0]), keys[0])]
-    out = []
-    for w in wanted:
-        try:
-            chip = socdata.resolve(w)
-        except KeyError as exc:
-            raise UsageError(str(exc.args[0]) if exc.args else f"unknown chip '{w}'") from None
-        key = socdata.chip(chip)["opdef_key"]
-        if key not in keys:
-            raise UsageError(f"{spec.name} does not target {key} (chip {chip}); its socs are {', '.join(keys)}")
-        out.append((chip, key))
-    return out
+    """(chip, SoC entry) pairs to verify on."""
+    return [spec.target(w) for w in (wanted or [spec.socs[0].key])]
 
 
 def select(spec: Spec, sel: Selection) -> list[Job]:
@@ -82,8 +68,7 @@ def select(spec: Spec, sel: Selection) -> list[Job]:
         for column in case.columns:
             if sel.dtype and sel.dtype not in spec.column_label(column).split("-"):
                 continue
-            for chip, key in chips:
-                target = next(s for s in spec.socs if s.key == key)
+            for chip, target in chips:
                 if target.supports(column):
                     jobs.append(Job(case, column, chip))
     return jobs
