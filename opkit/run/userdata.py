@@ -51,6 +51,14 @@ def parse_attrs(spec: Spec, items: list[str]) -> dict[str, Any]:
     return out
 
 
+def _dtype_column(spec: Spec, dtype: Any) -> int:
+    """The column a ``--dtype`` selector picks (see op.yaml's case ``dtype``)."""
+    col = resolve_column(dtype, spec.inputs, spec.outputs, spec.n_columns)
+    if isinstance(col, str):
+        raise UsageError(f"--dtype {dtype}: {col}")
+    return col
+
+
 def _npz_column(spec: Spec, arrays: dict[str, np.ndarray]) -> int:
     """The one dtype column whose input dtypes match the arrays' dtypes."""
     fits = []
@@ -91,9 +99,7 @@ def case_from_npz(spec: Spec, path: Path, dtype: Any | None, attrs: dict[str, An
         raise UsageError(f"{spec.name} has a dynamic (list) input; .npz data for it is not supported yet "
                          "(use --case)")
     if dtype is not None:
-        col = resolve_column(dtype, spec.inputs, spec.outputs, spec.n_columns)
-        if isinstance(col, str):
-            raise UsageError(f"--dtype {dtype}: {col}")
+        col = _dtype_column(spec, dtype)
     else:
         col = _npz_column(spec, arrays)
     inputs: dict[str, Any] = {p.name: None for p in spec.inputs}
@@ -133,9 +139,7 @@ def run_on_data(spec: Spec, runner: Runner, chip: str, out: Path, *, case_name: 
             raise UsageError(f"{spec.name} has no case '{case_name}' (cases: "
                              f"{', '.join(c.name for c in spec.cases)})") from None
         if dtype is not None:
-            col = resolve_column(dtype, spec.inputs, spec.outputs, spec.n_columns)
-            if isinstance(col, str):
-                raise UsageError(f"--dtype {dtype}: {col}")
+            col = _dtype_column(spec, dtype)
         else:
             col = base.columns[0]
         case = Case(base.name, base.shapes, (col,), base.attrs | attrs, base.tags, base.init, base.special,
