@@ -75,7 +75,8 @@ def _main(
 def new(
     name: Annotated[str | None, typer.Argument(help="Op name in snake_case (OpType is derived).")] = None,
     family: Annotated[str | None, typer.Option(help="Family folder: writes ops/FAMILY/NAME (unless --dir).")] = None,
-    template: Annotated[str, typer.Option(help="Package template (vector).")] = "vector",
+    template: Annotated[str | None, typer.Option(
+        help="Package template: vector (default), reduce. Not with --spec.")] = None,
     dir: Annotated[Path | None, typer.Option("--dir", help="Write the package to DIR/NAME.")] = None,
     spec: Annotated[Path | None, typer.Option(help="Generate from your own op.yaml.")] = None,
     force: Annotated[bool, typer.Option(help="Overwrite generated files in an existing package.")] = False,
@@ -88,7 +89,8 @@ def new(
     if interactive:
         if name is None and spec is None:
             name = typer.prompt("Op name (snake_case)")
-        template = typer.prompt(f"Template ({', '.join(template_names())})", default=template)
+        if spec is None:
+            template = typer.prompt(f"Template ({', '.join(template_names())})", default=template or "vector")
         family = typer.prompt("Family (folder under ops/)", default=family or "custom")
         if dir is None:
             where = typer.prompt("Directory to create it in (empty: ops/FAMILY)", default="", show_default=False)

@@ -18,5 +18,12 @@ def templates_dir() -> Path:
     raise FileNotFoundError(f"opkit's templates are missing: neither {installed} nor {checkout} exists")
 
 
+# The skeleton `opkit new --spec` renders from a user's op.yaml (compute marked not implemented);
+# not a template users pick.
+GENERIC_TEMPLATE = "_generic"
+
+
 def template_names() -> list[str]:
-    return sorted(p.name for p in templates_dir().iterdir() if (p / "cookiecutter.json").is_file())
+    """The templates `opkit new --template` offers (folders whose name starts with ``_`` are not)."""
+    return sorted(p.name for p in templates_dir().iterdir()
+                  if (p / "cookiecutter.json").is_file() and not p.name.startswith("_"))

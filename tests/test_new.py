@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from opkit.errors import SpecError, UsageError
+from opkit.paths import template_names
 from opkit.scaffold.new import new_package
 from opkit.spec import load
 
@@ -66,6 +67,10 @@ def test_never_writes_through_a_symlink(tmp_path):
 def test_unknown_template(tmp_path):
     with pytest.raises(UsageError, match="unknown template 'nope'"):
         new_package("my_op", template="nope", cwd=tmp_path)
+    # the generic skeleton of --spec is not a template to pick
+    assert "_generic" not in template_names() and {"vector", "reduce"} <= set(template_names())
+    with pytest.raises(UsageError, match="unknown template '_generic'"):
+        new_package("my_op", template="_generic", cwd=tmp_path)
 
 
 USER_SPEC = """
@@ -98,6 +103,13 @@ def test_new_from_user_spec(tmp_path):
     assert [p.name for p in spec.inputs] == ["a", "gate"] and spec.inputs[1].param == "optional"
     with pytest.raises(UsageError, match="differs from the spec's name 'gated_sum'"):
         new_package("other", spec_file=spec_file, directory="out2", cwd=tmp_path)
+
+
+def test_template_does_not_apply_with_spec(cli, tmp_path):
+    (tmp_path / "my.yaml").write_text(USER_SPEC)
+    code, out, err = cli("new", "--spec", "my.yaml", "--template", "reduce", "--dir", "o", cwd=tmp_path)
+    assert code != 0 and "--template reduce does not apply with --spec" in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()
 
 
 def test_user_spec_errors_name_the_file(tmp_path):

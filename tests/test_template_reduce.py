@@ -67,7 +67,7 @@ cases:
 def generic_pkg(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("generic")
     (root / "spec.yaml").write_text(USER_SPEC)
-    return new_package(spec_file=root / "spec.yaml", template="reduce", directory=root / "gen", cwd=root).path
+    return new_package(spec_file=root / "spec.yaml", directory=root / "gen", cwd=root).path
 
 
 # --- the committed instance -------------------------------------------------------------------

@@ -163,7 +163,6 @@ def template_context(spec: Spec, op_yaml: str, compute: str) -> dict[str, Any]:
         "op_type": spec.op_type,
         "family": spec.family,
         "summary": spec.summary,
-        "compute": compute,
         "_op_yaml": op_yaml,
         "_spec": {
             "kernel": spec.kernel,

@@ -12,7 +12,7 @@ import jinja2
 
 from opkit import naming
 from opkit.errors import SpecError, UsageError
-from opkit.paths import template_names, templates_dir
+from opkit.paths import GENERIC_TEMPLATE, template_names, templates_dir
 from opkit.scaffold.context import template_context
 from opkit.spec import Spec, load_string
 from opkit.spec.yamlio import load_file
@@ -97,7 +97,7 @@ def new_package(
     name: str | None = None,
     *,
     family: str | None = None,
-    template: str = DEFAULT_TEMPLATE,
+    template: str | None = None,
     directory: str | Path | None = None,
     spec_file: str | Path | None = None,
     force: bool = False,
@@ -106,8 +106,12 @@ def new_package(
 ) -> NewResult:
     """Create an operator package; returns where it went and what was written."""
     here = Path(cwd) if cwd is not None else Path.cwd()
-    _check_template(template)
+    if template is not None:
+        _check_template(template)
     if spec_file is not None:
+        if template is not None:
+            raise UsageError(f"--template {template} does not apply with --spec: a package from your own op.yaml "
+                             "is the generic skeleton (compute marked not implemented); drop --template")
         spec_path = Path(spec_file)
         if not spec_path.is_absolute():
             spec_path = here / spec_path
@@ -133,6 +137,7 @@ def new_package(
     else:
         if name is None:
             raise UsageError("give the operator a name: opkit new NAME (or --spec FILE)")
+        template = template or DEFAULT_TEMPLATE
         naming.check_name(name)
         fam = family if family is not None else DEFAULT_FAMILY
         if naming.name_problem(fam) and fam != DEFAULT_FAMILY:
@@ -147,7 +152,7 @@ def new_package(
     target = target_dir(spec.name, family_for_path, directory, here)
     context = template_context(spec, text, compute)
     with tempfile.TemporaryDirectory(prefix="opkit-new-") as tmp:
-        rendered = _render(template, context, Path(tmp))
+        rendered = _render(template if compute == "template" else GENERIC_TEMPLATE, context, Path(tmp))
         written, unchanged = _install(rendered, target, force)
     from opkit.spec import load
 

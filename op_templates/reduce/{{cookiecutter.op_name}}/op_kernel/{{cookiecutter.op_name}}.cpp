@@ -14,19 +14,8 @@ extern "C" __global__ __aicore__ void {{ cookiecutter.op_name }}({% for p in par
     REGISTER_TILING_DEFAULT({{ T }}TilingData);
     // Copy the tiling data the host wrote (see op_host/{{ cookiecutter.op_name }}_tiling.cpp) onto this core.
     GET_TILING_DATA_WITH_STRUCT({{ T }}TilingData, tilingData, tiling);
-{% if cookiecutter.compute == "template" %}
     (void)workspace;  // no scratch GM needed: the tiling asked only for the system workspace
     {{ T }}Kernel::{{ T }}<DTYPE_X> op;  // x, gamma and y share one dtype in every column; rstd is float
     op.Init(x, gamma, y, rstd, tilingData);
-{% else %}
-    (void)workspace;  // scratch GM for the computation, if it needs some: GetUserWorkspace(workspace)
-{% set typed = s.inputs | rejectattr("param", "equalto", "DYNAMIC") | list + s.outputs | rejectattr("param", "equalto", "DYNAMIC") | list %}
-{% if typed %}
-    {{ T }}Kernel::{{ T }}<{% for p in typed %}DTYPE_{{ p.upper }}{{ ', ' if not loop.last }}{% endfor %}> op;
-{% else %}
-    {{ T }}Kernel::{{ T }} op;
-{% endif %}
-    op.Init({% for p in params %}{{ p.name }}, {% endfor %}tilingData);
-{% endif %}
     op.Process();
 }

@@ -14,7 +14,6 @@
 #include <cstdint>
 
 struct {{ T }}TilingData {
-{% if cookiecutter.compute == "template" %}
     uint64_t rowNum;      // R: rows of x, the product of all its dims but the last
     uint64_t formerRows;  // rows for each of the first formerNum cores (one row more than the others)
     uint64_t tailRows;    // rows for each of the other cores
@@ -24,25 +23,6 @@ struct {{ T }}TilingData {
     uint32_t tileRows;    // rows per UB tile, sized from the UB capacity
     float epsilon;        // attr epsilon
     float avgFactor;      // 1 / D, so that the mean is one multiplication
-{% else %}
-{% set n4 = namespace(count=0, any=false) %}
-{% for o in s.outputs if o.param != "DYNAMIC" %}
-{% set n4.any = true %}
-    uint64_t {{ o.name }}Length;  // elements of output "{{ o.name }}"
-{% endfor %}
-{% for a in s.tiling_attrs %}
-{% set n4.any = true %}
-{% if a.tiling_type == "int64_t" %}
-    int64_t {{ a.name }};  // attr {{ a.name }}
-{% else %}
-{% set n4.count = n4.count + 1 %}
-    {{ a.tiling_type }} {{ a.name }};  // attr {{ a.name }}{{ ' (0 or 1)' if a.type == 'bool' }}
-{% endif %}
-{% endfor %}
-{% if n4.count % 2 == 1 or not n4.any %}
-    uint32_t reserved;  // keeps the size a multiple of 8 bytes
-{% endif %}
-{% endif %}
 };
 
 #endif  // {{ GUARD }}

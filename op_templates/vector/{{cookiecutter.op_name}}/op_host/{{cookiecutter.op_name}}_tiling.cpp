@@ -15,7 +15,6 @@
 
 namespace optiling {
 namespace {
-{% if cookiecutter.compute == "template" %}
 constexpr uint64_t BLOCK_BYTES = 32;           // UB works in 32-byte blocks; DataCopy moves whole blocks
 constexpr uint64_t TILE_ALIGN = 64;            // 64 floats = 256 bytes = one full vector repeat
 constexpr uint64_t BUFFER_NUM = 2;             // double buffering: must match BUFFER_NUM in the kernel
@@ -25,9 +24,6 @@ constexpr uint64_t MIN_BYTES_PER_CORE = 4096;  // below this, starting a core co
 // UB that the Ascend C toolchain keeps for its own library code on 910B unless the kernel is built
 // with --cce-disable-asc-reserved-ubuf; leaving it free keeps printf/DumpTensor and such APIs usable.
 constexpr uint64_t ASC_RESERVED_UB_BYTES = 8 * 1024;
-{% else %}
-constexpr uint64_t MIN_ELEMS_PER_CORE = 4096;  // below this, starting a core costs more than its work
-{% endif %}
 
 uint64_t CeilDiv(uint64_t a, uint64_t b)
 {
@@ -47,7 +43,6 @@ ge::graphStatus Tiling{{ T }}(gert::TilingContext* context)
         return ge::GRAPH_FAILED;
     }
 
-{% if cookiecutter.compute == "template" %}
     // 2. This call: the element count N, the dtype and alpha. The op is element-wise, so any shape
     //    is handled as a flat vector of N elements.
     const gert::StorageShape* xShape = context->GetInputShape(0);
@@ -125,74 +120,5 @@ ge::graphStatus Tiling{{ T }}(gert::TilingContext* context)
     }
     workspaces[0] = platform.GetLibApiWorkSpaceSize();
     return ge::GRAPH_SUCCESS;
-{% else %}
-    {{ T }}TilingData* tiling = context->GetTilingData<{{ T }}TilingData>();
-    if (tiling == nullptr) {
-        return ge::GRAPH_FAILED;
-    }
-    *tiling = {{ T }}TilingData{};  // the tiling buffer is not zeroed for us
-
-    // 2. This call: the output sizes (InferShape has run) and the attrs. Input shapes and dtypes
-    //    come the same way: context->GetInputShape(i)->GetStorageShape(), context->GetInputDesc(i).
-    uint64_t maxLength = 0;
-{% for o in s.outputs %}
-{% if o.param == "DYNAMIC" %}
-    // "{{ o.name }}" is a dynamic list of tensors: size them here if the kernel needs it.
-{% else %}
-    const gert::StorageShape* {{ o.name }}Shape = context->GetOutputShape({{ o.index }});
-    if ({{ o.name }}Shape == nullptr) {
-        return ge::GRAPH_FAILED;
-    }
-    tiling->{{ o.name }}Length = static_cast<uint64_t>({{ o.name }}Shape->GetStorageShape().GetShapeSize());
-    maxLength = std::max(maxLength, tiling->{{ o.name }}Length);
-{% endif %}
-{% endfor %}
-{% if s.attrs %}
-
-    const gert::RuntimeAttrs* attrs = context->GetAttrs();
-    if (attrs == nullptr) {
-        return ge::GRAPH_FAILED;
-    }
-{% for a in s.attrs %}
-{% if a.tiling_type %}
-    const {{ a.getter_type }}* {{ a.name }}Attr = attrs->GetAttrPointer<{{ a.getter_type }}>({{ a.index }});
-{% if a.required %}
-    if ({{ a.name }}Attr == nullptr) {
-        return ge::GRAPH_FAILED;  // a required attr
-    }
-{% if a.type == "bool" %}
-    tiling->{{ a.name }} = *{{ a.name }}Attr ? 1U : 0U;
-{% else %}
-    tiling->{{ a.name }} = *{{ a.name }}Attr;
-{% endif %}
-{% elif a.type == "bool" %}
-    tiling->{{ a.name }} = ({{ a.name }}Attr != nullptr ? *{{ a.name }}Attr : {{ a.default_cpp }}) ? 1U : 0U;
-{% else %}
-    tiling->{{ a.name }} = ({{ a.name }}Attr != nullptr) ? *{{ a.name }}Attr : {{ a.default_cpp }};
-{% endif %}
-{% else %}
-    // attr "{{ a.name }}" ({{ a.type }}) is not in the tiling data: read it with
-{% if a.type == "string" %}
-    // attrs->GetAttrPointer<char>({{ a.index }}) and pass the kernel what it needs.
-{% else %}
-    // attrs->GetAttrPointer<gert::ContinuousVector>({{ a.index }}) and pass the kernel what it needs.
-{% endif %}
-{% endif %}
-{% endfor %}
-{% endif %}
-
-    // 3. Launch: one core per MIN_ELEMS_PER_CORE elements of the largest output, at most every
-    //    vector core, at least one. Replace this with the split your computation needs.
-    const uint64_t usedCores = std::max<uint64_t>(1, std::min(coreNum, CeilDiv(maxLength, MIN_ELEMS_PER_CORE)));
-    context->SetBlockDim(static_cast<uint32_t>(usedCores));
-
-    // 4. No workspace of our own: only the system workspace Ascend C's library functions expect.
-    size_t* workspaces = context->GetWorkspaceSizes(1);
-    if (workspaces == nullptr) {
-        return ge::GRAPH_FAILED;
-    }
-    workspaces[0] = platform.GetLibApiWorkSpaceSize();
-    return ge::GRAPH_SUCCESS;
-{% endif %}
 }
 }  // namespace optiling

@@ -14,7 +14,6 @@
 #include <cstdint>
 
 struct {{ T }}TilingData {
-{% if cookiecutter.compute == "template" %}
     uint64_t totalLength;   // N: elements of x, y and z, which the kernel treats as flat vectors
     uint64_t formerLength;  // elements for each of the first formerNum cores (one 32-byte block more)
     uint64_t tailLength;    // elements for each of the other cores (the last one may own fewer)
@@ -22,25 +21,6 @@ struct {{ T }}TilingData {
     uint32_t tileLength;    // elements per UB tile: a multiple of 64, sized from the UB capacity
     float alpha;            // attr alpha
     uint32_t reserved;      // keeps the size a multiple of 8 bytes
-{% else %}
-{% set n4 = namespace(count=0, any=false) %}
-{% for o in s.outputs if o.param != "DYNAMIC" %}
-{% set n4.any = true %}
-    uint64_t {{ o.name }}Length;  // elements of output "{{ o.name }}"
-{% endfor %}
-{% for a in s.tiling_attrs %}
-{% set n4.any = true %}
-{% if a.tiling_type == "int64_t" %}
-    int64_t {{ a.name }};  // attr {{ a.name }}
-{% else %}
-{% set n4.count = n4.count + 1 %}
-    {{ a.tiling_type }} {{ a.name }};  // attr {{ a.name }}{{ ' (0 or 1)' if a.type == 'bool' }}
-{% endif %}
-{% endfor %}
-{% if n4.count % 2 == 1 or not n4.any %}
-    uint32_t reserved;  // keeps the size a multiple of 8 bytes
-{% endif %}
-{% endif %}
 };
 
 #endif  // {{ GUARD }}
