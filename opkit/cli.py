@@ -203,7 +203,7 @@ def export_msopgen_cmd(
     """Write the package's interface as msOpGen prototype JSON."""
     from opkit.discover import resolve_ops
     from opkit.errors import UsageError
-    from opkit.scaffold.msopgen import export_msopgen
+    from opkit.scaffold.msopgen_export import export_msopgen
 
     pkgs = resolve_ops([op] if op else None, Path.cwd())
     if len(pkgs) != 1:

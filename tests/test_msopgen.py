@@ -11,14 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from opkit.errors import OpkitError, SpecError, UsageError
-from opkit.scaffold.msopgen import (
-    export_msopgen,
-    import_msopgen,
-    list_operators,
-    msopgen_from_spec,
-    read_msopgen_json,
-    spec_from_msopgen,
-)
+from opkit.scaffold.msopgen import import_msopgen, list_operators, read_msopgen_json, spec_from_msopgen
+from opkit.scaffold.msopgen_export import export_msopgen, msopgen_from_spec
 from opkit.spec import load, load_string
 
 # The quick-start operator as the msOpGen docs write it: one format broadcast over three types,

@@ -1,16 +1,16 @@
-"""msOpGen operator prototype JSON <-> op.yaml (the mapping and the refusals: docs/msopgen.md).
+"""msOpGen operator prototype JSON -> op.yaml (the mapping and the refusals: docs/msopgen.md).
 
 A prototype file is a list of operator objects: ``op``, ``input_desc``/``output_desc`` (``name``,
 ``param_type``, ``format[]``, ``type[]``, read by column like op.yaml's ``dtypes``) and ``attr``.
 Where msOpGen silently guesses (a later duplicate name wins, an unknown ``param_type`` becomes
 ``required``), import refuses with a message naming the file, line, operator and JSON path.
+The other direction is ``opkit.scaffold.msopgen_export``.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-import math
 import re
 import tempfile
 from collections.abc import Mapping
@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from opkit import naming, soc
-from opkit.dtypes import DTYPE_NAMES, FORMATS, MSOPGEN_ALIASES, MSOPGEN_EXPORT, MSOPGEN_GROUPS
+from opkit.dtypes import DTYPE_NAMES, FORMATS, MSOPGEN_ALIASES, MSOPGEN_GROUPS
 from opkit.errors import SpecError, UsageError
 from opkit.scaffold.new import NewResult, new_package
-from opkit.spec import Spec, load, load_string
+from opkit.spec import load_string
 from opkit.spec.load import RESERVED_TENSOR_NAMES, attr_value_problem
 from opkit.spec.yamlio import dump, load_text
 
@@ -559,45 +559,3 @@ def import_msopgen(json_path: str | Path, *, op: str | None = None, family: str 
         spec_file = Path(tmp) / "op.yaml"
         spec_file.write_text(text, encoding="utf-8")
         return new_package(spec_file=spec_file, family=family, directory=directory, force=force, cwd=here)
-
-
-# --- Export ---------------------------------------------------------------------------------------
-
-def msopgen_from_spec(spec: Spec) -> list[dict[str, Any]]:
-    """The msOpGen prototype (a one-operator list) of a spec: dtype and format columns, attrs."""
-    def tensor(p: Any) -> dict[str, Any]:
-        return {"name": p.name, "param_type": p.param, "format": list(p.formats),
-                "type": [MSOPGEN_EXPORT.get(d, d) for d in p.dtypes]}
-
-    attrs = []
-    for a in spec.attrs:
-        item: dict[str, Any] = {"name": a.name, "param_type": "required" if a.required else
-                                "optional", "type": a.type}
-        if not a.required and a.default is not None:
-            item["default_value"] = a.default
-        attrs.append(item)
-    return [{"op": spec.op_type, "input_desc": [tensor(p) for p in spec.inputs],
-             "output_desc": [tensor(p) for p in spec.outputs], "attr": attrs}]
-
-
-def export_msopgen(op_dir_or_yaml: str | Path, out: Path | None = None, force: bool = False) -> Path:
-    """Write the msOpGen prototype of a package; never replaces an existing file without ``force``.
-
-    ``out`` defaults to ``<package>/<name>.json``; an existing directory receives ``<name>.json``.
-    """
-    spec = load(op_dir_or_yaml, check_files=False)
-    target = Path(out) if out is not None else spec.dir / f"{spec.name}.json"
-    if target.is_dir():
-        target = target / f"{spec.name}.json"
-    if target.exists() and not force:
-        raise UsageError(f"{target} already exists; nothing was written (pass --force to overwrite it)")
-    try:
-        text = json.dumps(msopgen_from_spec(spec), indent=4, ensure_ascii=False, allow_nan=False) + "\n"
-    except ValueError:
-        bad = [a.name for a in spec.attrs if isinstance(a.default, float) and not math.isfinite(a.default)]
-        raise SpecError([f"{spec.path}: attrs: the default of {', '.join(bad) or 'an attr'} is not finite; "
-                         "JSON (and msOpGen) cannot hold NaN or infinity"]) from None
-    if not target.parent.is_dir():
-        raise UsageError(f"{target.parent}: no such directory")
-    target.write_text(text, encoding="utf-8")
-    return target
