@@ -14,7 +14,6 @@ import importlib.metadata
 import os
 import platform
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -24,10 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from opkit import soc
+from opkit.build.toolchain import MIN_CLANG, MIN_GCC, compiler_candidates, compiler_kind, min_version, parse_version
 
 MIN_PYTHON = (3, 10)
-MIN_GCC = (9, 0)
-MIN_CLANG = (7, 0)
 MIN_CMAKE = (3, 19)
 
 # Where a CANN toolkit lives when ASCEND_HOME_PATH is not set (root installs; $HOME/Ascend is added).
@@ -84,14 +82,6 @@ class Compiler:
         return f"{self.kind} {'.'.join(map(str, self.version))} ({self.path})"
 
 
-def parse_version(text: str) -> tuple[int, ...] | None:
-    """The first dotted version number in ``text`` (``g++ (GCC) 11.4.0`` -> (11, 4, 0))."""
-    m = re.search(r"(?<![\w.])(\d+)\.(\d+)(?:\.(\d+))?", text)
-    if not m:
-        return None
-    return tuple(int(g) for g in m.groups() if g is not None)
-
-
 def _v(version: tuple[int, ...]) -> str:
     return ".".join(map(str, version))
 
@@ -133,29 +123,11 @@ def check_python(version: tuple[int, ...] = tuple(sys.version_info[:3])) -> Chec
 # C++ compiler
 # ---------------------------------------------------------------------------------------------
 
-def _candidates(e: _Env) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    cxx = e.env.get("CXX", "").strip()
-    if cxx:
-        try:
-            first = shlex.split(cxx)[0]
-        except (ValueError, IndexError):
-            first = cxx
-        path = e.which(first)
-        if path:
-            out.append((path, "$CXX"))
-    for name in ("g++", "clang++", "c++"):
-        path = e.which(name)
-        if path and all(os.path.realpath(path) != os.path.realpath(p) for p, _ in out):
-            out.append((path, "PATH"))
-    return out
-
-
 def _identify(e: _Env, path: str, source: str) -> Compiler | str:
     rc, out = e.run([path, "--version"])
     if rc != 0:
         return f"{path} --version failed: {_first_line(out) or f'exit code {rc}'}"
-    kind = "clang" if "clang" in out.lower() else "g++"
+    kind = "clang" if compiler_kind(out) == "clang" else "g++"
     version = parse_version(_first_line(out)) or parse_version(out)
     if version is None:
         return f"{path}: cannot read a version from '{_first_line(out)}'"
@@ -177,29 +149,19 @@ def _build_and_run(e: _Env, cxx: str, source: str, flags: list[str], expect: str
     return True, ""
 
 
-def find_compiler(env: Mapping[str, str] | None = None) -> Compiler | None:
-    """The C++ compiler the sim backend would use: $CXX, else g++, clang++, c++ on PATH (first usable)."""
-    e = _Env(os.environ if env is None else env)
-    for path, source in _candidates(e):
-        c = _identify(e, path, source)
-        if isinstance(c, Compiler) and c.version[:2] >= (MIN_CLANG if c.kind == "clang" else MIN_GCC):
-            return c
-    return None
-
-
 def check_compiler(e: _Env) -> tuple[Check, Compiler | None]:
     name = "C++17 compiler"
-    fix_install = ("install g++ 9 or newer (Debian/Ubuntu: sudo apt-get install g++; an older distribution: "
-                   "sudo apt-get install g++-11 and export CXX=g++-11), or clang 7 or newer")
+    fix_install = (f"install g++ {MIN_GCC} or newer (Debian/Ubuntu: sudo apt-get install g++; an older distribution: "
+                   f"sudo apt-get install g++-11 and export CXX=g++-11), or clang {MIN_CLANG} or newer")
     problems: list[str] = []
-    for path, source in _candidates(e):
+    for path, source in compiler_candidates(e.env):
         c = _identify(e, path, source)
         if isinstance(c, str):
             problems.append(c)
             continue
-        need = MIN_CLANG if c.kind == "clang" else MIN_GCC
-        if c.version[:2] < need:
-            problems.append(f"{c.label} is too old (needs {c.kind} {_v(need)} or newer for C++17)")
+        need = min_version(c.kind)
+        if c.version[0] < need:
+            problems.append(f"{c.label} is too old (needs {c.kind} {need} or newer for C++17)")
             continue
         ok, why = _build_and_run(e, c.path, _CXX17_PROGRAM, ["-std=c++17"], "c++17 ok")
         if not ok:

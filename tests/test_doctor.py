@@ -143,11 +143,23 @@ def test_compiler_with_only_cann_missing_is_sim_ready(tmp_path):
     assert sim_ready(checks) and "NPU builds" in c["CANN toolkit version"].blocks
 
 
+def test_doctor_and_build_share_compiler_discovery(tmp_path):
+    # clang 9 is too old for the simulator's headers: doctor says so with the build's own minimum,
+    # and both walk the same candidates ($CXX first, one binary listed once).
+    from opkit.build.toolchain import MIN_CLANG, compiler_candidates
+
+    clang = fake_cxx(tmp_path / "bin", "clang++", version="clang version 9.0.1")
+    c = by_name(diagnose({"PATH": str(tmp_path / "bin")}))["C++17 compiler"]
+    assert c.ok is False and f"needs clang {MIN_CLANG} or newer" in c.found
+    env = {"PATH": str(tmp_path / "bin"), "CXX": f"{clang} -O2"}
+    assert compiler_candidates(env) == [(str(clang), "$CXX")]
+
+
 def test_old_gcc_is_refused_and_a_newer_cxx_is_used(tmp_path):
     bin_dir = tmp_path / "bin"
     fake_cxx(bin_dir, "g++", version="g++ (GCC) 8.5.0 20210514 (Red Hat 8.5.0-4)")
     c = by_name(diagnose({"PATH": str(bin_dir)}))["C++17 compiler"]
-    assert c.ok is False and "g++ 8.5.0" in c.found and "too old (needs g++ 9.0 or newer" in c.found
+    assert c.ok is False and "g++ 8.5.0" in c.found and "too old (needs g++ 9 or newer" in c.found
     assert "g++-11" in c.fix
     newer = fake_cxx(tmp_path / "other", "g++-12", version="g++-12 (Debian 12.2.0-14) 12.2.0")
     c = by_name(diagnose({"PATH": str(bin_dir), "CXX": str(newer)}))["C++17 compiler"]

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from opkit.errors import OpkitError
 
+# The oldest compilers with the C++17 the simulator's headers use (major versions).
 MIN_GCC = 9
 MIN_CLANG = 10
+CANDIDATE_NAMES = ("g++", "clang++", "c++")  # looked up on PATH after $CXX, in this order
 
 
 class BuildError(OpkitError):
@@ -33,15 +37,60 @@ class Compiler:
         return f"{self.kind} {'.'.join(map(str, self.version))} ({self.path})"
 
 
+def parse_version(text: str) -> tuple[int, ...] | None:
+    """The first dotted version number in ``text`` (``g++ (GCC) 11.4.0`` -> (11, 4, 0))."""
+    m = re.search(r"(?<![\w.])(\d+)\.(\d+)(?:\.(\d+))?", text)
+    if not m:
+        return None
+    return tuple(int(g) for g in m.groups() if g is not None)
+
+
+def compiler_kind(version_output: str) -> str:
+    return "clang" if "clang" in version_output.lower() else "gcc"
+
+
+def min_version(kind: str) -> int:
+    """The oldest usable major version of a compiler kind (``gcc`` or ``clang``)."""
+    return MIN_CLANG if kind == "clang" else MIN_GCC
+
+
+def compiler_candidates(env: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(path, where from) of every compiler to try, in order: $CXX, then g++, clang++, c++ on PATH.
+
+    A name the environment's PATH does not resolve is left out; duplicates (one binary under two
+    names) are listed once. ``where from`` is ``$CXX`` or ``PATH``.
+    """
+    search = env.get("PATH", "")
+
+    def which(name: str) -> str | None:
+        if os.sep in name:
+            return name if os.path.isfile(name) and os.access(name, os.X_OK) else None
+        return shutil.which(name, path=search) if search else None
+
+    out: list[tuple[str, str]] = []
+    cxx = env.get("CXX", "").strip()
+    if cxx:
+        try:
+            first = shlex.split(cxx)[0]
+        except (ValueError, IndexError):
+            first = cxx
+        path = which(first)
+        if path:
+            out.append((path, "$CXX"))
+    for name in CANDIDATE_NAMES:
+        path = which(name)
+        if path and all(os.path.realpath(path) != os.path.realpath(p) for p, _ in out):
+            out.append((path, "PATH"))
+    return out
+
+
 def _version(path: str) -> tuple[str, tuple[int, ...]]:
     try:
         out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise BuildError(f"{path}: cannot run the C++ compiler ({exc})") from None
-    kind = "clang" if "clang" in out.lower() else "gcc"
-    m = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", out)
-    version = tuple(int(x) for x in m.groups() if x is not None) if m else (0,)
-    return kind, version
+    first = next((line for line in out.splitlines() if line.strip()), "")
+    return compiler_kind(out), parse_version(first) or parse_version(out) or (0,)
 
 
 def _cpu_flags() -> set[str]:
@@ -98,29 +147,31 @@ def _probe_f16c(path: str) -> bool:
 
 @lru_cache(maxsize=4)
 def find_compiler(explicit: str | None = None) -> Compiler:
-    """The compiler opkit builds with: ``explicit``, else $CXX, else g++, else clang++."""
-    candidates = [explicit] if explicit else [os.environ.get("CXX"), "g++", "clang++", "c++"]
-    for cand in candidates:
-        if not cand:
-            continue
-        path = shutil.which(cand)
-        if path is None:
-            if explicit or cand == os.environ.get("CXX"):
-                raise BuildError(f"C++ compiler '{cand}' not found (set CXX to a g++ >= {MIN_GCC} or clang++ "
-                                 f">= {MIN_CLANG}, or install one: apt-get install g++)")
-            continue
+    """The compiler opkit builds with: ``explicit``, else $CXX, else g++, clang++, c++ on PATH."""
+    cxx = os.environ.get("CXX", "").strip()
+    wanted = explicit or cxx
+    if explicit:
+        candidates = compiler_candidates({"PATH": os.environ.get("PATH", ""), "CXX": explicit})[:1]
+    else:
+        candidates = compiler_candidates(os.environ)
+    if wanted and not any(source == "$CXX" for _, source in candidates):
+        raise BuildError(f"C++ compiler '{wanted}' not found (set CXX to a g++ >= {MIN_GCC} or clang++ "
+                         f">= {MIN_CLANG}, or install one: apt-get install g++)")
+    for path, source in candidates:
         kind, version = _version(path)
-        need = MIN_GCC if kind == "gcc" else MIN_CLANG
+        need = min_version(kind)
         if version[0] < need:
-            raise BuildError(f"{path} is {kind} {'.'.join(map(str, version))}; opkit needs {kind} >= {need} "
-                             "for C++17 (set CXX to a newer compiler)")
+            if source == "$CXX":
+                raise BuildError(f"{path} is {kind} {'.'.join(map(str, version))}; opkit needs {kind} >= {need} "
+                                 "for C++17 (set CXX to a newer compiler)")
+            continue
         features: list[str] = []
         machine = os.uname().machine
         if machine in ("x86_64", "i686") and "f16c" in _cpu_flags() and _probe_f16c(path):
             features += ["-mf16c", "-mavx"]
         return Compiler(path, kind, version, tuple(features))
-    raise BuildError(f"no C++ compiler found: install g++ (>= {MIN_GCC}) or clang++ (>= {MIN_CLANG}), or set "
-                     "CXX; `opkit doctor` shows what is missing")
+    raise BuildError(f"no usable C++ compiler found: install g++ (>= {MIN_GCC}) or clang++ (>= {MIN_CLANG}), or "
+                     "set CXX; `opkit doctor` shows what is missing")
 
 
 _DIAG = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?P<col>\d+): (?P<kind>fatal error|error|warning|note): "
