@@ -149,14 +149,18 @@ def run_on_data(spec: Spec, runner: Runner, chip: str, out: Path, *, case_name: 
         assert inputs_npz is not None
         case, col, inputs = case_from_npz(spec, inputs_npz, dtype, attrs, notice)
     result = runner.run(spec, case, col, chip, inputs)
-    tensors = dict(result.outputs)
+    # A conditional output whose condition does not hold is not part of the result (design §9), even
+    # though the harness allocated it.
+    produced = {o.name for o in spec.produced_outputs(case.attrs)}
+    outputs = {k: v for k, v in result.outputs.items() if k in produced}
+    tensors = dict(outputs)
     dtypes = {o.name: o.dtypes[col] for o in spec.outputs}
     if case_name is not None:
         tensors.update({k: v for k, v in inputs.items() if v is not None and not isinstance(v, list)})
         dtypes.update({p.name: p.dtypes[col] for p in spec.inputs})
-    clash = set(result.outputs) & {p.name for p in spec.inputs}
+    clash = set(outputs) & {p.name for p in spec.inputs}
     if clash:  # pragma: no cover - the spec loader refuses shared names
         raise OpkitError(f"names shared by inputs and outputs: {clash}")
     out.parent.mkdir(parents=True, exist_ok=True)
     data_io.save(out, tensors, dtypes)
-    return RunSummary(out, col, chip, {k: tuple(v.shape) for k, v in result.outputs.items()}, result.info)
+    return RunSummary(out, col, chip, {k: tuple(v.shape) for k, v in outputs.items()}, result.info)

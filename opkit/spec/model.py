@@ -152,6 +152,12 @@ class Spec:
                 return c
         raise KeyError(name)
 
+    def produced_outputs(self, attrs: dict[str, Any]) -> list[Param]:
+        """The outputs a call with these attrs produces: a conditional output only when its ``when`` holds
+        (attrs not given take their defaults)."""
+        full = {a.name: a.default for a in self.attrs} | dict(attrs)
+        return [o for o in self.outputs if o.when is None or o.when.holds(full)]
+
     def target(self, chip: str) -> tuple[str, SocTarget]:
         """The chip's full name (a chip or an OpDef key is accepted) and the SoC entry of this spec it
         belongs to; a UsageError when the chip is unknown or the op does not target its SoC."""
