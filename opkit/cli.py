@@ -259,7 +259,8 @@ def verify(
     tags: Annotated[list[str] | None, typer.Option("--tags", help="Only cases with this tag (repeatable).")] = None,
     keyword: Annotated[str | None, typer.Option("-k", help="Only cases whose name contains this (or matches "
                                                    "this glob).")] = None,
-    dtype: Annotated[str | None, typer.Option("--dtype", help="Only dtype columns with this dtype.")] = None,
+    dtype: Annotated[str | None, typer.Option("--dtype", help="Only dtype columns whose first tensor has "
+                                                  "this dtype.")] = None,
     full: Annotated[bool, typer.Option("--full", help="Also the large cases tagged 'full'.")] = False,
     profile: Annotated[str | None, typer.Option("--profile", help="Precision profile for every case "
                                                    "(default: op.yaml's, else mixed).")] = None,
@@ -278,7 +279,7 @@ def verify(
 
     from opkit.verify.pipeline import Selection
     from opkit.verify.profiles import PROFILES
-    from opkit.verify.report import table
+    from opkit.verify.report import table, thresholds_lines
     from opkit.verify.session import VerifyOptions, verify_packages
 
     if profile is not None and profile not in PROFILES:
@@ -302,6 +303,8 @@ def verify(
 
         raise UsageError("no case matched the selection (check --tags, -k, --dtype and --soc)")
     out.print(table(outcome.results))
+    for line in thresholds_lines(outcome.results):
+        out.print(f"  thresholds: {escape(line)}")
     if perf:
         out.print("times, bounds and efficiencies above are modelled from the simulator's traces, not measured on "
                   "an NPU (steady state: without the kernel start-up cost)")

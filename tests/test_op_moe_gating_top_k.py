@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from opkit.spec import load
+from opkit.verify.compare import compare
 from opkit.verify.golden import custom_generators, run_golden
 from opkit.verify.inputs import make_inputs
 
@@ -286,12 +287,18 @@ def _actual(scores, idx, attrs):
     return {"y": y, "expert_idx": idx.astype(np.int32)}
 
 
-def _compare(scores, actual_idx, attrs, **kw):
+def _check(dtype="float32"):
+    """opkit's check for y: the mixed profile in y's dtype, as verify applies it."""
+    return lambda name, actual, expected: compare(name, np.asarray(actual), np.asarray(expected), dtype)
+
+
+def _compare(scores, actual_idx, attrs, dtype="float32", **kw):
     scores = np.asarray(scores, dtype=np.float32)
     golden = _routing(scores, attrs)
     actual = _actual(scores, actual_idx, attrs)
     actual.update(kw.pop("override", {}))
-    return G.compare_routing(actual, golden, scores, scores, attrs, **kw)
+    rep = G.check_routing(actual, golden, scores, scores, attrs, _check(dtype), **kw)
+    return rep["passed"], rep
 
 
 K3 = {"k": 3, "norm_type": 1}
@@ -300,7 +307,7 @@ ROW = [[0.9, 0.8, 0.5, 0.5 + 3e-7, 0.1, 0.7]]
 
 def test_compare_identical_routing_passes_exactly():
     ok, rep = _compare(ROW, [[0, 1, 5]], K3)
-    assert ok and rep["exact_rows"] == 1 and not rep["near_ties"]
+    assert ok and rep["counts"]["exact_rows"] == 1 and rep["counts"]["near_ties"] == 0
 
 
 def test_compare_accepts_a_swap_inside_the_k_boundary_cluster():
@@ -309,24 +316,24 @@ def test_compare_accepts_a_swap_inside_the_k_boundary_cluster():
     assert golden == [[0, 1, 5, 3]]
     ok, rep = _compare(ROW, [[0, 1, 5, 2]], attrs)
     assert ok, rep
-    assert rep["near_ties"][0]["kinds"] == ["k-boundary"]
+    assert rep["details"]["near_ties"][0]["kinds"] == ["k-boundary"]
 
 
 def test_compare_rejects_a_swap_outside_the_cluster():
     attrs = {"k": 4, "norm_type": 1}
     ok, rep = _compare(ROW, [[0, 1, 5, 4]], attrs)
-    assert not ok and "outside the near-tie cluster" in rep["failures"][0]["reason"]
+    assert not ok and "outside the near-tie cluster" in rep["failures"][0]
     ok, rep = _compare(ROW, [[0, 1, 2, 3]], attrs)  # left out expert 5 (0.7), clearly above the boundary
-    assert not ok and "clearly above" in rep["failures"][0]["reason"]
+    assert not ok and "clearly above" in rep["failures"][0]
 
 
 def test_compare_order_inside_the_top_k():
     row = [[0.9, 0.6 + 2e-7, 0.6, 0.1]]
     attrs = {"k": 3, "norm_type": 1}
     ok, rep = _compare(row, [[0, 2, 1]], attrs)  # near-equal pair swapped: accepted, reported
-    assert ok and rep["near_ties"][0]["kinds"] == ["order"]
+    assert ok and rep["details"]["near_ties"][0]["kinds"] == ["order"]
     ok, rep = _compare(row, [[1, 0, 2]], attrs)  # 0.6 before 0.9: rejected
-    assert not ok and "not descending" in rep["failures"][0]["reason"]
+    assert not ok and "not descending" in rep["failures"][0]
 
 
 def test_compare_exact_ties_must_follow_the_lower_index_rule():
@@ -334,9 +341,9 @@ def test_compare_exact_ties_must_follow_the_lower_index_rule():
     attrs = {"k": 3, "norm_type": 1}
     assert _routing(row, attrs)["expert_idx"].tolist() == [[0, 2, 1]]
     ok, rep = _compare(row, [[0, 2, 3]], attrs)  # chose 3 over 1 with the same score
-    assert not ok and "tie rule" in rep["failures"][0]["reason"]
+    assert not ok and "tie rule" in rep["failures"][0]
     ok, rep = _compare([[0.9, 0.7, 0.7, 0.1]], [[0, 2, 1]], attrs)  # equal pair in the wrong order
-    assert not ok and "tie rule" in rep["failures"][0]["reason"]
+    assert not ok and "tie rule" in rep["failures"][0]
 
 
 def test_compare_group_boundary_near_tie():
@@ -345,20 +352,21 @@ def test_compare_group_boundary_near_tie():
     assert _routing(row, attrs)["expert_idx"].tolist() == [[0, 4]]
     ok, rep = _compare(row, [[0, 2]], attrs)  # group 1 instead of the near-equal group 2
     assert ok, rep
-    assert "group-boundary" in rep["near_ties"][0]["kinds"]
+    assert "group-boundary" in rep["details"]["near_ties"][0]["kinds"]
     ok, rep = _compare(row, [[0, 6]], attrs)  # group 3 is clearly out
-    assert not ok and rep["failures"][0]["reason"].startswith("group boundary")
+    assert not ok and rep["failures"][0].startswith("row 0: group boundary")
     ok, rep = _compare(row, [[0, 5]], attrs)  # expert 5 is in a kept group but far below expert 4
     assert not ok
 
 
 def test_compare_rejects_wrong_weights_and_bad_indices():
     ok, rep = _compare(ROW, [[0, 1, 5]], K3, override={"y": np.array([[0.5, 0.3, 0.2]])})
-    assert not ok and "weight of expert" in rep["failures"][0]["reason"]
+    # the indices are right, the weights are not: the hook fails on y, judged by the profile
+    assert not ok and not rep["failures"] and "y:" in rep["summary"] and "elements match" in rep["summary"]
     ok, rep = _compare(ROW, [[0, 0, 5]], K3)
-    assert not ok and "repeats" in rep["failures"][0]["reason"]
+    assert not ok and "repeats" in rep["failures"][0]
     ok, rep = _compare(ROW, [[0, 1, 4]], K3, override={"expert_idx": np.array([[0, 1, 9]], dtype=np.int32)})
-    assert not ok and "outside [0, 6)" in rep["failures"][0]["reason"]
+    assert not ok and "outside [0, 6)" in rep["failures"][0]
 
 
 def test_compare_weights_aligned_by_expert_index():
@@ -383,8 +391,8 @@ def test_compare_on_the_deepseek_golden_with_float32_noise():
     noisy_sel = (sel * (1 + rng.uniform(-4, 4, size=sel.shape) * 2.0**-24)).astype(np.float32)
     idx = G.select_experts(noisy_sel, 8, 4, 8, 1)
     actual = {"expert_idx": idx, "y": G.routing_weights(norm, idx, 1, 2.5, 1e-20).astype(np.float16)}
-    ok, rep = G.compare_routing(actual, golden, sel, norm, {**DEEPSEEK}, dtype="float16")
-    assert ok, rep["failures"][:3]
+    rep = G.check_routing(actual, golden, sel, norm, {**DEEPSEEK}, _check("float16"))
+    assert rep["passed"], rep["failures"][:3]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -425,7 +433,7 @@ def test_compare_nan_rows_must_match_exactly():
     ok, rep = _compare(row, [[1, 0]], attrs)
     assert ok, rep
     ok, rep = _compare(row, [[0, 1]], attrs)
-    assert not ok and "NaN" in rep["failures"][0]["reason"]
+    assert not ok and "NaN" in rep["failures"][0]
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -445,7 +453,7 @@ def test_compare_near_tie_width_scales_with_the_row():
     ok, rep = _compare(row, [[0, 1, 3]], attrs)
     assert not ok  # default width: 2^-16 * 2e-3 = 3e-8
     ok, rep = _compare(row, [[0, 1, 3]], attrs, tol=1e-5)  # an explicit absolute width accepts it
-    assert ok and rep["near_ties"][0]["kinds"] == ["k-boundary"]
+    assert ok and rep["details"]["near_ties"][0]["kinds"] == ["k-boundary"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -626,8 +634,8 @@ def test_case_on_the_simulator(case, harnesses, tmp_path):
         x64 = np.asarray(inputs["x"]).astype(np.float64)
         b64 = None if inputs["bias"] is None else np.asarray(inputs["bias"]).astype(np.float64)
         norm, sel = G.routing_scores(x64, b64, c.attrs["norm_type"])
-        ok, rep = G.compare_routing(outs, golden, sel, norm, c.attrs, dtype=dtype)
-        assert ok, f"{case} {dtype} (tiling key {result['tiling_key']}): {rep['summary']}; {rep['failures'][:3]}"
+        rep = G.check_routing(outs, golden, sel, norm, c.attrs, _check(dtype))
+        assert rep["passed"], f"{case} {dtype} (tiling key {result['tiling_key']}): {rep['summary']}; {rep['failures'][:3]}"
         if c.attrs["out_flag"]:
             np.testing.assert_allclose(outs["out"], golden["out"], rtol=1e-5, atol=1e-6, equal_nan=True)
 

@@ -11,7 +11,7 @@ from typing import Any
 from opkit import naming, soc
 from opkit.dtypes import DTYPES
 from opkit.errors import SpecError
-from opkit.spec.model import Attr, Case, Condition, Param, PerfCase, SocTarget, Spec
+from opkit.spec.model import Attr, Case, CompareHook, Condition, DimLimit, Param, PerfCase, SocTarget, Spec
 from opkit.spec.schema import schema_problems
 from opkit.spec.yamlio import Document, format_path, load_file, load_text
 
@@ -151,7 +151,13 @@ def _bind_shape(sym: tuple, shape: list[int], bound: dict[str, Any]) -> str | No
     return None
 
 
-def _golden_problem(spec_dir: Path, file: str, func: str) -> str | None:
+def _golden_problem(spec_dir: Path, file: str, func: str, passes: set[str] | None = None) -> str | None:
+    """Why ``file`` (in the package) does not define ``func``; None when it does.
+
+    With ``passes``, the keyword arguments the function will be called with: each must be one of
+    its parameters (unless it takes ``**kwargs``) and each parameter without a default must be among
+    them.
+    """
     target = (spec_dir / file).resolve()
     try:
         target.relative_to(spec_dir.resolve())
@@ -163,10 +169,109 @@ def _golden_problem(spec_dir: Path, file: str, func: str) -> str | None:
         tree = ast.parse(target.read_text(encoding="utf-8"), filename=str(target))
     except SyntaxError as exc:
         return f"golden file '{file}' does not parse: line {exc.lineno}: {exc.msg}"
-    names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    if func not in names:
-        return f"golden file '{file}' defines no function '{func}' (it defines: {', '.join(sorted(names)) or 'none'})"
+    defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if func not in defs:
+        return f"golden file '{file}' defines no function '{func}' (it defines: {', '.join(sorted(defs)) or 'none'})"
+    if passes is None:
+        return None
+    args = defs[func].args
+    if args.posonlyargs or args.vararg:
+        return f"{file}:{defs[func].lineno}: {func}() is called with keyword arguments only; drop its '/' or '*args'"
+    named = args.args + args.kwonlyargs
+    defaults = [None] * (len(args.args) - len(args.defaults)) + list(args.defaults) + list(args.kw_defaults)
+    params = {a.arg for a in named}
+    needed = [a.arg for a, d in zip(named, defaults, strict=True) if d is None]
+    unknown = sorted(passes - params) if args.kwarg is None else []
+    missing = [n for n in needed if n not in passes]
+    if unknown:
+        return (f"{file}:{defs[func].lineno}: {func}() has no parameter {', '.join(repr(n) for n in unknown)} "
+                f"(it takes {', '.join(a.arg for a in named) or 'none'}; add them or '**kwargs')")
+    if missing:
+        return (f"{file}:{defs[func].lineno}: {func}() needs {', '.join(repr(n) for n in missing)}, which verify "
+                f"does not pass (it passes {', '.join(sorted(passes))}); give them defaults or set them in 'options'")
     return None
+
+
+HOOK_ARGS = {"actual", "golden", "inputs", "attrs", "dtypes", "check"}
+
+
+def _compare_hook(c: _Checker, raw: dict[str, Any], path: tuple, base: CompareHook | None, outputs: list[Param],
+                  golden_file: str, spec_dir: Path | None) -> CompareHook | None:
+    """The hook of op.yaml's top-level ``compare`` (base None) or of a case's override of it."""
+    if raw is False:
+        return None
+    if raw is True:
+        c.err(path, "true is not a comparison hook: give a mapping ({function: NAME, ...}) or false to switch the "
+              "package's hook off for this case")
+        return base
+    if base is None and "function" not in raw:
+        c.err(path, "a case cannot adjust a comparison hook the package does not declare: give 'function'")
+        return None
+    function = raw.get("function", base.function if base else "")
+    names = [o.name for o in outputs]
+    if "outputs" in raw:
+        hooked = tuple(raw["outputs"])
+        for j, name in enumerate(hooked):
+            if name not in names:
+                c.err(path + ("outputs", j), f"'{name}' is not an output (outputs: {', '.join(names)})")
+        if len(set(hooked)) != len(hooked):
+            c.err(path + ("outputs",), f"lists an output twice: {list(hooked)}")
+    else:
+        hooked = base.outputs if base else tuple(names)
+    options = {**(base.options if base else {}), **raw.get("options", {})}
+    bad = sorted(k for k in options if k in HOOK_ARGS)
+    if bad:
+        c.err(path + ("options",), f"{', '.join(bad)}: verify passes these itself; choose other option names")
+    if spec_dir is not None and ("function" in raw or "options" in raw):
+        problem = _golden_problem(spec_dir, golden_file, function, HOOK_ARGS | set(options))
+        if problem:
+            c.err(path + ("function" if "function" in raw else "options",),
+                  "comparison hook: " + problem.replace("golden file", "file"))
+    return CompareHook(function, hooked, options, golden_file)
+
+
+def _dim_limits(c: _Checker, raw: dict[str, Any], params: list[Param]) -> dict[str, DimLimit]:
+    symbols: set[str] = set()
+    for prm in params:
+        for d in prm.shape or ():
+            if isinstance(d, str):
+                symbols.update(p[3:] if p.startswith("...") else p for p in d.split("|") if not p.isdigit())
+    limits = {}
+    for name, lim in raw.items():
+        path = ("dims", name)
+        if name not in symbols:
+            c.err(path, f"no tensor shape uses the symbol '{name}' (symbols: {', '.join(sorted(symbols)) or 'none'})")
+            continue
+        d = DimLimit(name, lim.get("min", 1), lim.get("max"), lim.get("multiple_of", 1), lim.get("sweep", True),
+                     lim.get("description", ""))
+        if d.max is not None and d.max < d.min:
+            c.err(path, f"max {d.max} is below min {d.min}")
+        limits[name] = d
+    return limits
+
+
+def shape_roles(sym: tuple, shape: list[int], bound: dict[str, Any]) -> list[tuple[str, int | None] | None]:
+    """For each dim of ``shape`` (which fits ``sym`` under ``bound``, the case's bound symbols): the
+    symbol it takes its size from — ``(S, None)``, or ``(R, i)`` for dim i of a ``...R`` group — or None
+    for a fixed size or a literal alternative (the ``1`` of ``B|1``)."""
+    rest = [i for i, s in enumerate(sym) if isinstance(s, str) and s.startswith("...")]
+    if rest:
+        r = rest[0]
+        n_rest = len(shape) - (len(sym) - 1)
+        head = shape_roles(sym[:r], list(shape[:r]), bound)
+        tail = shape_roles(sym[r + 1:], list(shape[r + n_rest:]), bound)
+        return [*head, *[(sym[r][3:], i) for i in range(n_rest)], *tail]
+    roles: list[tuple[str, int | None] | None] = []
+    for s, v in zip(sym, shape, strict=True):
+        if isinstance(s, int):
+            roles.append(None)
+            continue
+        parts = s.split("|")
+        if any(p.isdigit() and int(p) == v for p in parts):
+            roles.append(None)
+            continue
+        roles.append(next(((p, None) for p in parts if not p.isdigit() and bound.get(p) == v), None))
+    return roles
 
 
 def build(doc: Document, check_files: bool = True) -> Spec:
@@ -291,6 +396,10 @@ def build(doc: Document, check_files: bool = True) -> Spec:
         gp = _golden_problem(doc_dir(doc), golden_file, golden_func)
         if gp:
             c.err(("golden",), gp)
+    spec_dir = doc_dir(doc) if check_files else None
+    hook = _compare_hook(c, d["compare"], ("compare",), None, outputs, golden_file, spec_dir) \
+        if "compare" in d else None
+    limits = _dim_limits(c, d.get("dims", {}), params)
 
     cases: list[Case] = []
     by_input = {p.name: p for p in inputs}
@@ -320,6 +429,12 @@ def build(doc: Document, check_files: bool = True) -> Spec:
                     p = _bind_shape(prm.shape, one, {} if is_list else bound)
                     if p:
                         c.err(sub, f"shape {one} {p}")
+        for sym_name, value in bound.items():
+            lim = limits.get(sym_name.removeprefix("..."))
+            problem = next((p for v in (value if isinstance(value, tuple) else (value,))
+                            for p in [lim.problem(v) if lim else None] if p), None)
+            if problem:
+                c.err(path + ("shapes",), problem)
         for prm in inputs:
             if prm.param in ("required", "dynamic") and prm.name not in shapes:
                 c.err(path + ("shapes",), f"no shape for required input '{prm.name}'")
@@ -362,7 +477,10 @@ def build(doc: Document, check_files: bool = True) -> Spec:
             name=raw["name"], shapes=shapes, columns=columns, attrs=case_attrs,
             tags=tuple(raw.get("tags", [])), init=dict(raw.get("init", {})),
             special=dict(raw.get("special", {})), seed=raw.get("seed", 0),
-            precision=dict(raw.get("precision", {})), description=raw.get("description", ""), index=i))
+            precision=dict(raw.get("precision", {})), description=raw.get("description", ""), index=i,
+            compare=_compare_hook(c, raw["compare"], path + ("compare",), hook, outputs, golden_file, spec_dir)
+            if "compare" in raw else hook,
+            dims={k.removeprefix("..."): v for k, v in bound.items()}))
 
     perf = []
     chip_names = soc.chips()
@@ -384,7 +502,7 @@ def build(doc: Document, check_files: bool = True) -> Spec:
         path=Path(doc.file), name=name, op_type=op_type, family=d["family"], summary=d.get("summary", ""),
         socs=socs, kernel=d["kernel"], inputs=inputs, outputs=outputs, attrs=list(attrs.values()),
         golden_file=golden_file, golden_func=golden_func, cases=cases,
-        precision=dict(d.get("precision", {})), perf=perf, doc=doc, raw=d)
+        precision=dict(d.get("precision", {})), perf=perf, doc=doc, raw=d, compare=hook, dims=limits)
 
 
 def doc_dir(doc: Document) -> Path:

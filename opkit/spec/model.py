@@ -75,6 +75,45 @@ class SocTarget:
         return self.columns is None or column in self.columns
 
 
+@dataclass(frozen=True)
+class CompareHook:
+    """A comparison function of golden.py that judges some outputs instead of the elementwise profile.
+
+    verify calls ``function(actual=, golden=, inputs=, attrs=, dtypes=, check=, **options)`` once per
+    case run; ``check(output, actual, expected)`` applies the case's precision profile to arrays the
+    hook prepared. The contract is in docs/spec.md ("Comparison hooks").
+    """
+
+    function: str
+    outputs: tuple[str, ...]  # the outputs it judges; the others go through the profile
+    options: dict[str, Any] = field(default_factory=dict, hash=False)
+    file: str = "golden.py"  # the golden's file: hooks live beside the golden
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.function}"
+
+
+@dataclass(frozen=True)
+class DimLimit:
+    """What a shape symbol may be (op.yaml ``dims``): checked on every case; ``--sweep`` stays inside."""
+
+    name: str
+    min: int = 1
+    max: int | None = None
+    multiple_of: int = 1
+    sweep: bool = True
+    description: str = ""
+
+    def problem(self, value: int) -> str | None:
+        if value < self.min or (self.max is not None and value > self.max):
+            hi = "" if self.max is None else f", {self.max}"
+            return f"{self.name} = {value} is outside [{self.min}{hi or ', ...'}] (op.yaml dims.{self.name})"
+        if value % self.multiple_of:
+            return f"{self.name} = {value} is not a multiple of {self.multiple_of} (op.yaml dims.{self.name})"
+        return None
+
+
 @dataclass
 class Case:
     name: str
@@ -88,6 +127,9 @@ class Case:
     precision: dict[str, Any] = field(default_factory=dict)
     description: str = ""
     index: int = 0
+    compare: CompareHook | None = None  # the hook in effect for this case (op.yaml's, the case's, or none)
+    dims: dict[str, Any] = field(default_factory=dict)  # symbol -> bound value (a tuple for ...R)
+    base: str | None = None  # for a generated (--sweep) case: the case it was derived from
 
 
 @dataclass(frozen=True)
@@ -114,6 +156,8 @@ class Spec:
     precision: dict[str, Any]
     perf: list[PerfCase]
     doc: Document | None = None
+    compare: CompareHook | None = None
+    dims: dict[str, DimLimit] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -54,6 +54,24 @@ class OutputResult:
         return d
 
 
+@dataclass
+class HookResult:
+    """What a package's comparison hook (op.yaml ``compare``) decided for one case run."""
+
+    function: str  # file.py:function
+    outputs: list[str]  # the outputs it judged
+    passed: bool
+    summary: str
+    counts: dict[str, int] = field(default_factory=dict)  # e.g. near_ties
+    thresholds: dict[str, Any] = field(default_factory=dict)  # the hook's own (tolerances, rules)
+    failures: list[str] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 def _worst(actual: np.ndarray, golden: np.ndarray, abs_err: np.ndarray, rel: np.ndarray, bad: np.ndarray,
            shape: tuple[int, ...], k: int) -> list[Mismatch]:
     idx = np.flatnonzero(bad)

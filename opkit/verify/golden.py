@@ -15,6 +15,7 @@ import numpy as np
 from opkit.errors import OpkitError
 from opkit.golden import MARKER, ComputeNotImplemented
 from opkit.spec import Case, Spec
+from opkit.verify.compare import HookResult
 from opkit.verify.inputs import as_golden_input
 
 
@@ -109,6 +110,76 @@ def run_golden(spec: Spec, case: Case, inputs: dict[str, Any]) -> dict[str, np.n
         raise GoldenError(f"{path}: {spec.golden_func}() returned {sorted(result)}; expected the outputs "
                           f"{[o.name for o in produced]} for case '{case.name}'")
     return {o.name: np.asarray(result[o.name]) for o in produced}
+
+
+HOOK_KEYS = {"passed", "summary", "counts", "thresholds", "failures", "details"}
+
+
+def _plain(value: Any, where: str) -> Any:
+    """``value`` as plain JSON data (NumPy scalars and arrays converted); a GoldenError naming ``where``
+    when it holds anything else."""
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    if isinstance(value, (np.generic, np.ndarray)):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {str(k): _plain(v, f"{where}[{k!r}]") for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    raise GoldenError(f"{where} holds a {type(value).__name__}; use numbers, strings, lists and dicts")
+
+
+def run_compare_hook(spec: Spec, case: Case, inputs: dict[str, Any], golden: dict[str, np.ndarray],
+                     actual: dict[str, np.ndarray], column: int, check: Any) -> HookResult:
+    """Call the case's comparison hook (op.yaml ``compare``) and check what it returns.
+
+    The hook gets the kernel's outputs (device dtypes) and the golden's for the outputs it judges,
+    the inputs as the golden saw them, the attrs, the column's dtypes, ``check`` and its options.
+    """
+    hook = case.compare
+    assert hook is not None
+    path = spec.dir / hook.file
+    name = f"{hook.where}()"
+    fn = getattr(load_module(spec), hook.function, None)
+    if not callable(fn):
+        raise GoldenError(f"{path}: no comparison hook function '{hook.function}' (op.yaml compare.function)")
+    produced = [o for o in hook.outputs if o in golden]
+    try:
+        result = fn(actual={o: actual[o] for o in produced}, golden={o: golden[o] for o in produced},
+                    inputs={k: as_golden_input(v) for k, v in inputs.items()}, attrs=dict(case.attrs),
+                    dtypes=spec.column(column), check=check, **hook.options)
+    except OpkitError:
+        raise
+    except Exception as exc:
+        raise GoldenError(f"{path}: the comparison hook {name} failed on case '{case.name}': "
+                          f"{_where(exc, path)}") from None
+    expect = ("a dict with 'passed' (true or false) and optionally 'summary' (str), 'counts' ({str: int}), "
+              "'thresholds' (dict), 'failures' ([str]), 'details' (dict)")
+    if not isinstance(result, dict) or not isinstance(result.get("passed"), (bool, np.bool_)):
+        shown = type(result).__name__ if not isinstance(result, dict) else f"a dict with keys {sorted(result)}"
+        raise GoldenError(f"{path}: the comparison hook {name} must return {expect}; on case '{case.name}' it "
+                          f"returned {shown}")
+    unknown = sorted(set(result) - HOOK_KEYS)
+    counts = result.get("counts", {})
+    failures = result.get("failures", [])
+    problem = (f"unknown key(s) {unknown}" if unknown else
+               "'summary' is not a string" if not isinstance(result.get("summary", ""), str) else
+               "'counts' is not a {str: int} dict" if not isinstance(counts, dict) or not all(
+                   isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in counts.values())
+               else "'failures' is not a list of strings" if not isinstance(failures, list) or not all(
+                   isinstance(f, str) for f in failures)
+               else "'thresholds' is not a dict" if not isinstance(result.get("thresholds", {}), dict)
+               else "'details' is not a dict" if not isinstance(result.get("details", {}), dict) else None)
+    if problem:
+        raise GoldenError(f"{path}: the comparison hook {name} returned a dict whose {problem}; it must return "
+                          f"{expect}")
+    where = f"{path}: the comparison hook {name}'s result"
+    passed = bool(result["passed"])
+    return HookResult(hook.where, produced, passed,
+                      result.get("summary") or ("passed" if passed else "failed"),
+                      {str(k): int(v) for k, v in counts.items()},
+                      _plain(result.get("thresholds", {}), f"{where}['thresholds']"), list(failures),
+                      _plain(result.get("details", {}), f"{where}['details']"), _plain(hook.options, "options"))
 
 
 def run_reference(spec: Spec, case: Case, inputs: dict[str, Any], column: int) -> dict[str, np.ndarray]:

@@ -17,8 +17,15 @@ import numpy as np
 
 from opkit.errors import OpkitError
 from opkit.spec import Case, Spec
-from opkit.verify.compare import DEFAULT_PROFILE, compare
-from opkit.verify.golden import GoldenError, compute_not_implemented, custom_generators, run_golden, run_reference
+from opkit.verify.compare import DEFAULT_PROFILE, OutputResult, compare
+from opkit.verify.golden import (
+    GoldenError,
+    compute_not_implemented,
+    custom_generators,
+    run_compare_hook,
+    run_golden,
+    run_reference,
+)
 from opkit.verify.inputs import make_inputs
 from opkit.verify.report import ERROR, FAIL, PASS, CaseResult
 
@@ -39,7 +46,7 @@ class Selection:
     keyword: str | None = None  # -k: a substring or glob of the case name
     chips: list[str] = field(default_factory=list)  # chip names or OpDef keys (empty: each SoC's default chip,
     #                                                  first SoC only)
-    dtype: str | None = None  # only columns whose label contains this dtype
+    dtype: str | None = None  # only columns whose first tensor has this dtype (as a case's `dtype: NAME`)
     full: bool = False  # also cases tagged "full" (large; skipped by default unless --tags full)
 
 
@@ -66,7 +73,7 @@ def select(spec: Spec, sel: Selection) -> list[Job]:
         if sel.keyword and not (sel.keyword in case.name or fnmatch.fnmatch(case.name, sel.keyword)):
             continue
         for column in case.columns:
-            if sel.dtype and sel.dtype not in spec.column_label(column).split("-"):
+            if sel.dtype and spec.params[0].dtypes[column] != sel.dtype:
                 continue
             for chip, target in chips:
                 if target.supports(column):
@@ -82,6 +89,30 @@ def _precision(spec: Spec, case: Case, output: str, profile_override: str | None
     profile = profile_override or merged.pop("profile", DEFAULT_PROFILE)
     merged.pop("profile", None)
     return profile, merged
+
+
+def _checker(spec: Spec, case: Case, column: int, profile: str | None,
+             results: list[OutputResult]) -> Callable[[str, Any, Any], OutputResult]:
+    """The ``check`` a comparison hook gets: judge an output's (re-arranged) arrays by the case's profile
+    for that output; each judgement joins the case's results."""
+    hooked = case.compare.outputs if case.compare else ()
+    by_name = {o.name: o for o in spec.outputs}
+
+    def check(output: str, actual: Any, expected: Any) -> OutputResult:
+        if output not in hooked:
+            raise GoldenError(f"{spec.dir / spec.golden_file}: the comparison hook {case.compare.where}() called "
+                              f"check('{output}', ...); it judges {', '.join(hooked)} (op.yaml compare.outputs)")
+        prof, overrides = _precision(spec, case, output, profile)
+        try:
+            r = compare(output, np.asarray(actual), np.asarray(expected), by_name[output].dtypes[column], prof,
+                        overrides)
+        except (TypeError, ValueError) as exc:
+            raise GoldenError(f"{spec.dir / spec.golden_file}: the comparison hook {case.compare.where}() passed "
+                              f"check('{output}', ...) arrays it cannot compare: {exc}") from None
+        results.append(r)
+        return r
+
+    return check
 
 
 def model_perf(spec: Spec, case: Case, column: int, chip: str, trace_file: str) -> dict[str, Any]:
@@ -116,22 +147,30 @@ def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None,
         out = runner.run(spec, case, column, job.chip, inputs)
         results = []
         reference: dict[str, Any] | None = None
+        hooked = set(case.compare.outputs) if case.compare else set()
         for o in spec.outputs:
             if o.name not in golden:
                 continue  # a conditional output this case does not produce
             if o.name not in out.outputs:
                 raise OpkitError(f"the kernel run produced no output '{o.name}'")
+            if o.name in hooked:
+                continue  # judged by the comparison hook below
             prof, overrides = _precision(spec, case, o.name, profile)
             if prof == "ratio-vs-reference" and reference is None:
                 reference = run_reference(spec, case, inputs, column)
             ref = reference.get(o.name) if reference is not None else None
             results.append(compare(o.name, out.outputs[o.name], golden[o.name], o.dtypes[column], prof, overrides,
                                    reference=ref))
+        if case.compare:
+            res.compare = run_compare_hook(spec, case, inputs, golden, out.outputs, column,
+                                           _checker(spec, case, column, profile, results))
         res.outputs = results
         res.profile = ", ".join(sorted({r.thresholds.get("profile", "") for r in results} - {""})) or (profile or "")
         failed = [r for r in results if not r.passed]
-        res.status = FAIL if failed else PASS
-        res.message = "; ".join(f"{r.name}: {r.reason}" for r in failed)
+        hook_failed = res.compare is not None and not res.compare.passed
+        res.status = FAIL if failed or hook_failed else PASS
+        res.message = "; ".join(([f"{res.compare.function}: {res.compare.summary}"] if hook_failed else [])
+                                + [f"{r.name}: {r.reason}" for r in failed])
         res.trace = out.info.get("trace_file")
         if perf:
             if res.trace is None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from opkit.verify.compare import OutputResult
+from opkit.verify.compare import HookResult, OutputResult
 
 PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
 
@@ -29,6 +29,7 @@ class CaseResult:
     seconds: float = 0.0
     perf: dict[str, Any] = field(default_factory=dict)  # modelled figures, when computed
     trace: str | None = None  # the simulator's per-core, per-pipe trace of the run (JSON file)
+    compare: HookResult | None = None  # what the package's comparison hook decided
 
     @property
     def id(self) -> str:
@@ -52,6 +53,7 @@ class CaseResult:
             "shapes": self.shapes, "profile": self.profile, "status": self.status, "message": self.message,
             "seconds": round(self.seconds, 4), "perf": self.perf, "trace": self.trace,
             "outputs": [o.to_dict() for o in self.outputs],
+            "compare": self.compare.to_dict() if self.compare else None,
         }
 
 
@@ -114,6 +116,9 @@ def write_junit(results: list[CaseResult], path: Path, suite: str = "opkit.verif
                                time=f"{r.seconds:.3f}")
             detail = "\n".join(f"{o.name}: {o.reason} (profile {o.thresholds.get('profile', r.profile)}: "
                                f"{o.thresholds})" for o in r.outputs)
+            if r.compare:
+                detail += f"\n{', '.join(r.compare.outputs)} by {r.compare.function}: {r.compare.summary} " \
+                          f"{r.compare.counts} {r.compare.thresholds}"
             if r.status == FAIL:
                 ET.SubElement(tc, "failure", message=r.message[:500], type="precision").text = detail or r.message
             elif r.status == ERROR:
@@ -135,10 +140,15 @@ def table(results: list[CaseResult], title: str = "opkit verify") -> Any:
 
     many_ops = len({r.op for r in results}) > 1
     has_perf = any(r.perf.get("modelled_us") is not None for r in results)
+    has_hook = any(r.compare is not None for r in results)
+    has_nonfinite = any(o.nonfinite_mismatches for r in results for o in r.outputs)
     t = Table(title=title)
     cols = [("op", "left")] if many_ops else []
     cols += [("case", "left"), ("dtype", "left"), ("shape", "left"), ("profile", "left"),
-             ("max rel err", "right"), ("mean rel err", "right"), ("matched", "right"), ("verdict", "left")]
+             ("max rel err", "right"), ("mean rel err", "right"), ("matched", "right")]
+    cols += [("NaN/Inf diff", "right")] if has_nonfinite else []
+    cols += [("hook", "left")] if has_hook else []
+    cols += [("verdict", "left")]
     if has_perf:
         cols += [("modelled time", "right"), ("bound", "right"), ("efficiency", "right"),
                  ("steady-state eff.", "right")]
@@ -152,7 +162,12 @@ def table(results: list[CaseResult], title: str = "opkit verify") -> Any:
         has = bool(r.outputs) and r.status in (PASS, FAIL)
         row = [r.op] if many_ops else []
         row += [r.case, r.dtype, shape, r.profile, f"{r.worst_rel:.3g}" if has else "-",
-                f"{r.mean_rel:.3g}" if has else "-", f"{r.matched:.2%}" if has else "-", style.get(r.status, r.status)]
+                f"{r.mean_rel:.3g}" if has else "-", f"{r.matched:.2%}" if has else "-"]
+        if has_nonfinite:
+            row.append(str(sum(o.nonfinite_mismatches for o in r.outputs)) if has else "-")
+        if has_hook:
+            row.append(r.compare.summary if r.compare else "-")
+        row.append(style.get(r.status, r.status))
         if has_perf:
             perf_t, bound = r.perf.get("modelled_us"), r.perf.get("bound_us")
             eff, eff_s = r.perf.get("efficiency"), r.perf.get("efficiency_steady")
@@ -161,3 +176,26 @@ def table(results: list[CaseResult], title: str = "opkit verify") -> Any:
                     f"{eff:.0%}" if eff is not None else "-", f"{eff_s:.0%}" if eff_s is not None else "-"]
         t.add_row(*row)
     return t
+
+
+def thresholds_lines(results: list[CaseResult]) -> list[str]:
+    """One line per distinct profile and thresholds applied (and per comparison hook), for under the table."""
+    lines: list[str] = []
+    for r in results:
+        for o in r.outputs:
+            th = dict(o.thresholds)
+            name = th.pop("profile", r.profile)
+            line = f"{name} ({o.dtype}): " + (", ".join(f"{k}={_fmt(v)}" for k, v in th.items()) or "defaults")
+            if line not in lines:
+                lines.append(line)
+        if r.compare:
+            c = r.compare
+            line = f"{c.function} ({', '.join(c.outputs)}): " + ", ".join(
+                f"{k}={_fmt(v)}" for k, v in {**c.thresholds, **c.options}.items())
+            if line not in lines:
+                lines.append(line)
+    return lines
+
+
+def _fmt(v: Any) -> str:
+    return f"{v:.6g}" if isinstance(v, float) else str(v)

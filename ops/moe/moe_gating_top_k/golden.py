@@ -295,10 +295,10 @@ def unfused_chain(shapes, dtypes, attrs):
 
 
 # ---------------------------------------------------------------------------------------------
-# the routing comparison (to be called by verify for this family)
+# the routing comparison (op.yaml: compare: {function: compare_routing, outputs: [y, expert_idx]})
 # ---------------------------------------------------------------------------------------------
-WEIGHT_TOL = {"float16": 2.0**-10, "bfloat16": 2.0**-7, "float32": 2.0**-13}
 SCORE_RTOL = 2.0**-16  # near-tie width relative to the row's largest |score|: 128 float32 ulps of it
+MAX_LISTED = 20  # near-tie rows and failures listed in the report (all are counted)
 
 
 def _near_tie_choice(values: np.ndarray, candidates: np.ndarray, count: int, chosen: set[int],
@@ -340,13 +340,23 @@ def _near_tie_choice(values: np.ndarray, candidates: np.ndarray, count: int, cho
     return None, chosen != golden_pick
 
 
-def compare_routing(actual: dict, golden: dict, scores: np.ndarray, norm: np.ndarray, attrs: dict, *,
-                    dtype: str = "float32", tol: float | None = None, rtol: float = SCORE_RTOL,
-                    weight_tol: float | None = None) -> tuple[bool, dict]:
+def compare_routing(actual, golden, inputs, attrs, dtypes, check, tol=None, rtol=SCORE_RTOL):
+    """opkit verify's comparison hook for y and expert_idx (see ``check_routing``).
+
+    The float32 selection scores and norm are recomputed from the inputs the kernel received, as the
+    golden computes them.
+    """
+    norm, sel = routing_scores(inputs["x"], inputs.get("bias"), int(attrs.get("norm_type", 0)))
+    return check_routing(actual, golden, sel, norm, attrs, check, tol=tol, rtol=rtol)
+
+
+def check_routing(actual: dict, golden: dict, scores: np.ndarray, norm: np.ndarray, attrs: dict, check, *,
+                  tol: float | None = None, rtol: float = SCORE_RTOL) -> dict:
     """Compare a kernel's routing with the golden, tolerating choices inside near-tie clusters.
 
     actual, golden: {"y": [T, k], "expert_idx": [T, k]}; scores, norm: the float32 [T, E]
-    selection scores and norm from ``routing_scores``; attrs: the case's attrs.
+    selection scores and norm from ``routing_scores``; attrs: the case's attrs; check: opkit's
+    ``check(output, actual, expected)``, which judges an array by the case's precision profile.
 
     Per row:
     - expert_idx entries must be distinct experts in [0, E);
@@ -356,16 +366,18 @@ def compare_routing(actual: dict, golden: dict, scores: np.ndarray, norm: np.nda
       are all chosen, the others come from the near-tie cluster around it (|s - s_k| <= tol);
     - the order is descending up to tol; exact ties (equal float32 scores) always follow the
       lower-index rule, at the boundary and inside the top k;
-    - y is compared with the weights of the experts the kernel chose (aligned by expert index),
-      |a - w| <= weight_tol * (1 + |w|), weight_tol by y's dtype.
-    A row that differs from the golden but passes is reported as a near-tie. Returns (ok, report).
+    - rows whose scores hold a NaN must carry the golden's indices exactly.
+    A row that differs from the golden but passes is a near-tie (counted by kind). Then y is judged
+    by the profile against the weights of the experts the kernel chose, in the kernel's order
+    (aligned by expert index; for a row equal to the golden's these are the golden's y).
 
     tol is the near-tie width on the scores: absolute when given, else rtol times the row's
     largest finite |score| (so that softmax rows of many small probabilities get a width to their
     scale, and sigmoid + bias rows one of about 1.5e-5).
+
+    Returns the hook's verdict: {"passed", "summary", "counts", "thresholds", "failures", "details"}.
     """
     a_idx = np.asarray(actual["expert_idx"]).astype(np.int64)
-    a_y = np.asarray(actual["y"], dtype=np.float64)
     g_idx = np.asarray(golden["expert_idx"]).astype(np.int64)
     scores = np.asarray(scores, dtype=F32)
     norm = np.asarray(norm, dtype=F32)
@@ -374,90 +386,84 @@ def compare_routing(actual: dict, golden: dict, scores: np.ndarray, norm: np.nda
     g = int(attrs.get("group_count", 1))
     kg = int(attrs.get("k_group", 1))
     mode = int(attrs.get("group_select_mode", 0))
-    wtol = WEIGHT_TOL[dtype] if weight_tol is None else weight_tol
-    score_tol = tol if tol is not None else f"{rtol:g} * max|score| per row"
-    report: dict[str, Any] = {"rows": t, "k": k, "score_tol": score_tol, "weight_tol": wtol, "exact_rows": 0,
-                              "near_ties": [], "failures": [], "max_weight_err": 0.0}
-    if a_idx.shape != (t, k) or a_y.shape != (t, k):
-        report["failures"].append({"row": None, "reason": f"shapes {list(a_idx.shape)} / {list(a_y.shape)} "
-                                                          f"differ from [{t}, {k}]"})
-        return False, report
+    thresholds = {"score_tol": tol if tol is not None else f"{rtol:.6g} * max|score| of the row",
+                  "exact_ties": "lower index first"}
+    if a_idx.shape != (t, k):
+        return {"passed": False, "summary": f"expert_idx has shape {list(a_idx.shape)}, expected [{t}, {k}]",
+                "counts": {"rows": t}, "thresholds": thresholds, "failures": [], "details": {}}
     grouped = grouping_active(e, g, kg)
     gs_all = group_scores(scores, g, mode) if grouped else None
     per = e // g
+    failures: list[str] = []
+    near_ties: list[dict] = []
+    kinds_count = {"k-boundary": 0, "order": 0, "group-boundary": 0}
+    exact_rows = 0
+    expected_y = np.array(golden["y"], dtype=np.float64)  # replaced row by row with the aligned weights
     for r in range(t):
-        row = a_idx[r]
-        fails = report["failures"]
-        if row.min() < 0 or row.max() >= e or len(set(row.tolist())) != k:
-            fails.append({"row": r, "reason": f"expert_idx {row.tolist()} has entries outside [0, {e}) or repeats"})
-            continue
-        chosen = set(row.tolist())
-        kinds = []
-        mags = np.abs(scores[r][np.isfinite(scores[r])])
-        row_tol = tol if tol is not None else rtol * (float(mags.max()) if mags.size else 0.0)
-        if np.isnan(scores[r]).any():
-            # NaN scores: no near-tie reasoning; the sort order of NaN is taken from the
-            # simulator's table, so the indices must be the golden's.
-            if not np.array_equal(row, g_idx[r]):
-                fails.append({"row": r, "reason": f"NaN in the scores: expert_idx {row.tolist()} must equal the "
-                                                  f"golden's {g_idx[r].tolist()}"})
-                continue
-        candidates = np.arange(e)
-        nan_row = bool(np.isnan(scores[r]).any())
-        if grouped and not nan_row:
-            gs = gs_all[r]
-            gtol = row_tol * (2 if mode == 1 else 1)
-            used = {i // per for i in chosen}
-            groups_problem, near = _group_check(gs, used, kg, gtol)
-            if groups_problem:
-                fails.append({"row": r, "reason": "group boundary: " + groups_problem})
-                continue
-            if near:
-                kinds.append("group-boundary")
-            allowed = _allowed_groups(gs, used, kg, gtol, scores[r], per)
-            candidates = np.concatenate([np.arange(q * per, (q + 1) * per) for q in sorted(allowed)])
-        problem, near = (None, False) if nan_row else _near_tie_choice(scores[r], candidates, k, chosen, row_tol)
+        problem, kinds = _check_row(a_idx[r], g_idx[r], scores[r], k, kg, mode, per, grouped,
+                                    None if gs_all is None else gs_all[r], tol, rtol)
         if problem:
-            fails.append({"row": r, "reason": "k-th boundary: " + problem})
+            failures.append(f"row {r}: {problem}")
             continue
-        if near:
-            kinds.append("k-boundary")
-        s = scores[r][row]
-        order_problem = None
-        for j in range(0 if not nan_row else k - 1, k - 1):
-            if s[j] < s[j + 1] - row_tol:
-                order_problem = f"position {j}: score {s[j]:.9g} before {s[j + 1]:.9g} (not descending)"
-                break
-            if s[j] == s[j + 1] and row[j] > row[j + 1]:
-                order_problem = f"tie rule: position {j} holds {row[j]} before {row[j + 1]} with the same score"
-                break
-        if order_problem:
-            fails.append({"row": r, "reason": "order: " + order_problem})
-            continue
-        if not np.array_equal(row, g_idx[r]) and "k-boundary" not in kinds and "group-boundary" not in kinds:
-            kinds.append("order")
-        expect = routing_weights(norm[r:r + 1], row[None, :], int(attrs.get("norm_type", 0)),
-                                 float(attrs.get("routed_scaling_factor", 1.0)), float(attrs.get("eps", 1e-20)))[0]
-        with np.errstate(invalid="ignore"):
-            err = np.abs(a_y[r] - expect)
-        bad = ~(err <= wtol * (1.0 + np.abs(expect)))
-        bad &= ~(np.isnan(expect) & np.isnan(a_y[r]))
-        finite = err[np.isfinite(err)]
-        if finite.size:
-            report["max_weight_err"] = max(report["max_weight_err"], float(finite.max()))
-        if bad.any():
-            j = int(np.flatnonzero(bad)[0])
-            fails.append({"row": r, "reason": f"weight of expert {row[j]}: {a_y[r][j]:.9g}, expected "
-                                              f"{expect[j]:.9g} (tol {wtol:g} * (1 + |w|))"})
-            continue
+        expected_y[r] = routing_weights(norm[r:r + 1], a_idx[r:r + 1], int(attrs.get("norm_type", 0)),
+                                        float(attrs.get("routed_scaling_factor", 1.0)),
+                                        float(attrs.get("eps", 1e-20)))[0]
         if kinds:
-            report["near_ties"].append({"row": r, "kinds": kinds, "actual": row.tolist(), "golden": g_idx[r].tolist()})
+            for kind in kinds:
+                kinds_count[kind] += 1
+            near_ties.append({"row": r, "kinds": kinds, "actual": a_idx[r].tolist(), "golden": g_idx[r].tolist()})
         else:
-            report["exact_rows"] += 1
-    ok = not report["failures"]
-    report["summary"] = (f"{t} rows: {report['exact_rows']} exact, {len(report['near_ties'])} near-tie, "
-                         f"{len(report['failures'])} failed")
-    return ok, report
+            exact_rows += 1
+    y = check("y", actual["y"], expected_y)
+    summary = f"{exact_rows} exact, {len(near_ties)} near-tie" + (f", {len(failures)} failed" if failures else "")
+    if not y.passed:
+        summary += f"; y: {y.reason}"
+    counts = {"rows": t, "exact_rows": exact_rows, "near_ties": len(near_ties), "failed_rows": len(failures),
+              **{f"near_ties_{kind.replace('-', '_')}": n for kind, n in kinds_count.items()}}
+    return {"passed": not failures and y.passed, "summary": summary, "counts": counts, "thresholds": thresholds,
+            "failures": failures[:MAX_LISTED], "details": {"near_ties": near_ties[:MAX_LISTED]}}
+
+
+def _check_row(row, golden_row, scores, k, kg, mode, per, grouped, gs, tol, rtol) -> tuple[str | None, list[str]]:
+    """(problem or None, near-tie kinds) of one row's expert_idx."""
+    e = scores.size
+    if row.min() < 0 or row.max() >= e or len(set(row.tolist())) != k:
+        return f"expert_idx {row.tolist()} has entries outside [0, {e}) or repeats", []
+    if np.isnan(scores).any():
+        # NaN scores: no near-tie reasoning; where NaN sorts comes from the simulator's table, so the
+        # indices must be the golden's.
+        if not np.array_equal(row, golden_row):
+            return f"NaN in the scores: expert_idx {row.tolist()} must equal the golden's {golden_row.tolist()}", []
+        return None, []
+    chosen = set(row.tolist())
+    kinds = []
+    mags = np.abs(scores[np.isfinite(scores)])
+    row_tol = tol if tol is not None else rtol * (float(mags.max()) if mags.size else 0.0)
+    candidates = np.arange(e)
+    if grouped:
+        gtol = row_tol * (2 if mode == 1 else 1)
+        used = {i // per for i in chosen}
+        groups_problem, near = _group_check(gs, used, kg, gtol)
+        if groups_problem:
+            return "group boundary: " + groups_problem, []
+        if near:
+            kinds.append("group-boundary")
+        allowed = _allowed_groups(gs, used, kg, gtol, scores, per)
+        candidates = np.concatenate([np.arange(q * per, (q + 1) * per) for q in sorted(allowed)])
+    problem, near = _near_tie_choice(scores, candidates, k, chosen, row_tol)
+    if problem:
+        return "k-th boundary: " + problem, []
+    if near:
+        kinds.append("k-boundary")
+    s = scores[row]
+    for j in range(k - 1):
+        if s[j] < s[j + 1] - row_tol:
+            return f"order: position {j}: score {s[j]:.9g} before {s[j + 1]:.9g} (not descending)", []
+        if s[j] == s[j + 1] and row[j] > row[j + 1]:
+            return f"order: tie rule: position {j} holds {row[j]} before {row[j + 1]} with the same score", []
+    if not kinds and not np.array_equal(row, golden_row):
+        kinds.append("order")
+    return None, kinds
 
 
 def _group_check(gs: np.ndarray, used: set[int], kg: int, gtol: float) -> tuple[str | None, bool]:
