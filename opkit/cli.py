@@ -262,6 +262,11 @@ def verify(
     dtype: Annotated[str | None, typer.Option("--dtype", help="Only dtype columns whose first tensor has "
                                                   "this dtype.")] = None,
     full: Annotated[bool, typer.Option("--full", help="Also the large cases tagged 'full'.")] = False,
+    sweep: Annotated[bool, typer.Option("--sweep", help="Also cases whose dims are 2^k and 2^k-1 within op.yaml's "
+                                        "limits, derived from the selected cases (default: the first smoke "
+                                        "case); tagged 'sweep'.")] = False,
+    sweep_values: Annotated[int | None, typer.Option("--sweep-values", help="With --sweep: values per swept dim "
+                                                     "(default 8).")] = None,
     profile: Annotated[str | None, typer.Option("--profile", help="Precision profile for every case "
                                                    "(default: op.yaml's, else mixed).")] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML here.")] = None,
@@ -295,8 +300,8 @@ def verify(
             line += "\n    " + escape(r.message).replace("\n", "\n    ")
         out.print(line)
 
-    opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype, full), profile, out_dir, junit, timeout, jobs,
-                         trace, perf)
+    opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype, full, sweep, sweep_values), profile, out_dir,
+                         junit, timeout, jobs, trace, perf)
     outcome = verify_packages(_specs(ops), opts, progress)
     if not outcome.results:
         from opkit.errors import UsageError

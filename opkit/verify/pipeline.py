@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from opkit.errors import OpkitError
+from opkit.errors import OpkitError, UsageError
 from opkit.spec import Case, Spec
 from opkit.verify.compare import DEFAULT_PROFILE, OutputResult, compare
 from opkit.verify.golden import (
@@ -48,6 +48,8 @@ class Selection:
     #                                                  first SoC only)
     dtype: str | None = None  # only columns whose first tensor has this dtype (as a case's `dtype: NAME`)
     full: bool = False  # also cases tagged "full" (large; skipped by default unless --tags full)
+    sweep: bool = False  # also the --sweep cases derived from the selected (or smoke) cases
+    sweep_values: int | None = None  # values per swept dim (default opkit.verify.sweep.PER_DIM)
 
 
 @dataclass
@@ -62,9 +64,8 @@ def _chips(spec: Spec, wanted: list[str]) -> list[tuple[str, str]]:
     return [spec.target(w) for w in (wanted or [spec.socs[0].key])]
 
 
-def select(spec: Spec, sel: Selection) -> list[Job]:
-    jobs = []
-    chips = _chips(spec, sel.chips)
+def _selected(spec: Spec, sel: Selection) -> list[Case]:
+    cases = []
     for case in spec.cases:
         if sel.tags and not set(sel.tags) & set(case.tags):
             continue
@@ -72,6 +73,22 @@ def select(spec: Spec, sel: Selection) -> list[Job]:
             continue
         if sel.keyword and not (sel.keyword in case.name or fnmatch.fnmatch(case.name, sel.keyword)):
             continue
+        cases.append(case)
+    return cases
+
+
+def select(spec: Spec, sel: Selection) -> list[Job]:
+    jobs = []
+    chips = _chips(spec, sel.chips)
+    cases = _selected(spec, sel)
+    if sel.sweep_values is not None and not sel.sweep:
+        raise UsageError("--sweep-values only means something with --sweep")
+    if sel.sweep:
+        from opkit.verify.sweep import PER_DIM, sweep_all, sweep_bases
+
+        bases = sweep_bases(spec, cases, bool(sel.tags or sel.keyword))
+        cases += sweep_all(spec, bases, PER_DIM if sel.sweep_values is None else sel.sweep_values)
+    for case in cases:
         for column in case.columns:
             if sel.dtype and spec.params[0].dtypes[column] != sel.dtype:
                 continue
