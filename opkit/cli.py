@@ -294,8 +294,8 @@ def verify(
     out = _console()
     style = {"pass": "[green]pass[/]", "fail": "[red]FAIL[/]", "error": "[red]ERROR[/]", "skip": "[yellow]skip[/]"}
 
-    def progress(r: Any) -> None:
-        line = f"{style.get(r.status, r.status)} {escape(r.id)} ({r.seconds:.2f} s)"
+    def progress(r: Any, done: int, total: int) -> None:
+        line = f"[{done}/{total}] {style.get(r.status, r.status)} {escape(r.id)} ({r.seconds:.2f} s)"
         if r.message and r.status != "pass":
             line += "\n    " + escape(r.message).replace("\n", "\n    ")
         out.print(line)

@@ -175,6 +175,12 @@ def test_exact_ties_in_the_wrong_order_fail(spec):
     assert r.status == "fail" and "tie rule" in r.compare.failures[0], r.compare.failures
 
 
+def test_ratio_vs_reference_cannot_judge_through_a_hook(spec):
+    (r,) = verify_spec(spec, GoldenRouter(), Selection(keyword="mixtral_top2", dtype="float16"),
+                       profile="ratio-vs-reference")
+    assert r.status == "error" and "ratio-vs-reference cannot judge 'y'" in r.message
+
+
 # --- a hook that misbehaves ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("body,message", [

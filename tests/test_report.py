@@ -46,6 +46,7 @@ def test_worst_csv(tmp_path):
     rows = list(csv.DictReader(path.open()))
     assert [r["index"] for r in rows[:2]] == ["[3]", "[7]"]
     assert rows[1]["output"] == "z" and float(rows[1]["abs_err"]) > 0.4
+    assert rows[0]["thresholds"].startswith("mixed (float16): rtol=0.000976562, atol=0.000976562, pass_ratio=0.99")
     assert write_worst_csv(rs[0], tmp_path / "worst") is None
 
 
@@ -72,3 +73,22 @@ def test_table_renders_every_row():
     assert "modelled time" in text and "3.50 us" in text and "81%" in text
     for word in ("pass", "FAIL", "ERROR", "skip", "broken", "crash"):
         assert word in text
+
+
+def test_threshold_lines_and_nonfinite_column():
+    from rich.console import Console
+
+    from opkit.verify.report import thresholds_lines
+
+    rs = results()
+    assert thresholds_lines(rs) == ["mixed (float16): rtol=0.000976562, atol=0.000976562, pass_ratio=0.99, "
+                                    "hard_abs=0.1, hard_ulps=32"]
+    console = Console(width=250, record=True)
+    console.print(table(rs))
+    text = console.export_text()
+    assert "NaN/Inf diff" in text
+    broken = next(line for line in text.splitlines() if "broken" in line)
+    cells = [c.strip() for c in broken.split("│")]
+    header = next(line for line in text.splitlines() if "NaN/Inf diff" in line)
+    col = [c.strip() for c in header.split("┃")].index("NaN/Inf diff")
+    assert cells[col] == "1"  # one NaN/Inf position differs, counted apart

@@ -43,6 +43,9 @@ def test_verify_passes_and_writes_reports(cli, demo, tmp_path):
     assert {("odd_tail", "float16"), ("odd_tail", "bfloat16"), ("tiny", "float32"), ("multi_dim", "bfloat16")} <= names
     assert doc["summary"]["pass"] == len(doc["cases"]) and doc["summary"]["fail"] == 0
     assert junit.read_text().count("<testcase") == len(doc["cases"])
+    n = len(doc["cases"])
+    assert f"[1/{n}] pass demo::" in out and f"[{n}/{n}] pass demo::" in out  # progress, run by run
+    assert "thresholds: mixed (float16): rtol=0.000976562, atol=0.000976562" in out  # under the table
     trace = json.loads(Path(doc["cases"][0]["trace"]).read_text())
     pipes = {p for core in trace["cores"] for p in core["pipes"]}
     assert {"MTE2", "V", "MTE3"} <= pipes and trace["blocks"] == len(trace["cores"])

@@ -138,3 +138,59 @@ def test_ratio_vs_reference_uses_a_reference(spec, tmp_path):
                        profile="ratio-vs-reference")
     assert r.status == "pass", r.message
     assert r.outputs[0].metrics["mere_ratio"] <= 1.0  # the kernel is no worse than the float16 reference
+
+
+def _axpy_copy(tmp_path, precision: str, case_precision: str = "") -> Path:
+    import shutil
+
+    pkg = tmp_path / "axpy"
+    shutil.copytree(AXPY, pkg, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    text = (pkg / "op.yaml").read_text()
+    text = text.replace("precision: {profile: mixed}", precision)
+    if case_precision:
+        text = text.replace("  - name: odd_tail\n", "  - name: odd_tail\n    precision: " + case_precision + "\n")
+    (pkg / "op.yaml").write_text(text)
+    return pkg
+
+
+def test_precision_overrides_per_op_per_case_per_output(tmp_path):
+    pkg = _axpy_copy(tmp_path, "precision: {profile: mixed, rtol: 0.004, outputs: {z: {atol: 0.002}}}",
+                     "{pass_ratio: 0.999}")
+    s = load(pkg)
+    sel = Selection(keyword="smoke", dtype="float16")
+    (r,) = verify_spec(s, Float32Axpy(), sel)
+    th = r.outputs[0].thresholds
+    assert (th["profile"], th["rtol"], th["atol"], th["pass_ratio"]) == ("mixed", 0.004, 0.002, 0.99)
+    (r,) = verify_spec(s, Float32Axpy(), Selection(keyword="odd_tail", dtype="float16"))
+    assert r.outputs[0].thresholds["pass_ratio"] == 0.999 and r.outputs[0].thresholds["rtol"] == 0.004
+    # --profile naming another profile drops op.yaml's overrides (mixed's rtol is not msopst's diff threshold)
+    (r,) = verify_spec(s, Float32Axpy(), sel, profile="msopst")
+    assert r.outputs[0].thresholds["diff_thd"] == 0.01 and r.profile == "msopst"
+    (r,) = verify_spec(s, Float32Axpy(), sel, profile="mixed")
+    assert r.outputs[0].thresholds["rtol"] == 0.004
+
+
+def test_a_case_switching_profile_starts_from_that_profiles_defaults(tmp_path):
+    pkg = _axpy_copy(tmp_path, "precision: {profile: mixed, rtol: 0.004}", "{profile: msopst, pass_ratio: 0.99}")
+    (r,) = verify_spec(load(pkg), Float32Axpy(), Selection(keyword="odd_tail", dtype="float16"))
+    th = r.outputs[0].thresholds
+    assert th["profile"] == "msopst" and th["diff_thd"] == 0.01 and th["pct_thd"] == pytest.approx(0.01)
+
+
+@pytest.mark.parametrize("precision,case_precision,message", [
+    ("precision: {profile: mixed, threshold: 0.01}", "",
+     "precision.threshold: profile mixed does not read 'threshold' (it takes rtol, atol, pass_ratio"),
+    ("precision: {profile: mixed}", "{profile: mere-mare, rtol: 0.01}",
+     "cases[1].precision.rtol: profile mere-mare does not read 'rtol' (it takes threshold"),
+    ("precision: {profile: eb, outputs: {w: {rtol: 0.01}}}", "",
+     "precision.outputs.w: 'w' is not an output (outputs: z)"),
+    ("precision: {profile: mixed, outputs: {z: {profile: eb, level: L1}}}", "",
+     "precision.outputs.z.level: profile eb does not read 'level'"),
+])
+def test_precision_keys_must_fit_their_profile(tmp_path, precision, case_precision, message):
+    from opkit.errors import SpecError
+
+    pkg = _axpy_copy(tmp_path, precision, case_precision)
+    with pytest.raises(SpecError) as info:
+        load(pkg)
+    assert any(message in p for p in info.value.problems), info.value.problems

@@ -274,6 +274,26 @@ def shape_roles(sym: tuple, shape: list[int], bound: dict[str, Any]) -> list[tup
     return roles
 
 
+def _precision_problems(c: _Checker, block: dict[str, Any], path: tuple, profile: str, outputs: list[str]) -> None:
+    """Keys of a precision block that its profile (its own, else the enclosing block's) does not read,
+    and per-output entries naming no output."""
+    from opkit.verify.profiles import PROFILE_OPTIONS
+
+    profile = block.get("profile", profile)
+    allowed = PROFILE_OPTIONS[profile]
+    for key in block:
+        if key not in ("profile", "outputs") and key not in allowed:
+            c.err(path + (key,), f"profile {profile} does not read '{key}' (it takes "
+                  f"{', '.join(allowed)}; see docs/precision.md)")
+    for name, sub in block.get("outputs", {}).items():
+        if name not in outputs:
+            c.err(path + ("outputs", name), f"'{name}' is not an output (outputs: {', '.join(outputs)})")
+        elif "outputs" in sub:
+            c.err(path + ("outputs", name, "outputs"), "per-output settings cannot hold 'outputs' again")
+        else:
+            _precision_problems(c, sub, path + ("outputs", name), profile, outputs)
+
+
 def build(doc: Document, check_files: bool = True) -> Spec:
     """Check a loaded document and build the Spec; raises SpecError listing every problem."""
     if not isinstance(doc.data, dict):
@@ -400,6 +420,9 @@ def build(doc: Document, check_files: bool = True) -> Spec:
     hook = _compare_hook(c, d["compare"], ("compare",), None, outputs, golden_file, spec_dir) \
         if "compare" in d else None
     limits = _dim_limits(c, d.get("dims", {}), params)
+    out_names = [o.name for o in outputs]
+    _precision_problems(c, d.get("precision", {}), ("precision",), "mixed", out_names)
+    base_profile = d.get("precision", {}).get("profile", "mixed")
 
     cases: list[Case] = []
     by_input = {p.name: p for p in inputs}
@@ -429,6 +452,7 @@ def build(doc: Document, check_files: bool = True) -> Spec:
                     p = _bind_shape(prm.shape, one, {} if is_list else bound)
                     if p:
                         c.err(sub, f"shape {one} {p}")
+        _precision_problems(c, raw.get("precision", {}), path + ("precision",), base_profile, out_names)
         for sym_name, value in bound.items():
             lim = limits.get(sym_name.removeprefix("..."))
             problem = next((p for v in (value if isinstance(value, tuple) else (value,))

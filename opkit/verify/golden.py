@@ -129,6 +129,26 @@ def _plain(value: Any, where: str) -> Any:
     raise GoldenError(f"{where} holds a {type(value).__name__}; use numbers, strings, lists and dicts")
 
 
+def _hook_result_problem(result: dict[str, Any]) -> str | None:
+    """What is wrong with a hook's returned dict (whose 'passed' is a bool), or None."""
+    unknown = sorted(set(result) - HOOK_KEYS)
+    if unknown:
+        return f"unknown key(s) {unknown}"
+    if not isinstance(result.get("summary", ""), str):
+        return "'summary' is not a string"
+    counts = result.get("counts", {})
+    if not isinstance(counts, dict) or not all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in counts.values()):
+        return "'counts' is not a {str: int} dict"
+    failures = result.get("failures", [])
+    if not isinstance(failures, list) or not all(isinstance(f, str) for f in failures):
+        return "'failures' is not a list of strings"
+    for key in ("thresholds", "details"):
+        if not isinstance(result.get(key, {}), dict):
+            return f"'{key}' is not a dict"
+    return None
+
+
 def run_compare_hook(spec: Spec, case: Case, inputs: dict[str, Any], golden: dict[str, np.ndarray],
                      actual: dict[str, np.ndarray], column: int, check: Any) -> HookResult:
     """Call the case's comparison hook (op.yaml ``compare``) and check what it returns.
@@ -139,7 +159,7 @@ def run_compare_hook(spec: Spec, case: Case, inputs: dict[str, Any], golden: dic
     hook = case.compare
     assert hook is not None
     path = spec.dir / hook.file
-    name = f"{hook.where}()"
+    name = f"{hook.function}()"
     fn = getattr(load_module(spec), hook.function, None)
     if not callable(fn):
         raise GoldenError(f"{path}: no comparison hook function '{hook.function}' (op.yaml compare.function)")
@@ -159,20 +179,11 @@ def run_compare_hook(spec: Spec, case: Case, inputs: dict[str, Any], golden: dic
         shown = type(result).__name__ if not isinstance(result, dict) else f"a dict with keys {sorted(result)}"
         raise GoldenError(f"{path}: the comparison hook {name} must return {expect}; on case '{case.name}' it "
                           f"returned {shown}")
-    unknown = sorted(set(result) - HOOK_KEYS)
-    counts = result.get("counts", {})
-    failures = result.get("failures", [])
-    problem = (f"unknown key(s) {unknown}" if unknown else
-               "'summary' is not a string" if not isinstance(result.get("summary", ""), str) else
-               "'counts' is not a {str: int} dict" if not isinstance(counts, dict) or not all(
-                   isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in counts.values())
-               else "'failures' is not a list of strings" if not isinstance(failures, list) or not all(
-                   isinstance(f, str) for f in failures)
-               else "'thresholds' is not a dict" if not isinstance(result.get("thresholds", {}), dict)
-               else "'details' is not a dict" if not isinstance(result.get("details", {}), dict) else None)
+    problem = _hook_result_problem(result)
     if problem:
         raise GoldenError(f"{path}: the comparison hook {name} returned a dict whose {problem}; it must return "
                           f"{expect}")
+    counts, failures = result.get("counts", {}), result.get("failures", [])
     where = f"{path}: the comparison hook {name}'s result"
     passed = bool(result["passed"])
     return HookResult(hook.where, produced, passed,

@@ -83,7 +83,7 @@ def select(spec: Spec, sel: Selection) -> list[Job]:
     cases = _selected(spec, sel)
     if sel.sweep_values is not None and not sel.sweep:
         raise UsageError("--sweep-values only means something with --sweep")
-    if sel.sweep:
+    if sel.sweep and cases:
         from opkit.verify.sweep import PER_DIM, sweep_all, sweep_bases
 
         bases = sweep_bases(spec, cases, bool(sel.tags or sel.keyword))
@@ -99,12 +99,18 @@ def select(spec: Spec, sel: Selection) -> list[Job]:
 
 
 def _precision(spec: Spec, case: Case, output: str, profile_override: str | None) -> tuple[str, dict[str, Any]]:
-    merged: dict[str, Any] = {}
-    for layer in (spec.precision, case.precision):
-        merged.update({k: v for k, v in layer.items() if k != "outputs"})
-        merged.update(layer.get("outputs", {}).get(output, {}))
-    profile = profile_override or merged.pop("profile", DEFAULT_PROFILE)
-    merged.pop("profile", None)
+    """The profile and overrides for one output: op.yaml's precision, its per-output entry, the case's,
+    the case's per-output entry, then --profile, each over the one before. A layer that switches to
+    another profile drops the overrides set for the previous one (an ``rtol`` written for mixed is
+    not msopst's diff threshold)."""
+    profile, merged = DEFAULT_PROFILE, {}
+    for layer in (spec.precision, spec.precision.get("outputs", {}).get(output, {}), case.precision,
+                  case.precision.get("outputs", {}).get(output, {})):
+        if layer.get("profile", profile) != profile:
+            profile, merged = layer["profile"], {}
+        merged.update({k: v for k, v in layer.items() if k not in ("outputs", "profile")})
+    if profile_override and profile_override != profile:
+        profile, merged = profile_override, {}
     return profile, merged
 
 
@@ -117,14 +123,18 @@ def _checker(spec: Spec, case: Case, column: int, profile: str | None,
 
     def check(output: str, actual: Any, expected: Any) -> OutputResult:
         if output not in hooked:
-            raise GoldenError(f"{spec.dir / spec.golden_file}: the comparison hook {case.compare.where}() called "
+            raise GoldenError(f"{spec.dir / spec.golden_file}: the comparison hook {case.compare.function}() called "
                               f"check('{output}', ...); it judges {', '.join(hooked)} (op.yaml compare.outputs)")
         prof, overrides = _precision(spec, case, output, profile)
+        if prof == "ratio-vs-reference":
+            raise OpkitError(f"profile ratio-vs-reference cannot judge '{output}': the comparison hook "
+                             f"{case.compare.where}() re-arranges its arrays, and a same-precision reference of "
+                             "them does not exist; choose another profile for this output")
         try:
             r = compare(output, np.asarray(actual), np.asarray(expected), by_name[output].dtypes[column], prof,
                         overrides)
         except (TypeError, ValueError) as exc:
-            raise GoldenError(f"{spec.dir / spec.golden_file}: the comparison hook {case.compare.where}() passed "
+            raise GoldenError(f"{spec.dir / spec.golden_file}: the comparison hook {case.compare.function}() passed "
                               f"check('{output}', ...) arrays it cannot compare: {exc}") from None
         results.append(r)
         return r

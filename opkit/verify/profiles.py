@@ -199,6 +199,15 @@ PROFILES: dict[str, Callable[..., Judgement]] = {
 }
 
 
+# The op.yaml precision keys each profile reads (docs/precision.md, "Decisions"); the loader refuses
+# others, so that a key written for one profile never changes another silently.
+PROFILE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "mixed": ("rtol", "atol", "pass_ratio"), "mere-mare": ("threshold",),
+    "double-thousandths": ("rtol", "atol", "pass_ratio"), "msopst": ("rtol", "pass_ratio"),
+    "eb": ("class", "rtol"), "ratio-vs-reference": ("level",),
+}
+
+
 def judge(profile: str, a: np.ndarray, g: np.ndarray, dtype: str, overrides: dict[str, Any] | None = None,
           reference: np.ndarray | None = None) -> Judgement:
     if profile not in PROFILES:

@@ -80,7 +80,7 @@ def write_json(results: list[CaseResult], path: Path, meta: dict[str, Any] | Non
 
 def write_worst_csv(result: CaseResult, directory: Path) -> Path | None:
     """The worst mismatching elements of a failed case, one CSV per case; None when there are none."""
-    rows = [(o.name, m) for o in result.outputs for m in o.worst]
+    rows = [(o, m) for o in result.outputs for m in o.worst]
     if not rows:
         return None
     directory.mkdir(parents=True, exist_ok=True)
@@ -89,10 +89,10 @@ def write_worst_csv(result: CaseResult, directory: Path) -> Path | None:
     path = directory / f"{safe}.csv"
     with path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["output", "index", "actual", "golden", "abs_err", "rel_err"])
-        for name, m in rows:
-            w.writerow([name, "[" + ",".join(map(str, m.index)) + "]", repr(m.actual), repr(m.golden),
-                        repr(m.abs_err), repr(m.rel_err)])
+        w.writerow(["output", "index", "actual", "golden", "abs_err", "rel_err", "thresholds"])
+        for o, m in rows:
+            w.writerow([o.name, "[" + ",".join(map(str, m.index)) + "]", repr(m.actual), repr(m.golden),
+                        repr(m.abs_err), repr(m.rel_err), _thresholds_text(o)])
     return path
 
 
@@ -178,14 +178,19 @@ def table(results: list[CaseResult], title: str = "opkit verify") -> Any:
     return t
 
 
+def _thresholds_text(o: OutputResult) -> str:
+    """``mixed (bfloat16): rtol=0.0078125, ...``: the profile and thresholds an output was judged by."""
+    th = dict(o.thresholds)
+    name = th.pop("profile", "")
+    return f"{name} ({o.dtype}): " + (", ".join(f"{k}={_fmt(v)}" for k, v in th.items()) or "defaults")
+
+
 def thresholds_lines(results: list[CaseResult]) -> list[str]:
     """One line per distinct profile and thresholds applied (and per comparison hook), for under the table."""
     lines: list[str] = []
     for r in results:
         for o in r.outputs:
-            th = dict(o.thresholds)
-            name = th.pop("profile", r.profile)
-            line = f"{name} ({o.dtype}): " + (", ".join(f"{k}={_fmt(v)}" for k, v in th.items()) or "defaults")
+            line = _thresholds_text(o)
             if line not in lines:
                 lines.append(line)
         if r.compare:

@@ -53,21 +53,29 @@ def _prepare(spec: Spec, runner: SimRunner, jobs: list) -> CaseResult | None:
 
 
 def verify_packages(specs: list[Spec], opts: VerifyOptions,
-                    progress: Callable[[CaseResult], None] | None = None) -> VerifyOutcome:
+                    progress: Callable[[CaseResult, int, int], None] | None = None) -> VerifyOutcome:
+    """Verify every selected case; ``progress(result, done, total)`` after each run (``done`` counts
+    runs, a package that fails to build counts all its runs)."""
     runner = SimRunner(timeout_s=opts.timeout_s, jobs=opts.jobs,
                        trace_dir=opts.out_dir / "traces" if opts.trace or opts.perf else None)
     results: list[CaseResult] = []
-    for spec in specs:
-        jobs = select(spec, opts.selection)
-        if not jobs:
-            continue
+    plan = [(spec, jobs) for spec in specs for jobs in [select(spec, opts.selection)] if jobs]
+    total = sum(len(jobs) for _, jobs in plan)
+    done = 0
+
+    def step(r: CaseResult, n: int = 1) -> None:
+        nonlocal done
+        done += n
+        if progress:
+            progress(r, done, total)
+
+    for spec, jobs in plan:
         failure = _prepare(spec, runner, jobs)
         if failure is not None:
             results.append(failure)
-            if progress:
-                progress(failure)
+            step(failure, len(jobs))
             continue
-        results += verify_spec(spec, runner, opts.selection, opts.profile, progress, opts.perf)
+        results += verify_spec(spec, runner, opts.selection, opts.profile, step, opts.perf)
     opts.out_dir.mkdir(parents=True, exist_ok=True)
     json_path = opts.out_dir / "results.json"
     write_json(results, json_path, {"version": __version__, "backend": "sim"})
