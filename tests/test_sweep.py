@@ -49,6 +49,15 @@ def test_values_are_powers_of_two_and_one_less():
     assert spread([1, 2, 3, 4, 5, 6, 7], 3) == [1, 4, 7] and spread([1, 2], 5) == [1, 2]
 
 
+def test_full_cases_bound_the_sweep_only_when_the_run_includes_them():
+    spec = load_string(ROPE_LIKE.replace("DIMS", "").replace("{name: big,", "{name: big, tags: [full],"))
+    def largest_s(**kw):
+        return max(c.dims["S"] for n, c in sweep_names(spec, sweep_values=100, **kw).items() if "_S=" in n)
+
+    assert largest_s() == 15  # the base's own 16 is the largest outside 'full'
+    assert largest_s(full=True) == 64
+
+
 def test_each_symbol_swept_alone_within_the_largest_value_the_spec_uses():
     cases = sweep_names(rope(), sweep_values=100)
     b = {n: c for n, c in cases.items() if n.startswith("sweep_smoke_B=")}
@@ -135,11 +144,14 @@ def test_moe_sweeps_tokens_only_and_every_sweep_case_runs():
     spec = load(MOE)
     cases = sweep_names(spec, keyword="mixtral_top2", sweep_values=100)
     tokens = sorted(c.dims["T"] for c in cases.values())
-    assert tokens[0] == 0 and tokens[-1] == 8192 and 1023 in tokens and 64 not in tokens  # T min 0, base 64
+    # T from 0 (declared), up to 77 (the largest T of a case that is not tagged full), without the base's 64
+    assert tokens == [0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63]
+    with_full = sweep_names(spec, keyword="mixtral_top2", sweep_values=100, full=True)
+    assert max(c.dims["T"] for c in with_full.values()) == 8192  # mixtral_prefill (full) has 8192 tokens
     assert all(c.shapes["x"][1] == 8 for c in cases.values())  # E is declared sweep: false
     results = verify_spec(spec, GoldenRouter(), Selection(keyword="mixtral_top2", dtype="float16", sweep=True,
                                                           sweep_values=3))
-    assert [r.case for r in results] == ["mixtral_top2", "sweep_mixtral_top2_T=0", "sweep_mixtral_top2_T=127",
-                                         "sweep_mixtral_top2_T=8192"]
+    assert [r.case for r in results] == ["mixtral_top2", "sweep_mixtral_top2_T=0", "sweep_mixtral_top2_T=8",
+                                         "sweep_mixtral_top2_T=63"]
     assert all(r.status == "pass" for r in results), [r.message for r in results]
-    assert results[2].shapes == {"x": [127, 8]} and results[2].compare.counts["rows"] == 127
+    assert results[3].shapes == {"x": [63, 8]} and results[3].compare.counts["rows"] == 63

@@ -87,7 +87,8 @@ def select(spec: Spec, sel: Selection) -> list[Job]:
         from opkit.verify.sweep import PER_DIM, sweep_all, sweep_bases
 
         bases = sweep_bases(spec, cases, bool(sel.tags or sel.keyword))
-        cases += sweep_all(spec, bases, PER_DIM if sel.sweep_values is None else sel.sweep_values)
+        cases += sweep_all(spec, bases, PER_DIM if sel.sweep_values is None else sel.sweep_values,
+                           sel.full or "full" in sel.tags)
     for case in cases:
         for column in case.columns:
             if sel.dtype and spec.params[0].dtypes[column] != sel.dtype:

@@ -9,9 +9,10 @@ symbol changes together), keeping the case's attrs, dtype column, init, seed and
   ``...R`` group on its own, named ``R.0``, ``R.1``, ...), except those op.yaml's ``dims`` marks
   ``sweep: false``;
 - a symbol's values are 2^k and 2^k - 1 within [min, max] of its ``dims`` entry (min defaults to
-  1; max defaults to the largest value any case of the spec gives it, so an undeclared symbol is
-  never swept beyond what the spec already runs), multiples of ``multiple_of``, without the base
-  case's own value; at most ``per_dim`` of them, spread evenly from the smallest to the largest;
+  1; max defaults to the largest value a case of the spec gives it — cases tagged ``full`` only
+  when the run includes them — so an undeclared symbol is never swept beyond what the run would
+  run anyway), multiples of ``multiple_of``, without the base case's own value; at most
+  ``per_dim`` of them, spread evenly from the smallest to the largest;
 - a value that would give an input more than ``MAX_ELEMENTS`` elements is left out.
 
 Each derived case goes through the spec loader's checks like a written one, is named
@@ -69,9 +70,11 @@ def _symbols(case: Case) -> list[tuple[str, str, int | None, int]]:
     return out
 
 
-def _largest(spec: Spec, symbol: str, position: int | None) -> int:
+def _largest(spec: Spec, symbol: str, position: int | None, full: bool) -> int:
     found = []
     for c in spec.cases:
+        if "full" in c.tags and not full:
+            continue
         v = c.dims.get(symbol)
         if isinstance(v, tuple):
             found += list(v) if position is None else list(v[position:position + 1])
@@ -95,8 +98,9 @@ def _reshaped(spec: Spec, case: Case, symbol: str, position: int | None, value: 
     return shapes
 
 
-def sweep_cases(spec: Spec, base: Case, per_dim: int = PER_DIM) -> tuple[list[Case], list[str]]:
-    """The sweep of one base case, and a note for each dim left unswept (why)."""
+def sweep_cases(spec: Spec, base: Case, per_dim: int = PER_DIM, full: bool = False) -> tuple[list[Case], list[str]]:
+    """The sweep of one base case, and a note for each dim left unswept (why); ``full``: the run
+    includes the cases tagged full."""
     raws: list[tuple[str, dict[str, Any]]] = []
     notes: list[str] = []
     raw_base = spec.raw["cases"][base.index]
@@ -106,7 +110,7 @@ def sweep_cases(spec: Spec, base: Case, per_dim: int = PER_DIM) -> tuple[list[Ca
             notes.append(f"{label}: not swept (op.yaml dims.{symbol}.sweep is false)")
             continue
         lo = limit.min if limit else 1
-        hi = limit.max if limit and limit.max is not None else _largest(spec, symbol, position)
+        hi = limit.max if limit and limit.max is not None else _largest(spec, symbol, position, full)
         values = [v for v in powers_of_two_and_one_less(lo, hi, limit.multiple_of if limit else 1) if v != current]
         kept = []
         for v in spread(values, per_dim):
@@ -139,14 +143,14 @@ def sweep_bases(spec: Spec, cases: list[Case], narrowed: bool) -> list[Case]:
     return [c for c in cases if "smoke" in c.tags][:1] or cases[:1]
 
 
-def sweep_all(spec: Spec, bases: list[Case], per_dim: int = PER_DIM) -> list[Case]:
+def sweep_all(spec: Spec, bases: list[Case], per_dim: int = PER_DIM, full: bool = False) -> list[Case]:
     """Every base's sweep; a UsageError saying why when nothing can be swept."""
     if per_dim < 1:
         raise UsageError(f"--sweep-values {per_dim}: give at least 1 value per dim")
     out: list[Case] = []
     notes: list[str] = []
     for base in bases:
-        cases, why = sweep_cases(spec, base, per_dim)
+        cases, why = sweep_cases(spec, base, per_dim, full)
         out += cases
         notes += [f"case '{base.name}': {w}" for w in why] or ([] if cases else [
             f"case '{base.name}': its shapes bind no symbol (give op.yaml inputs symbolic shapes such as [N, D])"])
