@@ -18,7 +18,7 @@ from opkit.numerics import np_dtype
 from opkit.spec import load
 from opkit.verify.golden import run_golden
 from opkit.verify.pipeline import RunOutput, Selection, verify_spec
-from opkit.verify.report import table, thresholds_lines, write_json
+from opkit.verify.report import table, thresholds_lines, write_json, write_junit
 
 ROOT = Path(__file__).resolve().parents[1]
 MOE = ROOT / "ops" / "moe" / "moe_gating_top_k"
@@ -143,6 +143,8 @@ def test_correct_routing_passes_and_reports_what_the_hook_decided(spec, tmp_path
     doc = json.loads((tmp_path / "results.json").read_text())
     hook = doc["cases"][0]["compare"]
     assert hook["passed"] and hook["counts"]["near_ties"] == 0 and "score_tol" in hook["thresholds"]
+    write_junit(results, tmp_path / "r.xml")
+    assert "y, expert_idx by golden.py:compare_routing: 16 exact, 0 near-tie" in (tmp_path / "r.xml").read_text()
     lines = thresholds_lines(results)
     assert any(line.startswith("golden.py:compare_routing (y, expert_idx): score_tol=") for line in lines)
     assert any(line.startswith("mixed (bfloat16): rtol=0.0078125") for line in lines)
