@@ -39,6 +39,10 @@ class GoldenRouter:
             idx[0, -1] = int(np.argmin(scores))
         elif self.bug == "swap_weights":  # right experts, weights attached to the wrong ones
             y[0, [0, 1]] = y[0, [1, 0]]
+        elif self.bug == "swap_near_tie":  # expert 0 instead of the near-equal expert 1 (first place)
+            k = idx.shape[1]
+            idx[0] = [0, 1][:k] if k <= 2 else idx[0]
+            y[0] = y[0][::-1] if k == 2 else y[0]
         elif self.bug == "swap_equal_order":  # reverse two experts of exactly equal score
             idx[0, [0, 1]] = idx[0, [1, 0]]
             y[0, [0, 1]] = y[0, [1, 0]]
@@ -175,6 +179,35 @@ def test_exact_ties_in_the_wrong_order_fail(spec):
     assert r.status == "pass", r.message
     (r,) = verify_spec(spec, GoldenRouter("swap_equal_order"), Selection(keyword="ties_softmax", dtype="float32"))
     assert r.status == "fail" and "tie rule" in r.compare.failures[0], r.compare.failures
+
+
+NEAR_TIE = '''
+
+def near_tie_logits(shape, dtype, rng, attrs):
+    """Experts 0 and 1 a few float32 ulps apart in every row (expert 1 slightly ahead), the rest far below."""
+    x = np.full(shape, -3.0)
+    x[:, 0] = 2.0
+    x[:, 1] = 2.0 + 4 * 2.0**-22
+    return x
+'''
+
+
+@pytest.mark.parametrize("k,kind", [(2, "order"), (1, "k-boundary")])
+def test_a_near_tie_choice_passes_and_is_reported(tmp_path, k, kind):
+    pkg = _copy(tmp_path)
+    (pkg / "golden.py").write_text((pkg / "golden.py").read_text() + NEAR_TIE)
+    _edit(pkg / "op.yaml", "cases:\n", "cases:\n  - {name: near_tie, dtype: float32, shapes: {x: [4, 8]}, "
+          f"attrs: {{k: {k}, norm_type: 1}}, init: {{x: {{custom: near_tie_logits}}}}}}\n")
+    s = load(pkg)
+    (r,) = verify_spec(s, GoldenRouter(), Selection(keyword="near_tie"))
+    assert r.status == "pass" and r.compare.counts["exact_rows"] == 4  # the golden's own choice: exact
+    (r,) = verify_spec(s, GoldenRouter("swap_near_tie"), Selection(keyword="near_tie"))
+    assert r.status == "pass", r.message
+    assert r.compare.counts["near_ties"] == 1 and r.compare.counts["exact_rows"] == 3
+    assert r.compare.counts[f"near_ties_{kind.replace('-', '_')}"] == 1
+    (tie,) = r.compare.details["near_ties"]
+    assert tie["row"] == 0 and tie["kinds"] == [kind] and tie["golden"][0] == 1 and tie["actual"][0] == 0
+    assert "1 near-tie" in r.compare.summary
 
 
 def test_ratio_vs_reference_cannot_judge_through_a_hook(spec):
