@@ -302,7 +302,7 @@ def verify(
 
     opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype, full, sweep, sweep_values), profile, out_dir,
                          junit, timeout, jobs, trace, perf)
-    outcome = verify_packages(_specs(ops), opts, progress)
+    outcome = verify_packages(_specs(ops), opts, progress, lambda m: out.print(f"  {escape(m)}"))
     if not outcome.results:
         from opkit.errors import UsageError
 

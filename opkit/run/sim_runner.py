@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -81,8 +82,9 @@ class SimRunner:
             self._artifacts[key] = a
         return self._artifacts[key]
 
-    def prebuild(self, wanted: list[tuple[Spec, str, int]]) -> None:
-        """Build every (spec, chip, column) harness in one parallel batch; raises the first package's errors."""
+    def prebuild(self, wanted: list[tuple[Spec, str, int]], progress: Callable[[str], None] | None = None) -> None:
+        """Build every (spec, chip, column) harness in one parallel batch; raises the first package's errors.
+        ``progress`` hears what is being compiled (nothing when all is cached)."""
         todo = []
         for spec, chip, column in wanted:
             key = (str(spec.dir), chip, column)
@@ -90,7 +92,7 @@ class SimRunner:
                 self._artifacts[key] = sim_backend.plan(spec, chip, column)
                 todo.append(self._artifacts[key])
         try:
-            sim_backend.build(todo, jobs=self.jobs)
+            sim_backend.build(todo, jobs=self.jobs, progress=progress)
         except OpkitError:
             for a in todo:
                 if not a.exe.is_file():

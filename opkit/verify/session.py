@@ -39,12 +39,13 @@ class VerifyOutcome:
         return not any(r.status in (FAIL, ERROR) for r in self.results)
 
 
-def _prepare(spec: Spec, runner: SimRunner, jobs: list) -> CaseResult | None:
+def _prepare(spec: Spec, runner: SimRunner, jobs: list, notice: Callable[[str], None] | None) -> CaseResult | None:
     """Build the package's harnesses (in parallel) and check its OpDef once; a failure becomes one error
     result for the package instead of a run per case."""
     first = jobs[0]
     try:
-        runner.prebuild([(spec, chip, column) for chip, column in sorted({(j.chip, j.column) for j in jobs})])
+        runner.prebuild([(spec, chip, column) for chip, column in sorted({(j.chip, j.column) for j in jobs})],
+                        notice)
         opdef_check.check(spec, runner.artifact(spec, first.chip, first.column).exe)
     except OpkitError as exc:
         return CaseResult(spec.name, "(build)", spec.column_label(first.column), first.chip, {}, "", ERROR,
@@ -53,9 +54,10 @@ def _prepare(spec: Spec, runner: SimRunner, jobs: list) -> CaseResult | None:
 
 
 def verify_packages(specs: list[Spec], opts: VerifyOptions,
-                    progress: Callable[[CaseResult, int, int], None] | None = None) -> VerifyOutcome:
+                    progress: Callable[[CaseResult, int, int], None] | None = None,
+                    notice: Callable[[str], None] | None = None) -> VerifyOutcome:
     """Verify every selected case; ``progress(result, done, total)`` after each run (``done`` counts
-    runs, a package that fails to build counts all its runs)."""
+    runs, a package that fails to build counts all its runs); ``notice`` hears what is compiled first."""
     runner = SimRunner(timeout_s=opts.timeout_s, jobs=opts.jobs,
                        trace_dir=opts.out_dir / "traces" if opts.trace or opts.perf else None)
     results: list[CaseResult] = []
@@ -70,7 +72,7 @@ def verify_packages(specs: list[Spec], opts: VerifyOptions,
             progress(r, done, total)
 
     for spec, jobs in plan:
-        failure = _prepare(spec, runner, jobs)
+        failure = _prepare(spec, runner, jobs, notice)
         if failure is not None:
             results.append(failure)
             step(failure, len(jobs))
