@@ -342,6 +342,31 @@ def run(
 
 @app.command()
 @_user_errors
+def perf(
+    op: Annotated[str, typer.Argument(help="Package: a path or an op name.")],
+    case: Annotated[str, typer.Option("--case", help="The case of op.yaml to run and model.")],
+    dtype: Annotated[str | None, typer.Option("--dtype", help="Dtype column (a dtype name or an index).")] = None,
+    soc: Annotated[str | None, typer.Option("--soc", help="Chip (default: the op's first SoC's default).")] = None,
+    trace: Annotated[Path | None, typer.Option("--trace", help="Write a Chrome-trace / Perfetto timeline of the "
+                                               "pipes of every core (JSON).")] = None,
+    force: Annotated[bool, typer.Option(help="Replace an existing --trace file.")] = False,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds before a run counts as hung.")] = 300.0,
+) -> None:
+    """Run one case on the simulator and model its time on a chip: modelled time, roofline bound,
+    efficiency with and without start-up, per-pipe busy time per core, fused against unfused."""
+    from opkit.perf.case import perf_case
+    from opkit.perf.report import render
+
+    (spec,) = _specs([op])
+    sel: Any = int(dtype) if dtype is not None and dtype.isdigit() else dtype
+    report = perf_case(spec, case, dtype=sel, soc_name=soc, timeline=trace, force=force, timeout_s=timeout)
+    out = _console()
+    for item in render(report):
+        out.print(item)
+
+
+@app.command()
+@_user_errors
 def doctor() -> None:
     """Report what is installed (Python, C++ compiler, cmake, CANN) and what each missing piece blocks."""
     from opkit.doctor import diagnose, render, sim_ready
