@@ -276,7 +276,7 @@ def verify(
 
     from opkit.verify.pipeline import Selection
     from opkit.verify.profiles import PROFILES
-    from opkit.verify.report import table
+    from opkit.verify.report import fusion_table, table
     from opkit.verify.session import VerifyOptions, verify_packages
 
     if profile is not None and profile not in PROFILES:
@@ -300,9 +300,13 @@ def verify(
 
         raise UsageError("no case matched the selection (check --tags, -k, --dtype and --soc)")
     out.print(table(outcome.results))
+    fused = fusion_table(outcome.results) if perf else None
+    if fused is not None:
+        out.print(fused)
     if perf:
-        out.print("times, bounds and efficiencies above are modelled from the simulator's traces, not measured on "
-                  "an NPU (steady state: without the kernel start-up cost)")
+        out.print("times, bounds, efficiencies and the unfused chain above are modelled from the simulator's "
+                  "traces and the chip's numbers, not measured on an NPU (steady state: without the kernel start-up "
+                  "cost)")
     counts = {s: sum(r.status == s for r in outcome.results) for s in ("pass", "fail", "error")}
     out.print(f"{counts['pass']} passed, {counts['fail']} failed, {counts['error']} errors; results: "
               f"{outcome.json_path}" + (f"; JUnit: {outcome.junit}" if outcome.junit else ""))

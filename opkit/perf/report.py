@@ -23,6 +23,7 @@ def pct(x: Any) -> str:
 def fusion_table(rows: list[tuple[str, dict[str, Any]]], title: str = "fused vs unfused (modelled)") -> Any:
     """A rich table: per (name, fusion record) the fused and unfused HBM bytes, extra peak memory,
     launches and modelled time."""
+    from rich.markup import escape
     from rich.table import Table
 
     t = Table(title=title)
@@ -32,8 +33,8 @@ def fusion_table(rows: list[tuple[str, dict[str, Any]]], title: str = "fused vs 
     for name, f in rows:
         for variant in ("fused", "unfused"):
             d = f[variant]
-            t.add_row(name if variant == "fused" else "", variant, str(d.get("launches", "-")), mb(d.get("hbm_bytes")),
-                      mb(d.get("extra_peak_bytes")), us(d.get("modelled_us")))
+            t.add_row(escape(name) if variant == "fused" else "", variant, str(d.get("launches", "-")),
+                      mb(d.get("hbm_bytes")), mb(d.get("extra_peak_bytes")), us(d.get("modelled_us")))
         ratio, speed = f.get("hbm_ratio"), f.get("speedup")
         t.add_row("", "unfused / fused", "", f"{ratio:.2f}x" if ratio else "-", "",
                   f"{speed:.2f}x" if speed else "-", end_section=True)
