@@ -94,13 +94,21 @@ class PerfReport:
 def perf_case(spec: Spec, case_name: str, *, dtype: Any | None = None, soc_name: str | None = None,
               timeline: Path | None = None, force: bool = False, runner: Any | None = None,
               timeout_s: float = 300.0) -> PerfReport:
-    """Run one case on the simulator (building as needed), model it, optionally write a timeline."""
-    from opkit.run.sim_runner import SimRunner
+    """Run one case of op.yaml on the simulator (building as needed), model it, optionally write a timeline."""
     from opkit.run.userdata import select_case
+
+    case, column = select_case(spec, case_name, dtype)
+    return perf_run(spec, case, column, soc_name=soc_name, timeline=timeline, force=force, runner=runner,
+                    timeout_s=timeout_s)
+
+
+def perf_run(spec: Spec, case: Case, column: int, *, soc_name: str | None = None, timeline: Path | None = None,
+             force: bool = False, runner: Any | None = None, timeout_s: float = 300.0) -> PerfReport:
+    """Run ``case`` in dtype ``column`` on the simulator, model it, optionally write a timeline."""
+    from opkit.run.sim_runner import SimRunner
     from opkit.verify.golden import custom_generators
     from opkit.verify.inputs import make_inputs
 
-    case, column = select_case(spec, case_name, dtype)
     chip, target = spec.target(soc_name or spec.socs[0].key)
     if not target.supports(column):
         raise UsageError(f"{spec.name}: {chip} does not support the dtype column {spec.column_label(column)}")
@@ -121,4 +129,4 @@ def perf_case(spec: Spec, case_name: str, *, dtype: Any | None = None, soc_name:
     return PerfReport(spec.name, case.name, label, chip, perf, res.cores, info, timeline)
 
 
-__all__ = ["PerfReport", "fusion", "model_case", "perf_case", "read_trace", "user_workspace_bytes"]
+__all__ = ["PerfReport", "fusion", "model_case", "perf_case", "perf_run", "read_trace", "user_workspace_bytes"]

@@ -40,6 +40,7 @@ class ModelResult:
     events_dropped: int = 0
     graph: Graph | None = field(default=None, repr=False, compare=False)  # the timed replay (timelines)
     clock_mhz: float = 0.0
+    slowest_by_api_us: dict[str, float] = field(default_factory=dict)  # "PIPE API" -> busy µs, slowest core
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -52,6 +53,7 @@ class ModelResult:
             "slowest_core": self.slowest_core,
             "unknown_apis": list(self.unknown_apis),
             "events_dropped": self.events_dropped,
+            "slowest_core_by_api_us": dict(self.slowest_by_api_us),
         }
 
 
@@ -70,12 +72,16 @@ def model_trace(trace: dict[str, Any], params: ChipParams | str, keep_graph: boo
     n = graph.n_cores
     span = [0.0] * n
     busy: list[dict[str, float]] = [dict.fromkeys(PIPES, 0.0) for _ in range(n)]
+    by_api: list[dict[str, float]] = [{} for _ in range(n)]
     for t in graph.tasks:
         if t.core < 0:
             continue
         span[t.core] = max(span[t.core], t.end)
-        if t.pipe:
+        if t.pipe and t.end > t.start:
             busy[t.core][t.pipe] += t.end - t.start
+        if t.pipe and t.end > t.start and t.klass:  # instructions, not sync events
+            key = f"{t.pipe} {t.name or t.klass}"
+            by_api[t.core][key] = by_api[t.core].get(key, 0.0) + (t.end - t.start)
     cores_in = list(trace.get("cores", []))
     cores = [
         CoreTime(int(c.get("block", i)), str(c.get("core_type", "AIV")), span[i], busy[i])
@@ -97,6 +103,8 @@ def model_trace(trace: dict[str, Any], params: ChipParams | str, keep_graph: boo
         events_dropped=sum(int(c.get("events_dropped", 0)) for c in cores_in),
         graph=graph if keep_graph else None,
         clock_mhz=p.clock_mhz,
+        slowest_by_api_us=({k: p.us(v) for k, v in sorted(by_api[slowest].items(), key=lambda kv: -kv[1])}
+                           if n else {}),
     )
 
 

@@ -82,6 +82,10 @@ def summary_lines(perf: dict[str, Any]) -> list[str]:
     busy = perf.get("per_pipe_busy_us") or {}
     if busy:
         lines.append("busiest core/pipe  " + ", ".join(f"{q} {v:,.2f} us" for q, v in busy.items()))
+    by_api = perf.get("slowest_core_by_api_us") or {}
+    if by_api:
+        top = list(by_api.items())[:8]
+        lines.append("slowest core, busy time by instruction: " + ", ".join(f"{k} {v:,.2f} us" for k, v in top))
     if perf.get("unknown_apis"):
         lines.append("costed as one-source vector ops (not in the cost table): " + ", ".join(perf["unknown_apis"]))
     if perf.get("events_dropped"):
