@@ -27,6 +27,10 @@ def test_unknown_case(cli) -> None:
     _clean_error(*cli("perf", str(ROPE), "--case", "nope"), "has no case 'nope'")
 
 
+def test_unknown_dtype(cli) -> None:
+    _clean_error(*cli("perf", str(ROPE), "--case", "smoke", "--dtype", "int8"), "--dtype int8")
+
+
 def test_unknown_soc(cli) -> None:
     code, out, err = cli("perf", str(ROPE), "--case", "smoke", "--soc", "ascend999")
     _clean_error(code, out, err, "ascend999")
