@@ -66,17 +66,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc.message}", file=sys.stderr)
         return 1
 
-    print("| case | dtype | x | modelled time | steady state | roofline bound | efficiency | "
+    print("| case | dtype | first input | modelled time | steady state | roofline bound | efficiency | "
           "steady-state efficiency | busiest core per pipe: V / MTE2 / MTE3 |")
     print("|---|---|---|---:|---:|---:|---:|---:|---|")
+    def pct(x: float | None) -> str:
+        return "-" if x is None else f"{x:.0%}"
+
     for case, rep in reports:
         p = rep.perf
         busy = p.get("per_pipe_busy_us", {})
-        eff = p.get("efficiency")
-        effs = p.get("efficiency_steady")
-        print(f"| {case.name} | {rep.dtype} | {list(case.shapes.get('x', []))} | {p['modelled_us']:.1f} us | "
-              f"{p['steady_us']:.1f} us | {p['bound_us']:.1f} us ({p['bound_by']}) | "
-              f"{eff:.0%} | {effs:.0%} | "
+        bound = "-" if p.get("bound_us") is None else f"{p['bound_us']:.1f} us ({p['bound_by']})"
+        first = next(iter(case.shapes.values()), [])
+        print(f"| {case.name} | {rep.dtype} | {list(first)} | {p['modelled_us']:.1f} us | "
+              f"{p['steady_us']:.1f} us | {bound} | {pct(p.get('efficiency'))} | {pct(p.get('efficiency_steady'))} | "
               + " / ".join(f"{busy.get(q, 0.0):.1f}" for q in ("V", "MTE2", "MTE3")) + " us |")
     print()
     print("| case | variant | launches | HBM bytes | extra peak memory | modelled time |")
@@ -88,9 +90,11 @@ def main(argv: list[str] | None = None) -> int:
         for v in ("fused", "unfused"):
             d = f[v]
             extra = d.get("extra_peak_bytes")
-            print(f"| {case.name} | {v} | {d['launches']} | {d['hbm_bytes'] / 1e6:.2f} MB | "
+            print(f"| {case.name} | {v} | {d['launches']} | {(d.get('hbm_bytes') or 0) / 1e6:.2f} MB | "
                   f"{'-' if extra is None else f'{extra / 1e6:.2f} MB'} | {d['modelled_us']:.1f} us |")
-        print(f"| {case.name} | unfused / fused | | {f['hbm_ratio']:.2f}x | | {f['speedup']:.2f}x |")
+        ratio, speed = f.get("hbm_ratio"), f.get("speedup")
+        print(f"| {case.name} | unfused / fused | | {'-' if ratio is None else f'{ratio:.2f}x'} | | "
+              f"{'-' if speed is None else f'{speed:.2f}x'} |")
     for case, rep in reports:
         top = list((rep.perf.get("slowest_core_by_api_us") or {}).items())[:6]
         print(f"\n{case.name}: slowest core busy by instruction: " + ", ".join(f"{k} {v:.2f} us" for k, v in top))

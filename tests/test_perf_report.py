@@ -164,3 +164,33 @@ def test_perf_case_models_fused_and_unfused(tmp_path: Path) -> None:
     # the verify path gives the same record
     perf, _ = evaluate(tr, "ascend910b2", hbm_bytes=p["hbm_bytes"])
     assert perf["modelled_us"] == pytest.approx(p["modelled_us"])
+
+
+def test_calibration_anchors_name_runnable_cases() -> None:
+    # every anchor of benchmarks/perf_calibration.py is either pending (with a reason) or names a
+    # package, a case of it and a chip opkit knows
+    import importlib.util
+    import sys
+
+    from opkit import soc
+    from opkit.spec import load
+
+    path = ROOT / "benchmarks" / "perf_calibration.py"
+    mod_spec = importlib.util.spec_from_file_location("_perf_calibration", path)
+    assert mod_spec is not None and mod_spec.loader is not None
+    mod = importlib.util.module_from_spec(mod_spec)
+    sys.modules[mod_spec.name] = mod  # dataclasses look their module up
+    try:
+        mod_spec.loader.exec_module(mod)
+    finally:
+        del sys.modules[mod_spec.name]
+    assert mod.ANCHORS
+    for a in mod.ANCHORS:
+        assert a.published_us > 0 and a.source
+        soc.chip(a.chip)
+        if a.pending:
+            assert a.package is None
+            continue
+        spec = load(ROOT / a.package)
+        spec.case(a.case)
+        spec.target(a.chip)

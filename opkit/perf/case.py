@@ -117,7 +117,7 @@ def perf_run(spec: Spec, case: Case, column: int, *, soc_name: str | None = None
     with tempfile.TemporaryDirectory(prefix="opkit-perf-") as tmp:
         run = runner or SimRunner(timeout_s=timeout_s, trace_dir=Path(tmp))
         inputs = make_inputs(spec, case, column, custom_generators(spec))
-        out = run.run(spec, case, column, chip, inputs)
+        out = run.run(spec, case, column, chip, inputs)  # the one call a trace-only runner mode changes
         trace_file = out.info.get("trace_file")
         if trace_file is None:
             raise OpkitError(f"{spec.name}::{case.name}: the run wrote no trace")
