@@ -161,3 +161,12 @@ def table(results: list[CaseResult], title: str = "opkit verify") -> Any:
                     f"{eff:.0%}" if eff is not None else "-", f"{eff_s:.0%}" if eff_s is not None else "-"]
         t.add_row(*row)
     return t
+
+
+def fusion_table(results: list[CaseResult]) -> Any | None:
+    """Fused against unfused (modelled) for the results whose golden describes the unfused chain; None if
+    there is none."""
+    from opkit.perf.report import fusion_table as render
+
+    rows = [(f"{r.case} [{r.dtype}@{r.soc}]", r.perf["fusion"]) for r in results if r.perf.get("fusion")]
+    return render(rows) if rows else None
