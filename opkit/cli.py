@@ -284,7 +284,7 @@ def verify(
 
     from opkit.verify.pipeline import Selection
     from opkit.verify.profiles import PROFILES
-    from opkit.verify.report import table, thresholds_lines
+    from opkit.verify.report import fusion_table, table, thresholds_lines
     from opkit.verify.session import VerifyOptions, verify_packages
 
     if profile is not None and profile not in PROFILES:
@@ -310,9 +310,13 @@ def verify(
     out.print(table(outcome.results))
     for line in thresholds_lines(outcome.results):
         out.print(f"  thresholds: {escape(line)}")
+    fused = fusion_table(outcome.results) if perf else None
+    if fused is not None:
+        out.print(fused)
     if perf:
-        out.print("times, bounds and efficiencies above are modelled from the simulator's traces, not measured on "
-                  "an NPU (steady state: without the kernel start-up cost)")
+        out.print("times, bounds, efficiencies and the unfused chain above are modelled from the simulator's "
+                  "traces and the chip's numbers, not measured on an NPU (steady state: without the kernel start-up "
+                  "cost)")
     counts = {s: sum(r.status == s for r in outcome.results) for s in ("pass", "fail", "error")}
     out.print(f"{counts['pass']} passed, {counts['fail']} failed, {counts['error']} errors; results: "
               f"{outcome.json_path}" + (f"; JUnit: {outcome.junit}" if outcome.junit else ""))
@@ -348,6 +352,31 @@ def run(
     shapes = ", ".join(f"{k} {list(v)}" for k, v in summary.outputs.items())
     _console().print(f"[green]ran[/] {spec.op_type} [{spec.column_label(summary.column)}@{chip}] "
                      f"block_dim={summary.info.get('block_dim')}: {shapes} -> {summary.out}")
+
+
+@app.command()
+@_user_errors
+def perf(
+    op: Annotated[str, typer.Argument(help="Package: a path or an op name.")],
+    case: Annotated[str, typer.Option("--case", help="The case of op.yaml to run and model.")],
+    dtype: Annotated[str | None, typer.Option("--dtype", help="Dtype column (a dtype name or an index).")] = None,
+    soc: Annotated[str | None, typer.Option("--soc", help="Chip (default: the op's first SoC's default).")] = None,
+    trace: Annotated[Path | None, typer.Option("--trace", help="Write a Chrome-trace / Perfetto timeline of the "
+                                               "pipes of every core (JSON).")] = None,
+    force: Annotated[bool, typer.Option(help="Replace an existing --trace file.")] = False,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds before a run counts as hung.")] = 300.0,
+) -> None:
+    """Run one case on the simulator and model its time on a chip: modelled time, roofline bound,
+    efficiency with and without start-up, per-pipe busy time per core, fused against unfused."""
+    from opkit.perf.case import perf_case
+    from opkit.perf.report import render
+
+    (spec,) = _specs([op])
+    sel: Any = int(dtype) if dtype is not None and dtype.isdigit() else dtype
+    report = perf_case(spec, case, dtype=sel, soc_name=soc, timeline=trace, force=force, timeout_s=timeout)
+    out = _console()
+    for item in render(report):
+        out.print(item)
 
 
 @app.command()

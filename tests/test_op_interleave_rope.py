@@ -248,18 +248,20 @@ def test_flops_and_bytes(spec, golden):
 
 
 def test_unfused_chain(spec, golden):
+    from opkit.perf.unfused import check_steps, hbm_bytes, peak_intermediate_bytes
+
     shapes, dtypes, attrs = _cost_args(spec, "llama_prefill_d128")
-    chain = golden.unfused_chain(shapes, dtypes, attrs)
+    chain = check_steps(golden.unfused_chain(shapes, dtypes, attrs))
     assert [s["op"] for s in chain] == ["strided_gather", "mul", "rotate", "mul", "add"]
-    assert [s["launch"] for s in chain] == [1, 2, 3, 4, 5]
     nbytes = 32 * 2048 * 128 * 2
     table = 2048 * 128 * 2
-    assert [s["hbm_bytes"] for s in chain] == [2 * nbytes, 2 * nbytes + table, 2 * nbytes,
-                                               2 * nbytes + table, 3 * nbytes]
-    assert all(s["hbm_bytes"] == s["reads"] + s["writes"] for s in chain)
+    assert [hbm_bytes(s) for s in chain] == [2 * nbytes, 2 * nbytes + table, 2 * nbytes,
+                                             2 * nbytes + table, 3 * nbytes]
     assert sum(s["flops"] for s in chain) == golden.flops(shapes, dtypes, attrs)
     fused = golden.hbm_bytes(shapes, dtypes, attrs)
-    assert sum(s["hbm_bytes"] for s in chain) == 11 * nbytes + 2 * table > 5 * fused
+    assert sum(hbm_bytes(s) for s in chain) == 11 * nbytes + 2 * table > 5 * fused
+    # q, a and r (or a, r and b) are alive at once: three x-sized intermediates
+    assert peak_intermediate_bytes(chain, ["x", "cos", "sin", "y"]) == 3 * nbytes
 
 
 # --- the C++ sources agree with the spec ------------------------------------------------------------

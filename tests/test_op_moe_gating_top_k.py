@@ -406,7 +406,7 @@ def test_fused_bytes_and_unfused_chain():
     chain = G.unfused_chain(shapes, dtypes, DEEPSEEK)
     assert [c["op"] for c in chain] == ["sigmoid", "add_bias", "group_score", "group_topk", "group_mask", "topk",
                                         "gather", "normalise", "scale"]
-    unfused = sum(c["read_bytes"] + c["write_bytes"] for c in chain)
+    unfused = sum(sum(c["reads"].values()) + sum(c["writes"].values()) for c in chain)
     assert unfused > 5 * fused
     soft = G.unfused_chain({"x": [64, 8]}, {"x": "float16"}, {"k": 2})
     assert [c["op"] for c in soft] == ["softmax", "topk", "gather", "scale"]

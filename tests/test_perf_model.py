@@ -22,7 +22,7 @@ def toy(hbm: float = 1e9, **kw: Any) -> ChipParams:
     fields: dict[str, Any] = dict(
         name="toy", clock_mhz=1000.0, aic_cores=1, aiv_cores=2, hbm_bytes_per_cycle=hbm,
         gm_to_ub=10.0, ub_to_gm=10.0, gm_to_l1=10.0, l1_to_l0=10.0, l0c_to_gm=10.0,
-        gm_copy_fixed=0.0, onchip_copy_fixed=0.0, vector_startup=0.0,
+        gm_read_fixed=0.0, gm_write_fixed=0.0, onchip_copy_fixed=0.0, vector_startup=0.0,
         vector_cpr={k: 1.0 for k in base.vector_cpr}, mmad_fixed=0.0,
         scalar_cycles=0.0, sync_cycles=0.0, startup_us=5.0,
     )
@@ -73,7 +73,7 @@ def test_one_pipe_alone() -> None:
 def test_fixed_cost_per_copy_and_vector_startup() -> None:
     # MTE2: 30 fixed + 1000/10 = 130 cycles; then (flag) V: 2 start-up + 8 repeats x 2 (binary) = 18.
     # Total 148 cycles.
-    p = toy(gm_copy_fixed=30.0, vector_startup=2.0, vector_cpr={**toy().vector_cpr, "binary": 2.0})
+    p = toy(gm_read_fixed=30.0, vector_startup=2.0, vector_cpr={**toy().vector_cpr, "binary": 2.0})
     ev = [op("MTE2", 1000), flag("set_flag", "MTE2", "V"), flag("wait_flag", "MTE2", "V"),
           op("V", 2048, 8, api="Add")]
     r = model_trace(trace(core(ev)), p)
@@ -181,12 +181,14 @@ def test_cross_core_flag_mode2() -> None:
 
 
 def test_startup_cost_from_soc_file() -> None:
-    # 910B2: one GM->UB copy of 4700 B: 180 fixed + 4700 / 47 = 280 cycles at 1800 MHz
-    # = 0.15556 µs steady; modelled = steady + the pinned kernel start-up of socs.yaml.
+    # 910B2: one GM->UB copy of 4700 B: 116 fixed + 4700 / 47 = 216 cycles at 1800 MHz
+    # = 0.12 µs steady; modelled = steady + the pinned kernel start-up of socs.yaml.
     startup = soc.chip("ascend910b2")["perf"]["kernel_startup_us"]["value"]
     r = model_trace(trace(core([op("MTE2", 4700)])), "ascend910b2")
-    assert r.steady_us == pytest.approx(280 / 1800)
-    assert r.modelled_us == pytest.approx(280 / 1800 + startup)
+    assert r.steady_us == pytest.approx(216 / 1800)
+    assert r.modelled_us == pytest.approx(216 / 1800 + startup)
+    # a UB->GM copy has no fixed part (posted writes, socs.yaml): 6600 / 66 = 100 cycles
+    assert model_trace(trace(core([op("MTE3", 6600)])), "ascend910b2").steady_us == pytest.approx(100 / 1800)
     assert r.modelled_us - r.steady_us == pytest.approx(10.0)
 
 
@@ -207,7 +209,7 @@ def test_cube_and_roofline() -> None:
 
 
 def test_model_run_keys_and_efficiency() -> None:
-    # 910B2 single copy as above: modelled = 280/1800 + 10 µs; bound = 4700 B / 1600 GB/s.
+    # 910B2 single copy as above: modelled = 216/1800 + 10 µs; bound = 4700 B / 1600 GB/s.
     tr = trace(core([op("MTE2", 4700)]))
     out = model_run(tr, "ascend910b", flops=None, hbm_bytes=4700)
     assert out["label"] == "modelled" and out["chip"] == "ascend910b2"

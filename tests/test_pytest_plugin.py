@@ -50,3 +50,14 @@ def test_failures_and_spec_errors(pkg, tmp_path):
     (broken / "op.yaml").write_text((broken / "op.yaml").read_text().replace("kernel: vector", "kernel: vectr"))
     r = run_pytest(str(broken), cwd=tmp_path)
     assert r.returncode == 1 and "is not a kernel type" in r.stdout
+
+
+def test_cases_run_under_pytest_xdist(pkg, tmp_path):
+    # Two workers share one package: each builds (or finds) the harnesses and runs its share of items.
+    pytest.importorskip("xdist")
+    junit = tmp_path / "x.xml"
+    r = run_pytest(str(pkg), "-n", "2", "-k", "tiny", f"--junitxml={junit}", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "3 passed" in r.stdout
+    names = sorted(c.get("name") for c in ET.parse(junit).getroot().iter("testcase"))
+    assert names == [f"tiny[{d}@ascend910b2]" for d in ("bfloat16", "float16", "float32")]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from .costs import ChipParams, chip_params, op_cost
-from .model import LABEL, ModelResult, golden_costs, model_run, model_trace, roofline_us
+from .model import LABEL, ModelResult, evaluate, golden_costs, model_run, model_trace, roofline_us
 
 __all__ = [
     "LABEL",
     "ChipParams",
     "ModelResult",
     "chip_params",
+    "evaluate",
     "golden_costs",
     "model_run",
     "model_trace",

@@ -65,7 +65,8 @@ class ChipParams:
     gm_to_l1: float
     l1_to_l0: float
     l0c_to_gm: float
-    gm_copy_fixed: float
+    gm_read_fixed: float
+    gm_write_fixed: float
     onchip_copy_fixed: float
     vector_startup: float
     vector_cpr: dict[str, float]
@@ -106,7 +107,8 @@ def chip_params(name: str) -> ChipParams:
         gm_to_l1=float(_val(p["gm_to_l1_bytes_per_cycle"])),
         l1_to_l0=float(_val(p["l1_to_l0_bytes_per_cycle"])),
         l0c_to_gm=float(_val(p["l0c_to_gm_bytes_per_cycle"])),
-        gm_copy_fixed=float(_val(p["gm_copy_fixed_cycles"])),
+        gm_read_fixed=float(_val(p["gm_read_fixed_cycles"])),
+        gm_write_fixed=float(_val(p["gm_write_fixed_cycles"])),
         onchip_copy_fixed=float(_val(p["onchip_copy_fixed_cycles"])),
         vector_startup=float(_val(p["vector_startup_cycles"])),
         vector_cpr={k: float(v) for k, v in _val(p["vector_cycles_per_repeat"]).items()},
@@ -172,11 +174,11 @@ def op_cost(ev: dict[str, Any], core_type: str, p: ChipParams) -> Cost:
     repeats = float(ev.get("repeats", 0))
     if pipe == "MTE2":
         cap = p.gm_to_l1 if core_type == "AIC" else p.gm_to_ub
-        return Cost(p.gm_copy_fixed, nbytes, cap, "gm_read")
+        return Cost(p.gm_read_fixed, nbytes, cap, "gm_read")
     if pipe == "MTE3":
-        return Cost(p.gm_copy_fixed, nbytes, p.ub_to_gm, "gm_write")
+        return Cost(p.gm_write_fixed, nbytes, p.ub_to_gm, "gm_write")
     if pipe == "FIX":
-        return Cost(p.gm_copy_fixed, nbytes, p.l0c_to_gm, "gm_write")
+        return Cost(p.gm_write_fixed, nbytes, p.l0c_to_gm, "gm_write")
     if pipe == "MTE1":
         return Cost(p.onchip_copy_fixed + nbytes / p.l1_to_l0, klass="onchip")
     if pipe == "M":

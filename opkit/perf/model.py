@@ -6,11 +6,11 @@ measurement; ``model_run`` says so in its ``label`` field. See ``docs/perf.md``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .costs import PIPES, ChipParams, chip_params
-from .replay import build_graph, run
+from .replay import Graph, build_graph, run
 
 LABEL = "modelled"
 
@@ -38,6 +38,9 @@ class ModelResult:
     slowest_core: int
     unknown_apis: list[str]
     events_dropped: int = 0
+    graph: Graph | None = field(default=None, repr=False, compare=False)  # the timed replay (timelines)
+    clock_mhz: float = 0.0
+    slowest_by_api_us: dict[str, float] = field(default_factory=dict)  # "PIPE API" -> busy µs, slowest core
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -50,17 +53,18 @@ class ModelResult:
             "slowest_core": self.slowest_core,
             "unknown_apis": list(self.unknown_apis),
             "events_dropped": self.events_dropped,
+            "slowest_core_by_api_us": dict(self.slowest_by_api_us),
         }
 
 
-def model_trace(trace: dict[str, Any], params: ChipParams | str) -> ModelResult:
+def model_trace(trace: dict[str, Any], params: ChipParams | str, keep_graph: bool = False) -> ModelResult:
     """Replay ``trace`` on a chip (name or :class:`ChipParams`) and return the modelled time.
 
     ``steady_us`` is the slowest core's makespan; ``modelled_us`` adds the chip's pinned kernel
     start-up cost. ``per_pipe_busy_us`` is, per pipe, the largest busy time over the cores
     (GM copies include the time they were slowed by sharing HBM bandwidth). ``events_dropped``
     counts trace events the simulator did not record (its per-core cap); the replay then
-    under-estimates.
+    under-estimates. ``keep_graph`` keeps the timed task graph (``graph``) for a timeline.
     """
     p = chip_params(params) if isinstance(params, str) else params
     graph = build_graph(trace, p)
@@ -68,12 +72,16 @@ def model_trace(trace: dict[str, Any], params: ChipParams | str) -> ModelResult:
     n = graph.n_cores
     span = [0.0] * n
     busy: list[dict[str, float]] = [dict.fromkeys(PIPES, 0.0) for _ in range(n)]
+    by_api: list[dict[str, float]] = [{} for _ in range(n)]
     for t in graph.tasks:
         if t.core < 0:
             continue
         span[t.core] = max(span[t.core], t.end)
-        if t.pipe:
+        if t.pipe and t.end > t.start:
             busy[t.core][t.pipe] += t.end - t.start
+        if t.pipe and t.end > t.start and t.klass:  # instructions, not sync events
+            key = f"{t.pipe} {t.name or t.klass}"
+            by_api[t.core][key] = by_api[t.core].get(key, 0.0) + (t.end - t.start)
     cores_in = list(trace.get("cores", []))
     cores = [
         CoreTime(int(c.get("block", i)), str(c.get("core_type", "AIV")), span[i], busy[i])
@@ -93,6 +101,10 @@ def model_trace(trace: dict[str, Any], params: ChipParams | str) -> ModelResult:
         slowest_core=slowest,
         unknown_apis=sorted(graph.unknown_apis),
         events_dropped=sum(int(c.get("events_dropped", 0)) for c in cores_in),
+        graph=graph if keep_graph else None,
+        clock_mhz=p.clock_mhz,
+        slowest_by_api_us=({k: p.us(v) for k, v in sorted(by_api[slowest].items(), key=lambda kv: -kv[1])}
+                           if n else {}),
     )
 
 
@@ -156,23 +168,41 @@ def model_run(
     flops: float | None = None,
     hbm_bytes: float | None = None,
 ) -> dict[str, Any]:
+    """Modelled time of one traced run on ``chip`` (the dict of :func:`evaluate`)."""
+    return evaluate(trace, chip, flops=flops, hbm_bytes=hbm_bytes)[0]
+
+
+def evaluate(
+    trace: dict[str, Any],
+    chip: str,
+    *,
+    flops: float | None = None,
+    hbm_bytes: float | None = None,
+    keep_graph: bool = False,
+) -> tuple[dict[str, Any], ModelResult]:
     """Modelled time of one traced run on ``chip``, for ``opkit verify``'s report.
 
     ``flops`` and ``hbm_bytes`` are the golden's ``flops(shapes, dtypes, attrs)`` and
     ``hbm_bytes(shapes, dtypes, attrs)`` for the case (None when the golden has no hook).
     Keys: ``label`` ("modelled"), ``chip``, ``modelled_us``, ``steady_us``, ``startup_us``,
     ``per_pipe_busy_us``, ``slowest_core``, ``unknown_apis``, ``events_dropped``, ``bound_us``, ``bound_by``,
-    ``efficiency`` (bound / modelled_us, None without a bound), and ``bound_launch_us`` /
-    ``efficiency_launch``: the same with the compute peak of the cores the launch started.
+    ``efficiency`` (bound / modelled_us, None without a bound), ``efficiency_steady`` (bound /
+    steady_us: without the kernel start-up), ``bound_launch_us`` / ``efficiency_launch``: the same
+    with the compute peak of the cores the launch started, and ``gm_bytes``: the bytes the trace's
+    GM copies move (MTE2, MTE3, FIX). Also returns the :class:`ModelResult` (with the timed graph
+    when ``keep_graph``).
     """
     p = chip_params(chip)
-    res = model_trace(trace, p)
+    res = model_trace(trace, p, keep_graph=keep_graph)
     out = res.as_dict()
     cube = _uses_cube(trace)
     bound, by = roofline_us(p, flops=flops, hbm_bytes=hbm_bytes, cube_dtype=cube)
     out["bound_us"] = bound
     out["bound_by"] = by
     out["efficiency"] = (bound / res.modelled_us) if bound is not None and res.modelled_us > 0 else None
+    out["efficiency_steady"] = (bound / res.steady_us) if bound is not None and res.steady_us > 0 else None
+    out["gm_bytes"] = traced_gm_bytes(trace)
+    out["clock_mhz"] = p.clock_mhz
     # the same bound with the compute peak of the cores this launch started
     want = "AIC" if cube is not None else "AIV"
     used = sum(1 for c in trace.get("cores", []) if c.get("core_type", "AIV") == want)
@@ -181,7 +211,18 @@ def model_run(
     out["efficiency_launch"] = (
         launch / res.modelled_us if launch is not None and res.modelled_us > 0 else None
     )
-    return out
+    return out, res
 
 
-__all__ = ["LABEL", "CoreTime", "ModelResult", "golden_costs", "model_run", "model_trace", "roofline_us"]
+def traced_gm_bytes(trace: dict[str, Any]) -> int:
+    """Bytes moved between GM and the cores by the trace's copies (MTE2 in, MTE3 and FIX out)."""
+    total = 0
+    for c in trace.get("cores", []):
+        for ev in c.get("events", []):
+            if ev.get("ev") == "op" and ev.get("pipe") in ("MTE2", "MTE3", "FIX"):
+                total += int(ev.get("bytes", 0))
+    return total
+
+
+__all__ = ["LABEL", "CoreTime", "ModelResult", "evaluate", "golden_costs", "model_run", "model_trace", "roofline_us",
+           "traced_gm_bytes"]

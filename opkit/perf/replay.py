@@ -44,6 +44,7 @@ class Task:
     deps: list[int] = field(default_factory=list)
     start: float = 0.0
     end: float = 0.0
+    name: str = ""  # the traced API or sync event, for timelines
 
 
 @dataclass
@@ -51,6 +52,8 @@ class Graph:
     tasks: list[Task]
     n_cores: int
     unknown_apis: set[str]
+    # ordering edges between pipes or cores (src task, dst task, kind: flag / queue / cross / sync_all)
+    edges: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 def _core_ids(cores: list[dict[str, Any]]) -> tuple[dict[tuple[str, int], int], int]:
@@ -77,6 +80,7 @@ class _Builder:
         self.round_sets: dict[tuple[str, int], list[list[int]]] = defaultdict(list)
         self.round_count: dict[tuple[int, int], int] = defaultdict(int)
         self.waits: list[tuple[int, int, int]] = []  # (task, core, flag)
+        self.edges: list[tuple[int, int, str]] = []
         # per-core state
         self.ci = 0
         self.last: dict[str, int] = {}
@@ -84,6 +88,11 @@ class _Builder:
     def new(self, core: int, pipe: str, fixed: float, deps: list[int], **kw: Any) -> int:
         self.tasks.append(Task(core, pipe, fixed, deps=[d for d in deps if d >= 0], **kw))
         return len(self.tasks) - 1
+
+    def link(self, src: int, dst: int, kind: str) -> None:
+        """Remember an ordering edge between pipes or cores (for timelines)."""
+        if src >= 0:
+            self.edges.append((src, dst, kind))
 
     def on(self, pipe: str, fixed: float, extra: list[int], **kw: Any) -> int:
         """A task on ``pipe``: after the pipe's previous task and the last scalar task."""
@@ -123,27 +132,31 @@ class _Builder:
                     self.unknown.add(f"{ev.get('pipe')}:{ev.get('api')}")
                 pipe = str(ev.get("pipe"))
                 if pipe in last:
-                    self.on(pipe, cost.fixed, [], gm_bytes=cost.gm_bytes, cap=cost.cap, klass=cost.klass)
+                    self.on(pipe, cost.fixed, [], gm_bytes=cost.gm_bytes, cap=cost.cap, klass=cost.klass,
+                            name=str(ev.get("api", "")))
             elif kind == "set_flag":
                 key = (str(ev["from"]), str(ev["to"]), int(ev.get("id", 0)))
-                flags[key].append(self.on(key[0], sync, []))
+                flags[key].append(self.on(key[0], sync, [], name=f"SetFlag {key[0]}->{key[1]} #{key[2]}"))
             elif kind == "wait_flag":
                 key = (str(ev["from"]), str(ev["to"]), int(ev.get("id", 0)))
-                self.on(key[1], sync, [flags[key].popleft() if flags[key] else -1])
+                src = flags[key].popleft() if flags[key] else -1
+                self.link(src, self.on(key[1], sync, [src], name=f"WaitFlag {key[0]}->{key[1]} #{key[2]}"), "flag")
             elif kind == "enque":
-                enq[int(ev["buf"])].append(self.on(str(ev["from"]), sync, []))
+                enq[int(ev["buf"])].append(self.on(str(ev["from"]), sync, [], name=f"EnQue buf{ev['buf']}"))
             elif kind == "deque":
                 b = int(ev["buf"])
                 if b in bufpipes:
-                    self.on(bufpipes[b][1], sync, [enq[b].popleft() if enq[b] else -1])
+                    src = enq[b].popleft() if enq[b] else -1
+                    self.link(src, self.on(bufpipes[b][1], sync, [src], name=f"DeQue buf{b}"), "queue")
             elif kind == "alloc":
                 b = int(ev["buf"])
                 if b in bufpipes:
-                    self.on(bufpipes[b][0], 0.0, [freed.get(b, -1)])
+                    self.link(freed.get(b, -1), self.on(bufpipes[b][0], 0.0, [freed.get(b, -1)],
+                                                        name=f"AllocTensor buf{b}"), "buffer")
             elif kind == "free":
                 b = int(ev["buf"])
                 if b in bufpipes:
-                    freed[b] = self.on(bufpipes[b][1], 0.0, [])
+                    freed[b] = self.on(bufpipes[b][1], 0.0, [], name=f"FreeTensor buf{b}")
             elif kind == "barrier":
                 if _BARRIER_PIPES.get(int(ev.get("pipe", -1))) == "ALL":
                     self.drain(sync)
@@ -155,20 +168,23 @@ class _Builder:
                 sync_k[all_cores] += 1
                 arrive = self.drain()
                 if key2 not in self.joins:
-                    self.joins[key2] = self.new(-1, "", sync, [])
+                    self.joins[key2] = self.new(-1, "", sync, [], name="SyncAll")
                 self.tasks[self.joins[key2]].deps.append(arrive)
+                self.link(arrive, self.joins[key2], "sync_all")
                 for q in PIPES:
                     last[q] = self.joins[key2]
             elif kind == "cross_set":
                 self._cross_set(ctype, block, ev)
             elif kind == "cross_wait":
-                self.waits.append((self.on("S", sync, []), ci, int(ev.get("flag", 0))))
+                self.waits.append((self.on("S", sync, [], name=f"CrossCoreWaitFlag #{ev.get('flag', 0)}"), ci,
+                                   int(ev.get("flag", 0))))
 
     def _cross_set(self, ctype: str, block: int, ev: dict[str, Any]) -> None:
         mode, flag = int(ev.get("mode", 0)), int(ev.get("flag", 0))
         pipe = str(ev.get("pipe", ""))
         last, ids, ratio, ci = self.last, self.ids, self.ratio, self.ci
-        t = self.new(ci, "", self.p.sync_cycles, [last[pipe]] if pipe in last else list(last.values()))
+        t = self.new(ci, "", self.p.sync_cycles, [last[pipe]] if pipe in last else list(last.values()),
+                     name=f"CrossCoreSetFlag #{flag}")
         if mode == 0:
             k = self.round_count[(ci, flag)]
             self.round_count[(ci, flag)] += 1
@@ -199,13 +215,17 @@ class _Builder:
             subs = self.ratio if ctype == "AIC" and mix else 1
             if all(self.tokens[(ci, flag, s)] for s in range(subs)):
                 for s in range(subs):
-                    self.tasks[t].deps.append(self.tokens[(ci, flag, s)].popleft())
+                    src = self.tokens[(ci, flag, s)].popleft()
+                    self.tasks[t].deps.append(src)
+                    self.link(src, t, "cross")
                 continue
             k = round_used[(ci, flag)]
             round_used[(ci, flag)] += 1
             lst = self.round_sets.get((ctype, flag), [])
             if k < len(lst):
                 self.tasks[t].deps.extend(lst[k])
+                for src in lst[k]:
+                    self.link(src, t, "cross")
 
 
 def build_graph(trace: dict[str, Any], p: ChipParams) -> Graph:
@@ -214,7 +234,7 @@ def build_graph(trace: dict[str, Any], p: ChipParams) -> Graph:
     for ci, c in enumerate(b.cores):
         b.core(ci, c)
     b.resolve_waits()
-    return Graph(b.tasks, len(b.cores), b.unknown)
+    return Graph(b.tasks, len(b.cores), b.unknown, b.edges)
 
 
 def _rates(flows: dict[int, float], caps: dict[int, float], total: float) -> dict[int, float]:

@@ -121,6 +121,20 @@ def case_from_npz(spec: Spec, path: Path, dtype: Any | None, attrs: dict[str, An
     return Case(name=path.stem, shapes=shapes, columns=(col,), attrs=all_attrs), col, inputs
 
 
+def select_case(spec: Spec, case_name: str, dtype: Any | None = None,
+                attrs: dict[str, Any] | None = None) -> tuple[Case, int]:
+    """A case of op.yaml in one dtype column (``--case`` / ``--dtype``), with ``attrs`` overriding its own."""
+    try:
+        base = spec.case(case_name)
+    except KeyError:
+        raise UsageError(f"{spec.name} has no case '{case_name}' (cases: "
+                         f"{', '.join(c.name for c in spec.cases)})") from None
+    col = _dtype_column(spec, dtype) if dtype is not None else base.columns[0]
+    case = Case(base.name, base.shapes, (col,), base.attrs | (attrs or {}), base.tags, base.init, base.special,
+                base.seed, base.precision, base.description, base.index)
+    return case, col
+
+
 def run_on_data(spec: Spec, runner: Runner, chip: str, out: Path, *, case_name: str | None = None,
                 inputs_npz: Path | None = None, attr_items: list[str] | None = None, dtype: Any | None = None,
                 force: bool = False, notice: Callable[[str], None] | None = None) -> RunSummary:
@@ -133,17 +147,7 @@ def run_on_data(spec: Spec, runner: Runner, chip: str, out: Path, *, case_name: 
         raise UsageError(f"{out} exists; pass --force to replace it")
     attrs = parse_attrs(spec, attr_items or [])
     if case_name is not None:
-        try:
-            base = spec.case(case_name)
-        except KeyError:
-            raise UsageError(f"{spec.name} has no case '{case_name}' (cases: "
-                             f"{', '.join(c.name for c in spec.cases)})") from None
-        if dtype is not None:
-            col = _dtype_column(spec, dtype)
-        else:
-            col = base.columns[0]
-        case = Case(base.name, base.shapes, (col,), base.attrs | attrs, base.tags, base.init, base.special,
-                    base.seed, base.precision, base.description, base.index)
+        case, col = select_case(spec, case_name, dtype, attrs)
         inputs = make_inputs(spec, case, col, custom_generators(spec))
     else:
         assert inputs_npz is not None

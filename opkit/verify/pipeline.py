@@ -10,7 +10,6 @@ import fnmatch
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -143,22 +142,12 @@ def _checker(spec: Spec, case: Case, column: int, profile: str | None,
     return check
 
 
-def model_perf(spec: Spec, case: Case, column: int, chip: str, trace_file: str) -> dict[str, Any]:
-    """Modelled time, roofline bound and efficiency of one traced run (labelled modelled)."""
-    import json
+def model_perf(spec: Spec, case: Case, column: int, chip: str, trace_file: str,
+               info: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Modelled time, roofline bound, efficiency and fused-vs-unfused of one traced run (labelled modelled)."""
+    from opkit.perf.case import model_case
 
-    from opkit.perf.model import golden_costs, model_run
-    from opkit.verify.golden import load_module
-
-    try:
-        trace = json.loads(Path(trace_file).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise OpkitError(f"{trace_file}: the run's trace cannot be read ({exc})") from None
-    flops, hbm = golden_costs(load_module(spec), dict(case.shapes), spec.column(column), case.attrs)
-    result = model_run(trace, chip, flops=flops, hbm_bytes=hbm)
-    bound, steady = result.get("bound_us"), result.get("steady_us")
-    result["efficiency_steady"] = bound / steady if bound and steady else None
-    return result
+    return model_case(spec, case, column, chip, trace_file, info)[0]
 
 
 def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None, perf: bool = False) -> CaseResult:
@@ -203,7 +192,7 @@ def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None,
         if perf:
             if res.trace is None:
                 raise OpkitError("the performance model needs the run's trace (verify with --trace)")
-            res.perf = model_perf(spec, case, column, job.chip, res.trace)
+            res.perf = model_perf(spec, case, column, job.chip, res.trace, out.info)
     except OpkitError as exc:
         res.status = ERROR
         res.message = exc.message

@@ -204,3 +204,12 @@ def thresholds_lines(results: list[CaseResult]) -> list[str]:
 
 def _fmt(v: Any) -> str:
     return f"{v:.6g}" if isinstance(v, float) else str(v)
+
+
+def fusion_table(results: list[CaseResult]) -> Any | None:
+    """Fused against unfused (modelled) for the results whose golden describes the unfused chain; None if
+    there is none."""
+    from opkit.perf.report import fusion_table as render
+
+    rows = [(f"{r.case} [{r.dtype}@{r.soc}]", r.perf["fusion"]) for r in results if r.perf.get("fusion")]
+    return render(rows) if rows else None

@@ -263,34 +263,53 @@ def hbm_bytes(shapes, dtypes, attrs):
 
 
 def unfused_chain(shapes, dtypes, attrs):
-    """The chain of primitive operators the fused kernel replaces, one launch each, with HBM bytes.
+    """The chain of primitive operators the fused kernel replaces, one launch each.
 
-    sigmoid (or softmax) -> add bias -> group scores -> group top-k -> mask -> top-k -> gather ->
-    normalise (sigmoid only) -> scale. Intermediates are float32 in HBM; indices int32. Steps that
-    do not apply to the case (no bias, no grouping, softmax) are left out. Returns a list of
-    {"op", "launches", "read_bytes", "write_bytes"} in execution order.
+    opkit's ``unfused_chain`` hook (docs/perf.md, "Fused against unfused"): a list of steps
+    {op, reads, writes, flops, dtype}, reads/writes mapping tensor names to the bytes moved
+    through global memory. x, bias, y, expert_idx and out are the op's own tensors; every other
+    name is an intermediate, float32 ([T, E] scores) or int32 (indices), as a framework keeps them:
+
+      sigmoid (or softmax) -> add bias -> group scores -> group top-k -> mask -> top-k -> gather ->
+      normalise (sigmoid only) -> scale
+
+    Steps that do not apply to the case (no bias, no grouping, softmax) are left out. With out_flag
+    the norm is the op's output ``out`` rather than an intermediate. Operation counts: about 4 per
+    element for sigmoid and 5 for softmax (as in ``flops``), 1 per element for the bias add, the
+    group score and the mask, log2 of the candidates per element for a top-k, 1-2 per chosen expert
+    for the weights.
     """
     t, e, k, g, kg = _dims(shapes, attrs)
     xs = DTYPES[dtypes["x"]].size
     ys = DTYPES[dtypes.get("y", dtypes["x"])].size
     sigmoid = int(attrs.get("norm_type", 0)) == 1
-    row = t * e * 4  # one float32 [T, E] intermediate
+    row = t * e * 4  # one float32 [T, E] tensor
+    norm = "out" if attrs.get("out_flag") else "norm"
 
-    def op(name, read, write):
-        return {"op": name, "launches": 1, "read_bytes": int(read), "write_bytes": int(write)}
+    def step(op, reads, writes, flops):
+        return {"op": op, "reads": reads, "writes": writes, "flops": int(flops), "dtype": "float32"}
 
-    chain = [op("sigmoid" if sigmoid else "softmax", t * e * xs, row)]
+    chain = [step("sigmoid" if sigmoid else "softmax", {"x": t * e * xs}, {norm: row}, (4 if sigmoid else 5) * t * e)]
+    sel = norm
     if shapes.get("bias") is not None:
-        chain.append(op("add_bias", row + e * DTYPES[dtypes.get("bias", dtypes["x"])].size, row))
+        bias = e * DTYPES[dtypes.get("bias", dtypes["x"])].size
+        chain.append(step("add_bias", {norm: row, "bias": bias}, {"sel": row}, t * e))
+        sel = "sel"
+    cand = sel
     if grouping_active(e, g, kg):
-        chain.append(op("group_score", row, t * g * 4))
-        chain.append(op("group_topk", t * g * 4, t * kg * 4))
-        chain.append(op("group_mask", row + t * kg * 4, row))
-    chain.append(op("topk", row, t * k * 8))  # values and int32 indices
-    chain.append(op("gather", t * k * 4 + t * k * 4, t * k * 4))  # indices, then the gathered norm
+        chain.append(step("group_score", {sel: row}, {"group_scores": t * g * 4}, t * e))
+        chain.append(step("group_topk", {"group_scores": t * g * 4}, {"group_idx": t * kg * 4},
+                          t * g * math.ceil(math.log2(max(g, 2)))))
+        chain.append(step("group_mask", {sel: row, "group_idx": t * kg * 4}, {"masked": row}, t * e))
+        cand = "masked"
+    chain.append(step("topk", {cand: row}, {"topk_values": t * k * 4, "expert_idx": t * k * 4},
+                      t * e * math.ceil(math.log2(max(e, 2)))))
+    chain.append(step("gather", {"expert_idx": t * k * 4, norm: t * k * 4}, {"weights": t * k * 4}, 0))
+    w = "weights"
     if sigmoid:
-        chain.append(op("normalise", t * k * 4, t * k * 4))
-    chain.append(op("scale", t * k * 4, t * k * ys))
+        chain.append(step("normalise", {w: t * k * 4}, {"weights_norm": t * k * 4}, 2 * t * k))
+        w = "weights_norm"
+    chain.append(step("scale", {w: t * k * 4}, {"y": t * k * ys}, t * k))
     return chain
 
 

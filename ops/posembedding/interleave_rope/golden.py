@@ -106,28 +106,29 @@ def hbm_bytes(shapes, dtypes, attrs):
 def unfused_chain(shapes, dtypes, attrs):
     """The chain of primitive operators the fused kernel replaces, one launch each.
 
-    Returns a list of {op, launch, reads, writes, hbm_bytes, flops}: bytes through global memory
-    per launch, every intermediate in the dtype of x (as a framework running the model in
-    fp16/bf16 would keep it). The steps follow the formula:
+    opkit's ``unfused_chain`` hook (docs/perf.md, "Fused against unfused"): a list of steps
+    {op, reads, writes, flops, dtype}, where reads/writes map tensor names to the bytes moved
+    through global memory. x, cos, sin and y are the op's own tensors; q, a, r and b are
+    intermediates, kept in the dtype of x (as a framework running the model in fp16/bf16 would
+    keep them). The steps follow the formula:
 
       1. strided_gather  q = concat(x[..., 0::2], x[..., 1::2])     reads x, writes q
       2. mul             a = q * cos                                 reads q and cos, writes a
       3. rotate          r = concat(-q[..., D/2:], q[..., :D/2])    reads q, writes r
       4. mul             b = r * sin                                 reads r and sin, writes b
       5. add             y = a + b                                   reads a and b, writes y
+
+    cos and sin are read once in their own (broadcast) shape, as in ``hbm_bytes``.
     """
+    nb = _numel(shapes["x"]) * _itemsize(dtypes, "x")
     n = _numel(shapes["x"])
-    e = _itemsize(dtypes, "x")
     nc = _numel(shapes["cos"]) * _itemsize(dtypes, "cos")
     ns = _numel(shapes["sin"]) * _itemsize(dtypes, "sin")
-    steps = [
-        ("strided_gather", n * e, n * e, 0),
-        ("mul", n * e + nc, n * e, n),
-        ("rotate", n * e, n * e, 0),
-        ("mul", n * e + ns, n * e, n),
-        ("add", 2 * n * e, n * e, n),
-    ]
+    dt = dtypes["x"]
     return [
-        {"op": op, "launch": i + 1, "reads": r, "writes": w, "hbm_bytes": r + w, "flops": f}
-        for i, (op, r, w, f) in enumerate(steps)
+        {"op": "strided_gather", "reads": {"x": nb}, "writes": {"q": nb}, "flops": 0, "dtype": dt},
+        {"op": "mul", "reads": {"q": nb, "cos": nc}, "writes": {"a": nb}, "flops": n, "dtype": dt},
+        {"op": "rotate", "reads": {"q": nb}, "writes": {"r": nb}, "flops": 0, "dtype": dt},
+        {"op": "mul", "reads": {"r": nb, "sin": ns}, "writes": {"b": nb}, "flops": n, "dtype": dt},
+        {"op": "add", "reads": {"a": nb, "b": nb}, "writes": {"y": nb}, "flops": n, "dtype": dt},
     ]
