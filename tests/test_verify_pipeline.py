@@ -194,3 +194,18 @@ def test_precision_keys_must_fit_their_profile(tmp_path, precision, case_precisi
     with pytest.raises(SpecError) as info:
         load(pkg)
     assert any(message in p for p in info.value.problems), info.value.problems
+
+
+def test_a_failing_input_generator_is_a_case_error(tmp_path):
+    pkg = _axpy_copy(tmp_path, "precision: {profile: mixed}")
+    text = (pkg / "op.yaml").read_text().replace("init: {x: normal, y: {uniform: [-2, 2]}}",
+                                                 "init: {x: {custom: odd_only}, y: {uniform: [-2, 2]}}")
+    (pkg / "op.yaml").write_text(text)
+    golden = pkg / "golden.py"
+    golden.write_text(golden.read_text() + "\n\ndef odd_only(shape, dtype, rng, attrs):\n"
+                      "    return rng.normal(size=shape).reshape(-1, 2)\n")
+    line = golden.read_text().count("\n")
+    (r,) = verify_spec(load(pkg), Float32Axpy(), Selection(keyword="odd_tail", dtype="float16"))
+    assert r.status == "error"
+    assert f"golden.py: the input generator odd_only() failed for shape [100003]: golden.py:{line}: ValueError" \
+        in r.message

@@ -75,12 +75,22 @@ def _where(exc: BaseException, path: Path) -> str:
 
 
 def custom_generators(spec: Spec):
-    """A lookup for ``init: {x: {custom: fn}}`` generators defined in golden.py."""
+    """A lookup for ``init: {x: {custom: fn}}`` generators defined in golden.py; a generator that raises
+    becomes a GoldenError naming the file, line and function."""
+    path = spec.dir / spec.golden_file
+
     def find(name: str):
         fn = getattr(load_module(spec), name, None)
         if not callable(fn):
-            raise GoldenError(f"{spec.dir / spec.golden_file}: no generator function '{name}'")
-        return fn
+            raise GoldenError(f"{path}: no generator function '{name}'")
+
+        def call(shape: Any, dtype: Any, rng: Any, attrs: Any) -> Any:
+            try:
+                return fn(shape, dtype, rng, attrs)
+            except Exception as exc:
+                raise GoldenError(f"{path}: the input generator {name}() failed for shape {list(shape)}: "
+                                  f"{_where(exc, path)}") from None
+        return call
     return find
 
 
