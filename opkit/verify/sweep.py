@@ -112,7 +112,6 @@ def sweep_cases(spec: Spec, base: Case, per_dim: int = PER_DIM, full: bool = Fal
         lo = limit.min if limit else 1
         hi = limit.max if limit and limit.max is not None else _largest(spec, symbol, position, full)
         values = [v for v in powers_of_two_and_one_less(lo, hi, limit.multiple_of if limit else 1) if v != current]
-        kept = []
         for v in spread(values, per_dim):
             shapes = _reshaped(spec, base, symbol, position, v)
             sizes = [math.prod(s) for s in shapes.values() if s and not isinstance(s[0], list)]
@@ -122,7 +121,6 @@ def sweep_cases(spec: Spec, base: Case, per_dim: int = PER_DIM, full: bool = Fal
             raw = {k: copy.deepcopy(v2) for k, v2 in raw_base.items() if k not in ("name", "tags", "shapes")}
             raws.append((f"sweep_{base.name}_{label}={v}", {"name": f"sweep-{len(raws)}", "tags": ["sweep"],
                                                              "shapes": shapes, **raw}))
-            kept.append(v)
         if not values:
             notes.append(f"{label}: no 2^k or 2^k-1 value other than {current} in [{lo}, {hi}]")
     if not raws:
