@@ -108,7 +108,7 @@ def run_golden(spec: Spec, case: Case, inputs: dict[str, Any]) -> dict[str, np.n
         raise GoldenError(compute_not_implemented(spec) or f"{path}: compute not implemented") from None
     except Exception as exc:
         raise GoldenError(f"{path}: the golden failed on case '{case.name}': {_where(exc, path)}") from None
-    produced = [o for o in spec.outputs if o.when is None or o.when.holds(case.attrs)]
+    produced = spec.produced_outputs(case.attrs)
     if not isinstance(result, dict):
         if len(produced) != 1:
             raise GoldenError(f"{path}: {spec.golden_func}() must return a dict of "
