@@ -53,11 +53,19 @@ def _check_template(template: str) -> None:
 
 
 def _render(template: str, context: dict, workdir: Path) -> Path:
+    """Render ``template`` laid over the generic skeleton: a file the template does not have (the OpDef,
+    CMakeLists.txt, a spec-derived InferShape) comes from ``_generic``, so it is written once."""
     from cookiecutter.main import cookiecutter
 
+    source = templates_dir() / template
+    if template != GENERIC_TEMPLATE:
+        merged = workdir / "template"
+        shutil.copytree(templates_dir() / GENERIC_TEMPLATE, merged)
+        shutil.copytree(source, merged, dirs_exist_ok=True)
+        source = merged
     config = {"replay_dir": str(workdir / "replay"), "cookiecutters_dir": str(workdir / "cc")}
     out = cookiecutter(
-        str(templates_dir() / template), no_input=True, extra_context=context,
+        str(source), no_input=True, extra_context=context,
         output_dir=str(workdir / "out"), default_config=config, accept_hooks=False,
     )
     return Path(out)
