@@ -442,10 +442,12 @@ def test_tiling_refuses_unsupported_shapes(tiling, x_shape, cos_shape):
     assert tiling(x_shape, cos_shape) is None
 
 
-def _ub_bytes(t, d_stride, cos_rows, rows):
+def _ub_bytes(t, x_stride, cos_rows, rows):
     """UB the kernel's InitBuffer calls take (interleave_rope.h), for fp16/bf16."""
-    tile, table = rows * d_stride, cos_rows * d_stride
-    return 2 * tile * 2 * 2 + 2 * table * 2 * 2 + tile * 4 * 3 + table * 4 * 2 + tile * 4 * 2 + d_stride * 4
+    tile, table = rows * x_stride, cos_rows * x_stride
+    # x and y double-buffered; cos and sin halves staged once; four packed float32 half-row arrays;
+    # the four float32 table halves
+    return 2 * tile * 2 * 2 + table * 2 * 2 + (tile // 2) * 4 * 4 + (table // 2) * 4 * 4
 
 
 @pytest.mark.parametrize("x_shape, cos_shape, cores", [
@@ -464,8 +466,9 @@ def test_tiling_splits_rows_and_fits_ub(tiling, x_shape, cos_shape, cores):
     assert 1 <= t["blockDim"] <= cores
     assert t["formerNum"] * t["formerRows"] + (t["blockDim"] - t["formerNum"]) * t["tailRows"] == units
     assert t["formerRows"] - t["tailRows"] == 1 and t["formerNum"] < t["blockDim"]
-    assert t["rowStride"] % 16 == 0 and d <= t["rowStride"] < d + 16  # rows start on 32-byte boundaries
-    assert t["aligned"] == (d * 2 % 32 == 0)
+    # half-rows start on 32-byte boundaries: Hp = D/2 rounded up to 16 elements, rows 2 Hp apart
+    assert t["rowStride"] == 2 * (-(-(d // 2) // 16) * 16)
+    assert t["aligned"] == (d % 32 == 0) == (t["rowStride"] == d)
     share = t["formerRows"] if t["formerNum"] else t["tailRows"]  # the most units a core owns
     assert _ub_bytes(t, t["rowStride"], t["cosRows"], t["tileRows"]) <= UB_910B
     assert t["workspace"] == 16 << 20  # only the system workspace
@@ -473,11 +476,12 @@ def test_tiling_splits_rows_and_fits_ub(tiling, x_shape, cos_shape, cores):
         # a tile: headGroup heads x cosRows positions; copies of at least 2 KiB per head unless
         # a core owns fewer positions
         assert 1 <= t["headGroup"] <= n and t["tileRows"] == t["headGroup"] * t["cosRows"]
-        assert 1 <= t["cosRows"] <= min(share, s, 4095)
+        assert 1 <= t["cosRows"] <= min(share, s, 4095 if d % 32 == 0 else 2047)
         assert t["cosRows"] * d * 2 >= 2048 or t["cosRows"] == min(share, s)
         return
     assert t["headGroup"] == 1
-    assert 1 <= t["tileRows"] <= min(share, 4095)  # DataCopyPad moves at most 4095 rows
+    limit = 4095 if d % 32 == 0 else 2047  # DataCopyPad moves at most 4095 blocks (rows, or half-rows)
+    assert 1 <= t["tileRows"] <= min(share, limit)
     per_s = cos_shape[2] == s and s > 1
     if per_s:
         assert t["cosRows"] == t["tileRows"]
@@ -485,7 +489,7 @@ def test_tiling_splits_rows_and_fits_ub(tiling, x_shape, cos_shape, cores):
         assert t["cosRows"] == min(b, -(-(t["tileRows"] - 1) // (n * s)) + 1)
     else:
         assert t["cosRows"] == 1
-    if t["tileRows"] < min(share, 4095):  # not limited by the core's share: the UB is full
+    if t["tileRows"] < min(share, limit):  # not limited by the core's share: the UB is full
         assert _ub_bytes(t, t["rowStride"], t["cosRows"] + (1 if per_s else 0), t["tileRows"] + 1) > UB_910B
 
 
