@@ -476,8 +476,13 @@ def test_tiling_splits_rows_and_fits_ub(tiling, x_shape, cos_shape, cores):
         # a tile: headGroup heads x cosRows positions; copies of at least 2 KiB per head unless
         # a core owns fewer positions
         assert 1 <= t["headGroup"] <= n and t["tileRows"] == t["headGroup"] * t["cosRows"]
-        assert 1 <= t["cosRows"] <= min(share, s, 4095 if d % 32 == 0 else 2047)
-        assert t["cosRows"] * d * 2 >= 2048 or t["cosRows"] == min(share, s)
+        limit = min(share, s, 4095 if d % 32 == 0 else 2047)
+        assert 1 <= t["cosRows"] <= limit
+        # the chunks even out the core's positions (no short last chunk) ...
+        chunks = -(-limit // t["cosRows"])
+        assert t["cosRows"] == -(-limit // chunks)
+        # ... and evening out at most halves the 2 KiB per head the group size aims at
+        assert t["cosRows"] * d * 2 >= 1024 or t["cosRows"] == limit
         return
     assert t["headGroup"] == 1
     limit = 4095 if d % 32 == 0 else 2047  # DataCopyPad moves at most 4095 blocks (rows, or half-rows)

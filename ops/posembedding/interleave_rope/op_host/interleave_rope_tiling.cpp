@@ -215,10 +215,13 @@ ge::graphStatus TilingInterleaveRope(gert::TilingContext* context)
         while (group > 1 && maxChunk(group) < std::min(minChunk, chunkLimit)) {
             group = CeilDiv(group, 2);
         }
-        const uint64_t chunk = maxChunk(group);
+        uint64_t chunk = maxChunk(group);
         if (chunk == 0) {
             return ge::GRAPH_FAILED;
         }
+        // As many chunks as that takes, evened out: no short last chunk of a few positions, whose
+        // small copies would each cost the fixed start of a transfer.
+        chunk = CeilDiv(chunkLimit, CeilDiv(chunkLimit, chunk));
         tiling->headGroup = static_cast<uint32_t>(group);
         tiling->tileRows = static_cast<uint32_t>(group * chunk);
         tiling->cosRows = static_cast<uint32_t>(chunk);
