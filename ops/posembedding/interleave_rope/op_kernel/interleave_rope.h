@@ -11,8 +11,9 @@
 // otherwise DataCopyPad moves one row per block, zero padding, and the one spare 32-byte block some D
 // leave at a row's end is zeroed once at start-up). Everything between the copies is packed per
 // half-row: r and i are [rows x Hp] arrays, and so are the four cos/sin halves c1 = cos[:h],
-// c2 = cos[h:], s1 = sin[:h], s2 = sin[h:], copied from GM as half-rows (a GM stride skips the other
-// half).
+// c2 = cos[h:], s1 = sin[:h], s2 = sin[h:] in float32. cos/sin rows are copied whole when D is a
+// multiple of 32 (the widening Cast splits the halves with repeat strides), otherwise as half-rows (a
+// GM stride skips the other half) so that the widening Cast is contiguous.
 //
 // Compute, per tile of rows (fp32 throughout, 910B has no bf16 arithmetic):
 //   1. De-interleave on the 16-bit data, with shifts and one narrowing Cast instead of a gather. A pair
@@ -33,14 +34,15 @@
 //     tiles of up to tileRows rows: CopyIn (GM -> UB, MTE2), Compute (vector unit), CopyOut
 //     (UB -> GM, MTE3). Queues with two buffers each (double buffering) let the copies of one tile
 //     overlap the compute of the next.
-//   - cos/sin per s (keys B1SD, 11SD): the tile's cos/sin half-rows are copied to the same rows as the
-//     x rows they multiply, one copy per half and run of consecutive s (a run ends where a head ends).
+//   - cos/sin per s (keys B1SD, 11SD): the tile's cos/sin rows are copied to the same rows as the x
+//     rows they multiply, one copy (one per half) per run of consecutive s (a run ends where a head
+//     ends).
 //     cos/sin per batch or one row (keys B11D, 111D): only the distinct rows are copied (one per batch
 //     the tile touches), and Mul re-reads one half-row for many x rows through a repeat stride of 0
 //     on its second source.
 //   - Keys B1SD_HEADS / 11SD_HEADS (prefill): the core owns a range of positions (b, s) instead of
-//     rows. It takes them in chunks of up to cosRows positions: the chunk's cos/sin half-rows are
-//     copied and widened once, then the heads are walked in groups of headGroup, a tile being the
+//     rows. It takes them in chunks of up to cosRows positions: the chunk's cos/sin rows are copied
+//     and widened once, then the heads are walked in groups of headGroup, a tile being the
 //     chunk's rows of each head of the group, moved with one strided copy per tile (one per head when
 //     D is not a multiple of 32). cos/sin are thus read and widened once per position, not once per
 //     head.
@@ -206,14 +208,21 @@ private:
         }
     }
 
-    // cos/sin rows c0 .. c0 + count - 1 of one table: their first halves to UB rows t .. of region 0,
-    // their second halves to region 1 (regions cosRows * Hp elements apart), half-rows Hp apart.
-    __aicore__ inline void CopyHalvesIn(const LocalTensor<T>& dst, const GlobalTensor<T>& table, uint64_t c0, uint32_t t,
-                                        uint32_t count)
+    // cos/sin rows c0 .. c0 + count - 1 of one table into the staging buffer, from its row t on. With
+    // D a multiple of 32 the rows are copied whole (Xp = D apart, one copy) and split into halves by
+    // the widening Cast; otherwise their first halves go to region 0 and their second halves to
+    // region 1 (regions cosRows * Hp elements apart, half-rows Hp apart, a GM stride skipping the
+    // other half), so that the Cast is contiguous.
+    __aicore__ inline void CopyTableIn(const LocalTensor<T>& dst, const GlobalTensor<T>& table, uint64_t c0, uint32_t t,
+                                       uint32_t count)
     {
+        if (aligned_) {
+            DataCopy(dst[t * xp_], table[c0 * d_], count * d_);
+            return;
+        }
         const uint32_t halfBytes = half_ * sizeof(T);
         DataCopyExtParams copyParams{static_cast<uint16_t>(count), halfBytes, halfBytes, 0, 0};  // GM: skip the other half
-        DataCopyPadExtParams<T> padParams{hp_ != half_, 0, static_cast<uint8_t>(hp_ - half_), static_cast<T>(0.0f)};
+        DataCopyPadExtParams<T> padParams{true, 0, static_cast<uint8_t>(hp_ - half_), static_cast<T>(0.0f)};
         DataCopyPad(dst[t * hp_], table[c0 * d_], copyParams, padParams);
         DataCopyPad(dst[(cosRows_ + t) * hp_], table[c0 * d_ + half_], copyParams, padParams);
     }
@@ -242,19 +251,42 @@ private:
         PipeBarrier<PIPE_V>();
     }
 
-    // The staged cos/sin halves of `rows` table rows to float32 (tableBuf_: c1, c2, s1, s2).
+    // The staged cos/sin of `rows` table rows to float32 halves (tableBuf_: c1, c2, s1, s2).
     __aicore__ inline void WidenTables(LocalTensor<T>& cosT, LocalTensor<T>& sinT, uint32_t rows)
     {
         const uint32_t region = cosRows_ * hp_;
-        const uint32_t n = rows * hp_;
         LocalTensor<float> tab = tableBuf_.Get<float>();
-        Cast(tab, cosT, RoundMode::CAST_NONE, n);                          // c1
-        Cast(tab[region], cosT[region], RoundMode::CAST_NONE, n);          // c2
-        Cast(tab[2 * region], sinT, RoundMode::CAST_NONE, n);              // s1
-        Cast(tab[3 * region], sinT[region], RoundMode::CAST_NONE, n);      // s2
+        if (aligned_) {
+            WidenHalf(tab, cosT, 0, rows);                 // c1
+            WidenHalf(tab[region], cosT, hp_, rows);       // c2
+            WidenHalf(tab[2 * region], sinT, 0, rows);     // s1
+            WidenHalf(tab[3 * region], sinT, hp_, rows);   // s2
+        } else {
+            const uint32_t n = rows * hp_;
+            Cast(tab, cosT, RoundMode::CAST_NONE, n);
+            Cast(tab[region], cosT[region], RoundMode::CAST_NONE, n);
+            Cast(tab[2 * region], sinT, RoundMode::CAST_NONE, n);
+            Cast(tab[3 * region], sinT[region], RoundMode::CAST_NONE, n);
+        }
         PipeBarrier<PIPE_V>();
         cosQue_.FreeTensor(cosT);
         sinQue_.FreeTensor(sinT);
+    }
+
+    // Columns col0 .. col0 + Hp of `rows` whole staged rows (Xp apart) -> packed float32 [rows x Hp]:
+    // one repeat per half-row (up to 64 lanes), repeat strides of Xp elements of T and Hp floats
+    // (both Hp / 8 blocks).
+    __aicore__ inline void WidenHalf(const LocalTensor<float>& dst, const LocalTensor<T>& src, uint32_t col0, uint32_t rows)
+    {
+        const uint8_t stride = static_cast<uint8_t>(hp_ / FLOATS_PER_BLOCK);
+        for (uint32_t r = 0; r < rows; r += MAX_REPEAT) {
+            const uint32_t repeat = (rows - r < MAX_REPEAT) ? rows - r : MAX_REPEAT;
+            for (uint32_t c = 0; c < hp_; c += FLOATS_PER_REPEAT) {
+                const uint64_t mask = (hp_ - c < FLOATS_PER_REPEAT) ? hp_ - c : FLOATS_PER_REPEAT;
+                Cast(dst[r * hp_ + c], src[r * xp_ + col0 + c], RoundMode::CAST_NONE, mask, static_cast<uint8_t>(repeat),
+                     {1, 1, stride, stride});
+            }
+        }
     }
 
     // dst row r = src0 row r * the one half-row `row`, for `rows` packed rows: the row is re-read for
@@ -365,16 +397,16 @@ private:
                 const uint64_t left = seqLength_ - g % seqLength_;
                 const uint32_t run = static_cast<uint32_t>((left < rows - t) ? left : rows - t);
                 const uint64_t c = CosRowOf(g);
-                CopyHalvesIn(cosT, cosGm_, c, t, run);
-                CopyHalvesIn(sinT, sinGm_, c, t, run);
+                CopyTableIn(cosT, cosGm_, c, t, run);
+                CopyTableIn(sinT, sinGm_, c, t, run);
                 t += run;
             }
         } else {
             // Only the distinct rows: one per batch the tile touches (or the single row).
             const uint64_t c0 = CosRowOf(g0);
             const uint32_t distinct = DistinctRows(g0, rows);
-            CopyHalvesIn(cosT, cosGm_, c0, 0, distinct);
-            CopyHalvesIn(sinT, sinGm_, c0, 0, distinct);
+            CopyTableIn(cosT, cosGm_, c0, 0, distinct);
+            CopyTableIn(sinT, sinGm_, c0, 0, distinct);
         }
         cosQue_.EnQue(cosT);
         sinQue_.EnQue(sinT);
@@ -432,8 +464,8 @@ private:
     {
         LocalTensor<T> cosT = cosQue_.AllocTensor<T>();
         LocalTensor<T> sinT = sinQue_.AllocTensor<T>();
-        CopyHalvesIn(cosT, cosGm_, c0, 0, positions);
-        CopyHalvesIn(sinT, sinGm_, c0, 0, positions);
+        CopyTableIn(cosT, cosGm_, c0, 0, positions);
+        CopyTableIn(sinT, sinGm_, c0, 0, positions);
         cosQue_.EnQue(cosT);
         sinQue_.EnQue(sinT);
         cosT = cosQue_.DeQue<T>();
@@ -479,8 +511,8 @@ private:
 
     TPipe pipe_;
     TQue<TPosition::VECIN, 1> xQue_;
-    TQue<TPosition::VECIN, 1> cosQue_;      // cos halves [c1 | c2], cosRows * Hp elements each
-    TQue<TPosition::VECIN, 1> sinQue_;      // sin halves [s1 | s2]
+    TQue<TPosition::VECIN, 1> cosQue_;      // cos rows as copied (CopyTableIn), cosRows * Xp elements
+    TQue<TPosition::VECIN, 1> sinQue_;      // sin rows, the same way
     TQue<TPosition::VECOUT, 1> yQue_;
     TBuf<TPosition::VECCALC> bufP_;         // r << 16, r sign-extended, r (float32), then r * s2 ... see Rotate
     TBuf<TPosition::VECCALC> bufQ_;         // i sign-extended, i (float32), i * c2, b
