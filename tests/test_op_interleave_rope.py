@@ -534,8 +534,8 @@ def _assert_close_to_golden(y, golden_y, column):
 
 
 SMOKE = ["smoke", "decode", "decode_small", "odd_s", "bf16", "special_values", "cos_b1sd", "cos_b11d", "cos_11sd",
-         "cos_111d", "d128", "d40_unaligned", "d2_minimal", "d256_max", "d100_b11d", "multi_tile", "multi_tile_b11d",
-         "multi_tile_one_head", "multi_tile_unaligned"]
+         "cos_111d", "d128", "d40_unaligned", "d2_minimal", "d256_max", "d100_b11d", "d48_gap", "d24_pad",
+         "multi_tile", "multi_tile_b11d", "multi_tile_one_head", "multi_tile_unaligned"]
 
 
 def test_smoke_list_is_every_smoke_case(spec):
