@@ -231,6 +231,29 @@ def test_special_values_case_keeps_nonfinite_inside_pairs(spec, golden):
         np.testing.assert_array_equal(np.isnan(y[..., half:]) & nan_pair, nan_pair)
 
 
+# --- the kernel's de-interleave, bit for bit ----------------------------------------------------------
+
+def test_shift_and_narrow_deinterleave_is_exact_for_every_16_bit_pattern():
+    """The kernel's de-interleave (interleave_rope.h, Deinterleave) on every fp16/bf16 bit pattern.
+
+    A pair (r, i) of 16-bit values is one little-endian 32-bit word w; i = ShiftRight(int32 w, 16)
+    (arithmetic), r = ShiftRight(int32 ShiftLeft(uint32 w, 16), 16); Cast int32 -> int16 saturates
+    (Cast.md), which never applies because both are sign-extended 16-bit values. The result must be the
+    original bit patterns, NaN, Inf, -0 and subnormals included.
+    """
+    bits = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    r = bits
+    i = bits[::-1].copy()
+    pairs = np.empty(2 * bits.size, dtype=np.uint16)
+    pairs[0::2], pairs[1::2] = r, i  # x[2t] = r_t, x[2t+1] = i_t
+    w = pairs.view("<u4")
+    i32 = w.view("<i4") >> 16
+    r32 = ((w << np.uint32(16)) & np.uint32(0xFFFFFFFF)).view("<i4") >> 16
+    assert i32.min() >= -32768 and i32.max() <= 32767 and r32.min() >= -32768 and r32.max() <= 32767
+    np.testing.assert_array_equal(np.clip(r32, -32768, 32767).astype(np.int16).view(np.uint16), r)
+    np.testing.assert_array_equal(np.clip(i32, -32768, 32767).astype(np.int16).view(np.uint16), i)
+
+
 # --- cost model ----------------------------------------------------------------------------------------
 
 def _cost_args(spec, name, column=0):
