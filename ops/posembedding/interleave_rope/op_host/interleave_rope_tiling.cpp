@@ -30,7 +30,7 @@ constexpr uint64_t BUFFER_NUM = 2;             // double buffering: BUFFER_NUM i
 constexpr uint64_t MAX_TILE_ROWS = 4095;       // DataCopyPad moves at most 4095 blocks (rows) per call
 constexpr uint64_t MAX_TILE_ROWS_UNALIGNED = 2047;  // ... and writes 2 blocks (half-rows) per row when D % 32 != 0
 constexpr uint64_t MIN_BYTES_PER_CORE = 4096;  // below this, starting one more core costs more than it saves
-constexpr uint64_t MIN_COPY_BYTES = 2048;      // head loop: copies of at least this many bytes per head
+constexpr uint64_t MIN_COPY_BYTES = 2048;      // head loop: aim at this many bytes per head in a tile
 
 uint64_t CeilDiv(uint64_t a, uint64_t b)
 {
@@ -45,7 +45,7 @@ uint64_t UbBytes(uint64_t rows, uint64_t cosRows, uint64_t xp, uint64_t typeSize
     const uint64_t tile = rows * xp;
     const uint64_t table = cosRows * xp;
     return BUFFER_NUM * tile * typeSize * 2         // x in, y out (double-buffered)
-           + table * typeSize * 2                   // cos and sin halves as copied (one buffer each)
+           + table * typeSize * 2                   // cos and sin as copied (one buffer each)
            + (tile / 2) * sizeof(float) * 4         // four packed float32 half-row arrays (r, i, a, scratch)
            + (table / 2) * sizeof(float) * 4;       // c1, c2, s1, s2 in float32
 }
