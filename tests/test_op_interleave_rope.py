@@ -231,6 +231,29 @@ def test_special_values_case_keeps_nonfinite_inside_pairs(spec, golden):
         np.testing.assert_array_equal(np.isnan(y[..., half:]) & nan_pair, nan_pair)
 
 
+# --- the kernel's de-interleave, bit for bit ----------------------------------------------------------
+
+def test_shift_and_narrow_deinterleave_is_exact_for_every_16_bit_pattern():
+    """The kernel's de-interleave (interleave_rope.h, Deinterleave) on every fp16/bf16 bit pattern.
+
+    A pair (r, i) of 16-bit values is one little-endian 32-bit word w; i = ShiftRight(int32 w, 16)
+    (arithmetic), r = ShiftRight(int32 ShiftLeft(uint32 w, 16), 16); Cast int32 -> int16 saturates
+    (Cast.md), which never applies because both are sign-extended 16-bit values. The result must be the
+    original bit patterns, NaN, Inf, -0 and subnormals included.
+    """
+    bits = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    r = bits
+    i = bits[::-1].copy()
+    pairs = np.empty(2 * bits.size, dtype=np.uint16)
+    pairs[0::2], pairs[1::2] = r, i  # x[2t] = r_t, x[2t+1] = i_t
+    w = pairs.view("<u4")
+    i32 = w.view("<i4") >> 16
+    r32 = ((w << np.uint32(16)) & np.uint32(0xFFFFFFFF)).view("<i4") >> 16
+    assert i32.min() >= -32768 and i32.max() <= 32767 and r32.min() >= -32768 and r32.max() <= 32767
+    np.testing.assert_array_equal(np.clip(r32, -32768, 32767).astype(np.int16).view(np.uint16), r)
+    np.testing.assert_array_equal(np.clip(i32, -32768, 32767).astype(np.int16).view(np.uint16), i)
+
+
 # --- cost model ----------------------------------------------------------------------------------------
 
 def _cost_args(spec, name, column=0):
@@ -442,10 +465,12 @@ def test_tiling_refuses_unsupported_shapes(tiling, x_shape, cos_shape):
     assert tiling(x_shape, cos_shape) is None
 
 
-def _ub_bytes(t, d_stride, cos_rows, rows):
+def _ub_bytes(t, x_stride, cos_rows, rows):
     """UB the kernel's InitBuffer calls take (interleave_rope.h), for fp16/bf16."""
-    tile, table = rows * d_stride, cos_rows * d_stride
-    return 2 * tile * 2 * 2 + 2 * table * 2 * 2 + tile * 4 * 3 + table * 4 * 2 + tile * 4 * 2 + d_stride * 4
+    tile, table = rows * x_stride, cos_rows * x_stride
+    # x and y double-buffered; cos and sin halves staged once; four packed float32 half-row arrays;
+    # the four float32 table halves
+    return 2 * tile * 2 * 2 + table * 2 * 2 + (tile // 2) * 4 * 4 + (table // 2) * 4 * 4
 
 
 @pytest.mark.parametrize("x_shape, cos_shape, cores", [
@@ -464,8 +489,9 @@ def test_tiling_splits_rows_and_fits_ub(tiling, x_shape, cos_shape, cores):
     assert 1 <= t["blockDim"] <= cores
     assert t["formerNum"] * t["formerRows"] + (t["blockDim"] - t["formerNum"]) * t["tailRows"] == units
     assert t["formerRows"] - t["tailRows"] == 1 and t["formerNum"] < t["blockDim"]
-    assert t["rowStride"] % 16 == 0 and d <= t["rowStride"] < d + 16  # rows start on 32-byte boundaries
-    assert t["aligned"] == (d * 2 % 32 == 0)
+    # half-rows start on 32-byte boundaries: Hp = D/2 rounded up to 16 elements, rows 2 Hp apart
+    assert t["rowStride"] == 2 * (-(-(d // 2) // 16) * 16)
+    assert t["aligned"] == (d % 32 == 0) == (t["rowStride"] == d)
     share = t["formerRows"] if t["formerNum"] else t["tailRows"]  # the most units a core owns
     assert _ub_bytes(t, t["rowStride"], t["cosRows"], t["tileRows"]) <= UB_910B
     assert t["workspace"] == 16 << 20  # only the system workspace
@@ -473,11 +499,17 @@ def test_tiling_splits_rows_and_fits_ub(tiling, x_shape, cos_shape, cores):
         # a tile: headGroup heads x cosRows positions; copies of at least 2 KiB per head unless
         # a core owns fewer positions
         assert 1 <= t["headGroup"] <= n and t["tileRows"] == t["headGroup"] * t["cosRows"]
-        assert 1 <= t["cosRows"] <= min(share, s, 4095)
-        assert t["cosRows"] * d * 2 >= 2048 or t["cosRows"] == min(share, s)
+        limit = min(share, s, 4095 if d % 32 == 0 else 2047)
+        assert 1 <= t["cosRows"] <= limit
+        # the chunks even out the core's positions (no short last chunk) ...
+        chunks = -(-limit // t["cosRows"])
+        assert t["cosRows"] == -(-limit // chunks)
+        # ... and evening out at most halves the 2 KiB per head the group size aims at
+        assert t["cosRows"] * d * 2 >= 1024 or t["cosRows"] == limit
         return
     assert t["headGroup"] == 1
-    assert 1 <= t["tileRows"] <= min(share, 4095)  # DataCopyPad moves at most 4095 rows
+    limit = 4095 if d % 32 == 0 else 2047  # DataCopyPad moves at most 4095 blocks (rows, or half-rows)
+    assert 1 <= t["tileRows"] <= min(share, limit)
     per_s = cos_shape[2] == s and s > 1
     if per_s:
         assert t["cosRows"] == t["tileRows"]
@@ -485,7 +517,7 @@ def test_tiling_splits_rows_and_fits_ub(tiling, x_shape, cos_shape, cores):
         assert t["cosRows"] == min(b, -(-(t["tileRows"] - 1) // (n * s)) + 1)
     else:
         assert t["cosRows"] == 1
-    if t["tileRows"] < min(share, 4095):  # not limited by the core's share: the UB is full
+    if t["tileRows"] < min(share, limit):  # not limited by the core's share: the UB is full
         assert _ub_bytes(t, t["rowStride"], t["cosRows"] + (1 if per_s else 0), t["tileRows"] + 1) > UB_910B
 
 
@@ -525,8 +557,8 @@ def _assert_close_to_golden(y, golden_y, column):
 
 
 SMOKE = ["smoke", "decode", "decode_small", "odd_s", "bf16", "special_values", "cos_b1sd", "cos_b11d", "cos_11sd",
-         "cos_111d", "d128", "d40_unaligned", "d2_minimal", "d256_max", "d100_b11d", "multi_tile", "multi_tile_b11d",
-         "multi_tile_one_head", "multi_tile_unaligned"]
+         "cos_111d", "d128", "d40_unaligned", "d2_minimal", "d256_max", "d100_b11d", "d48_gap", "d24_pad",
+         "multi_tile", "multi_tile_b11d", "multi_tile_one_head", "multi_tile_unaligned"]
 
 
 def test_smoke_list_is_every_smoke_case(spec):

@@ -28,26 +28,26 @@ constexpr int64_t MAX_HIDDEN_DIM = 256;
 constexpr uint64_t BLOCK_BYTES = 32;           // UB rows start on 32-byte boundaries
 constexpr uint64_t BUFFER_NUM = 2;             // double buffering: BUFFER_NUM in the kernel
 constexpr uint64_t MAX_TILE_ROWS = 4095;       // DataCopyPad moves at most 4095 blocks (rows) per call
+constexpr uint64_t MAX_TILE_ROWS_UNALIGNED = 2047;  // ... and writes 2 blocks (half-rows) per row when D % 32 != 0
 constexpr uint64_t MIN_BYTES_PER_CORE = 4096;  // below this, starting one more core costs more than it saves
-constexpr uint64_t MIN_COPY_BYTES = 2048;      // head loop: copies of at least this many bytes per head
+constexpr uint64_t MIN_COPY_BYTES = 2048;      // head loop: aim at this many bytes per head in a tile
 
 uint64_t CeilDiv(uint64_t a, uint64_t b)
 {
     return (a + b - 1) / b;
 }
 
-// UB bytes the kernel allocates for tiles of `rows` rows with `cosRows` cos/sin rows, row pitch
-// dp elements of typeSize bytes. Must match the InitBuffer calls of KernelInterleaveRope::Init.
-uint64_t UbBytes(uint64_t rows, uint64_t cosRows, uint64_t dp, uint64_t typeSize)
+// UB bytes the kernel allocates for tiles of `rows` rows with `cosRows` cos/sin rows, row pitch xp
+// elements of typeSize bytes (half-rows xp / 2 apart). Must match the InitBuffer calls of
+// KernelInterleaveRope::Init.
+uint64_t UbBytes(uint64_t rows, uint64_t cosRows, uint64_t xp, uint64_t typeSize)
 {
-    const uint64_t tile = rows * dp;
-    const uint64_t table = cosRows * dp;
-    return BUFFER_NUM * tile * typeSize * 2         // x in, y out
-           + BUFFER_NUM * table * typeSize * 2      // cos in, sin in
-           + tile * sizeof(float) * 3               // x, q, sw in float32
-           + table * sizeof(float) * 2              // cos, sin in float32
-           + tile * sizeof(uint32_t) * 2            // the two Gather offset tables
-           + dp * sizeof(float);                    // the sign row
+    const uint64_t tile = rows * xp;
+    const uint64_t table = cosRows * xp;
+    return BUFFER_NUM * tile * typeSize * 2         // x in, y out (double-buffered)
+           + table * typeSize * 2                   // cos and sin as copied (one buffer each)
+           + (tile / 2) * sizeof(float) * 4         // four packed float32 half-row arrays (r, i, a, scratch)
+           + (table / 2) * sizeof(float) * 4;       // c1, c2, s1, s2 in float32
 }
 
 // Distinct cos/sin rows a tile of `rows` consecutive x rows can touch, per tiling key.
@@ -170,14 +170,19 @@ ge::graphStatus TilingInterleaveRope(gert::TilingContext* context)
     *tiling = InterleaveRopeTilingData{};  // the tiling buffer is not zeroed for us
     const uint64_t totalRows = static_cast<uint64_t>(batch) * heads * seq;
     const uint64_t batchRows = std::max<uint64_t>(1, static_cast<uint64_t>(heads) * seq);
-    const uint64_t rowElems = BLOCK_BYTES / typeSize;  // 16 elements per 32-byte block
-    const uint64_t dp = CeilDiv(dim, rowElems) * rowElems;
+    // Half-rows start on 32-byte boundaries in UB: Hp = D/2 rounded up to 16 elements, rows Xp = 2 Hp
+    // apart. With D a multiple of 32, Xp = D and tiles are contiguous in UB as in GM.
+    const uint64_t blockElems = BLOCK_BYTES / typeSize;  // 16 elements per 32-byte block
+    const uint64_t hp = CeilDiv(static_cast<uint64_t>(dim) / 2, blockElems) * blockElems;
+    const uint64_t xp = 2 * hp;
+    const bool aligned = static_cast<uint64_t>(dim) == xp;
+    const uint64_t maxTileRows = aligned ? MAX_TILE_ROWS : MAX_TILE_ROWS_UNALIGNED;
     tiling->totalRows = totalRows;
     tiling->batchRows = batchRows;
     tiling->seqLength = static_cast<uint32_t>(std::max<int64_t>(1, seq));
     tiling->hiddenDim = static_cast<uint32_t>(dim);
-    tiling->rowStride = static_cast<uint32_t>(dp);
-    tiling->alignedRows = rowBytes % BLOCK_BYTES == 0 ? 1 : 0;
+    tiling->rowStride = static_cast<uint32_t>(xp);
+    tiling->alignedRows = aligned ? 1 : 0;
     tiling->numHeads = static_cast<uint32_t>(std::max<int64_t>(1, heads));
     tiling->headGroup = 1;
 
@@ -195,31 +200,34 @@ ge::graphStatus TilingInterleaveRope(gert::TilingContext* context)
     tiling->usedCores = static_cast<uint32_t>(usedCores);
     const uint64_t share = std::max<uint64_t>(1, tiling->formerNum > 0 ? tiling->formerRows : tiling->tailRows);
 
-    // 5. Tile size: the most rows whose buffers (double-buffered queues, float32 scratch, Gather
-    //    tables, cos/sin rows) fit in the UB, no more than a core owns, at most MAX_TILE_ROWS
-    //    rows per copy.
+    // 5. Tile size: the most rows whose buffers (double-buffered x and y queues, packed float32
+    //    half-row arrays, cos/sin halves) fit in the UB, no more than a core owns, at most
+    //    MAX_TILE_ROWS rows per copy (MAX_TILE_ROWS_UNALIGNED when each row is written as two blocks).
     const uint64_t batches = std::max<int64_t>(1, batch);
     if (headLoop) {
         // A tile is headGroup heads x up to `chunk` positions; the chunk's cos/sin rows stay in UB.
         // All heads at once when the chunk still gets minChunk positions, else fewer heads.
-        const uint64_t chunkLimit = std::min({MAX_TILE_ROWS, share, static_cast<uint64_t>(seq)});
-        uint64_t group = static_cast<uint64_t>(heads);
+        const uint64_t chunkLimit = std::min({maxTileRows, share, static_cast<uint64_t>(seq)});
+        uint64_t group = std::min(static_cast<uint64_t>(heads), MAX_TILE_ROWS);  // heads per strided copy
         auto maxChunk = [&](uint64_t g) {
-            return LargestFitting(chunkLimit, [&](uint64_t c) { return UbBytes(g * c, c, dp, typeSize) <= ubSize; });
+            return LargestFitting(chunkLimit, [&](uint64_t c) { return UbBytes(g * c, c, xp, typeSize) <= ubSize; });
         };
         while (group > 1 && maxChunk(group) < std::min(minChunk, chunkLimit)) {
             group = CeilDiv(group, 2);
         }
-        const uint64_t chunk = maxChunk(group);
+        uint64_t chunk = maxChunk(group);
         if (chunk == 0) {
             return ge::GRAPH_FAILED;
         }
+        // As many chunks as that takes, evened out: no short last chunk of a few positions, whose
+        // small copies would each cost the fixed start of a transfer.
+        chunk = CeilDiv(chunkLimit, CeilDiv(chunkLimit, chunk));
         tiling->headGroup = static_cast<uint32_t>(group);
         tiling->tileRows = static_cast<uint32_t>(group * chunk);
         tiling->cosRows = static_cast<uint32_t>(chunk);
     } else {
-        const uint64_t rows = LargestFitting(std::min(MAX_TILE_ROWS, share), [&](uint64_t r) {
-            return UbBytes(r, CosRowsFor(key, r, batchRows, batches), dp, typeSize) <= ubSize;
+        const uint64_t rows = LargestFitting(std::min(maxTileRows, share), [&](uint64_t r) {
+            return UbBytes(r, CosRowsFor(key, r, batchRows, batches), xp, typeSize) <= ubSize;
         });
         if (rows == 0) {
             return ge::GRAPH_FAILED;  // not even one row fits (cannot happen for D <= 256)

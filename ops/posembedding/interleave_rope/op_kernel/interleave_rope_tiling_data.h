@@ -34,11 +34,13 @@ struct InterleaveRopeTilingData {
     uint32_t usedCores;   // cores launched (blockDim)
     uint32_t seqLength;   // S
     uint32_t hiddenDim;   // D (even, 2..256)
-    uint32_t rowStride;   // Dp: D rounded up to 16 elements, the row pitch in UB (32 bytes of fp16/bf16)
+    uint32_t rowStride;   // Xp = 2 * Hp, the x/y row pitch in UB; Hp = D/2 rounded up to 16 elements (32 bytes
+                          // of fp16/bf16) is the pitch of the packed half-rows. Xp = D when D % 32 == 0
     uint32_t tileRows;    // rows of x per UB tile
     uint32_t cosRows;     // rows of the cos/sin UB buffers: tileRows (keys 1, 3), batches per tile (2), 1 (4),
                           // positions per chunk (5, 6)
-    uint32_t alignedRows; // 1 when D * sizeof(T) is a multiple of 32 bytes (DataCopy), else 0 (DataCopyPad)
+    uint32_t alignedRows; // 1 when D is a multiple of 32 (Xp = D: whole tiles and cos/sin rows move with one copy,
+                          // half-rows on 32-byte boundaries), else 0 (DataCopyPad, a block per row / half-row)
     uint32_t numHeads;    // N
     uint32_t headGroup;   // keys 5-6: heads per tile (a tile is headGroup heads x up to cosRows positions)
 };
