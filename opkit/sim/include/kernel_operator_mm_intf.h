@@ -1,0 +1,503 @@
+// opkit simulator: the cube unit of Ascend C (matrix instructions).
+//
+// Memory hierarchy: GM -> L1 (A1/B1/C1, TSCM) -> L0A (A2) / L0B (B2) / BiasTable (C2) -> Mmad -> L0C (CO1) -> Fixpipe -> GM.
+// Data is kept exactly as the hardware lays it out in 512-byte fractals, so a kernel that lays data out
+// wrongly gets wrong numbers, as on the chip:
+//   L1 after DataCopy(..., Nd2NzParams):  "NZ": column blocks of C0 = 32 B / sizeof(T) elements, each block nValue rows
+//   L0A (what Mmad reads as A, m x k):    "ZZ": 16 x k0 fractals, row-major inside, fractals row-major (mi * kBlocks + ki)
+//   L0B (what Mmad reads as B, k x n):    "ZN": k0 x 16 fractals, column-major inside, fractals row-major (ki * nBlocks + ni)
+//   L0C (what Mmad writes, m x n):        "NZ": 16 x 16 fractals, row-major inside, fractals column-major (ni * mBlocks + mi)
+// with k0 = 16 for fp16/bf16, 32 for int8, 8 for fp32 (16 for fp32 with MmadParams::kDirectionAlign).
+//
+// Pipes: GM -> L1 on MTE2, L1 -> L0A/L0B/BT on MTE1, Mmad on M, Fixpipe on FIX; the pipe-ordering check of the
+// runtime sees every access, so a Fixpipe that reads L0C without an M -> FIX edge is reported.
+#pragma once
+#include "kernel_operator_data_copy_intf.h"
+
+namespace AscendC {
+
+struct Nd2NzParams {
+    uint16_t ndNum = 0;
+    uint16_t nValue = 0;
+    uint16_t dValue = 0;
+    uint16_t srcNdMatrixStride = 0;
+    uint16_t srcDValue = 0;
+    uint16_t dstNzC0Stride = 0;
+    uint16_t dstNzNStride = 0;
+    uint16_t dstNzMatrixStride = 0;
+    Nd2NzParams() = default;
+    Nd2NzParams(uint16_t nd, uint16_t n, uint16_t d, uint16_t srcMatStride, uint16_t srcD, uint16_t c0Stride, uint16_t nStride,
+                uint16_t dstMatStride)
+        : ndNum(nd), nValue(n), dValue(d), srcNdMatrixStride(srcMatStride), srcDValue(srcD), dstNzC0Stride(c0Stride),
+          dstNzNStride(nStride), dstNzMatrixStride(dstMatStride) {}
+};
+
+struct LoadData2DParams {
+    uint16_t startIndex = 0;
+    uint8_t repeatTimes = 0;
+    uint16_t srcStride = 0;
+    uint8_t sid = 0;
+    uint16_t dstGap = 0;
+    bool ifTranspose = false;
+    uint8_t addrMode = 0;
+    LoadData2DParams() = default;
+    LoadData2DParams(uint16_t start, uint8_t repeat, uint16_t sStride, uint8_t sidIn, uint16_t gap, bool trans, uint8_t mode)
+        : startIndex(start), repeatTimes(repeat), srcStride(sStride), sid(sidIn), dstGap(gap), ifTranspose(trans), addrMode(mode) {}
+};
+
+struct MmadParams {
+    uint16_t m = 0;
+    uint16_t n = 0;
+    uint16_t k = 0;
+    bool isBias = false;  // deprecated spelling of "accumulate onto L0C"
+    int32_t fmOffset = 0;
+    bool enSsparse = false;
+    bool enWinogradA = false;
+    bool enWinogradB = false;
+    uint8_t unitFlag = 0;
+    bool kDirectionAlign = false;
+    bool cmatrixSource = false;   // true: initial C from the BiasTable (C2)
+    bool cmatrixInitVal = true;   // true: initial C is 0
+    MmadParams() = default;
+    MmadParams(uint16_t mIn, uint16_t nIn, uint16_t kIn, bool isBiasIn, int32_t fmOffsetIn, bool sparse, bool winoA, bool winoB)
+        : m(mIn), n(nIn), k(kIn), isBias(isBiasIn), fmOffset(fmOffsetIn), enSsparse(sparse), enWinogradA(winoA), enWinogradB(winoB) {}
+    MmadParams(uint16_t mIn, uint16_t nIn, uint16_t kIn, uint8_t unitFlagIn, bool cmatrixSourceIn, bool cmatrixInitValIn)
+        : m(mIn), n(nIn), k(kIn), unitFlag(unitFlagIn), cmatrixSource(cmatrixSourceIn), cmatrixInitVal(cmatrixInitValIn) {}
+};
+
+}  // namespace AscendC
+
+namespace opkit {
+namespace sim {
+namespace cube {
+
+template <class T> constexpr int k0_of() { return int(32 / sizeof(T)); }
+
+// Hardware work of one Mmad in the unit the performance model costs: 16 x 16 x 16 MACs (4096) per
+// step, counting the fractals the cube really processes (16 x k0 x 16 per cycle, padded).
+template <class T>
+inline uint64_t mac_units(uint64_t m, uint64_t n, uint64_t k, uint64_t kBlocks = 0) {
+    const uint64_t k0 = uint64_t(k0_of<T>());
+    if (!kBlocks) kBlocks = (k + k0 - 1) / k0;
+    uint64_t padded = ((m + 15) / 16) * ((n + 15) / 16) * kBlocks * 256 * k0;
+    return (padded + 4095) / 4096;
+}
+
+// Which L0A/L0B fractals arrived through a load (LoadData): a content hash and the element size of the load.
+struct FractalStamps {
+    CoreState* owner = nullptr;
+    std::vector<uint64_t> hash[2];
+    std::vector<uint8_t> esz[2];
+    std::vector<uint16_t> site[2];
+};
+inline FractalStamps& stamps() {
+    static thread_local FractalStamps s;
+    CoreState* c = &core();
+    if (s.owner != c) {
+        s.owner = c;
+        for (int i = 0; i < 2; ++i) {
+            size_t n = size_t(arena_phys(i == 0 ? A_L0A : A_L0B) / 512);
+            s.hash[i].assign(n, 0);
+            s.esz[i].assign(n, 0);
+            s.site[i].assign(n, 0);
+        }
+    }
+    return s;
+}
+inline uint64_t fractal_hash(const uint8_t* p) {
+    uint64_t h[4] = {0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull, 0x27D4EB2F165667C5ull};
+    for (int i = 0; i < 64; i += 4)
+        for (int l = 0; l < 4; ++l) {
+            uint64_t w;
+            std::memcpy(&w, p + 8 * (i + l), 8);
+            h[l] = (h[l] ^ w) * 0x100000001B3ull;
+            h[l] ^= h[l] >> 29;
+        }
+    return (h[0] ^ (h[1] * 3) ^ (h[2] * 5) ^ (h[3] * 7)) | 1;
+}
+inline void stamp(int arena, uint64_t off, int elem, uint16_t site) {
+    if (arena != A_L0A && arena != A_L0B) return;
+    FractalStamps& s = stamps();
+    int w = arena == A_L0A ? 0 : 1;
+    size_t f = size_t(off / 512);
+    if (f >= s.hash[w].size()) return;
+    s.hash[w][f] = fractal_hash(core().mem(arena).data + f * 512);
+    s.esz[w][f] = uint8_t(elem);
+    s.site[w][f] = site;
+}
+
+inline void require_cube_core(const char* api, const SrcLoc& loc) {
+    if (core().core_type == CT_AIV)
+        fail_at(api, loc, "cube instruction on a vector core (AIV): the cube unit belongs to the AIC cores; use a cube or mix kernel "
+                          "type and guard cube code with ASCEND_IS_AIC");
+}
+
+template <class T>
+inline void require_pos(const AscendC::LocalTensor<T>& t, std::initializer_list<AscendC::TPosition> ok, const char* role,
+                        const char* want, const char* api, const SrcLoc& loc) {
+    for (auto p : ok)
+        if (t.GetPosition() == p) return;
+    int a = t.arena();
+    fail_at(api, loc, "%s must be in %s, but the tensor is in %s", role, want, a >= 0 ? arena_name(a) : "GM or an unknown position");
+}
+
+inline float to_f(half v) { return float(v); }
+inline float to_f(bfloat16_t v) { return float(v); }
+inline float to_f(float v) { return v; }
+inline int32_t to_f(int8_t v) { return int32_t(v); }
+inline int32_t to_f(uint8_t v) { return int32_t(v); }
+
+template <class T> struct acc_of { using type = float; };
+template <> struct acc_of<int8_t> { using type = int32_t; };
+template <> struct acc_of<uint8_t> { using type = int32_t; };
+
+// C (NZ, mBlocks x nBlocks fractals of 16 x 16) += A (m x k, row-major, Acc) * B (k x nPad, row-major, Acc).
+// 4 x 16 blocks of C stay in registers across the whole K loop; K is summed in order.
+template <class Acc>
+inline void gemm_nz(Acc* C, const Acc* A, const Acc* B, int m, int nBlocks, int k) {
+    const int mBlocks = (m + 15) / 16;
+    const int nPad = nBlocks * 16;
+    for (int ni = 0; ni < nBlocks; ++ni) {
+        const Acc* Bc = B + ni * 16;
+        int i = 0;
+        for (; i + 4 <= m && (i % 16) + 4 <= 16; i += 4) {
+            Acc* c0 = C + (size_t(ni) * mBlocks + i / 16) * 256 + (i % 16) * 16;
+            Acc acc[4][16];
+            for (int r = 0; r < 4; ++r)
+                for (int t = 0; t < 16; ++t) acc[r][t] = c0[r * 16 + t];
+            const Acc* a0 = A + size_t(i) * k;
+            for (int kk = 0; kk < k; ++kk) {
+                const Acc* b = Bc + size_t(kk) * nPad;
+                const Acc x0 = a0[kk], x1 = a0[k + kk], x2 = a0[2 * size_t(k) + kk], x3 = a0[3 * size_t(k) + kk];
+                for (int t = 0; t < 16; ++t) {
+                    acc[0][t] += x0 * b[t];
+                    acc[1][t] += x1 * b[t];
+                    acc[2][t] += x2 * b[t];
+                    acc[3][t] += x3 * b[t];
+                }
+            }
+            for (int r = 0; r < 4; ++r)
+                for (int t = 0; t < 16; ++t) c0[r * 16 + t] = acc[r][t];
+        }
+        for (; i < m; ++i) {
+            Acc* c0 = C + (size_t(ni) * mBlocks + i / 16) * 256 + (i % 16) * 16;
+            Acc acc[16];
+            for (int t = 0; t < 16; ++t) acc[t] = c0[t];
+            const Acc* a0 = A + size_t(i) * k;
+            for (int kk = 0; kk < k; ++kk) {
+                const Acc* b = Bc + size_t(kk) * nPad;
+                const Acc x = a0[kk];
+                for (int t = 0; t < 16; ++t) acc[t] += x * b[t];
+            }
+            for (int t = 0; t < 16; ++t) c0[t] = acc[t];
+        }
+    }
+}
+
+}  // namespace cube
+}  // namespace sim
+}  // namespace opkit
+
+namespace AscendC {
+
+// ---- GM -> L1 with ND -> NZ conversion (MTE2) ------------------------------------------------
+template <class T>
+inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2NzParams& p, OPKIT_LOC) {
+    using namespace opkit::sim;
+    const char* api = "DataCopy(Nd2Nz)";
+    int a = local_arena(dst, api, loc);
+    if (a != A_L1) fail_at(api, loc, "the ND2NZ copy writes L1 (A1/B1/C1), but the destination is in %s", arena_name(a));
+    if (p.ndNum == 0 || p.nValue == 0 || p.dValue == 0) return;  // documented NOP
+    if (p.ndNum > 4095 || p.nValue > 16384 || p.srcDValue < 1 || p.dstNzC0Stride < 1 || p.dstNzC0Stride > 16384 ||
+        p.dstNzNStride < 1 || p.dstNzNStride > 16384 || p.dstNzMatrixStride > 16384)
+        fail_at(api, loc,
+                "Nd2NzParams out of range: ndNum %u (0..4095), nValue %u (0..16384), srcDValue %u (1..65535), dstNzC0Stride %u "
+                "(1..16384), dstNzNStride %u (1..16384), dstNzMatrixStride %u (0..16384)",
+                p.ndNum, p.nValue, p.srcDValue, p.dstNzC0Stride, p.dstNzNStride, p.dstNzMatrixStride);
+    const uint32_t C0 = 32 / sizeof(T);
+    const uint32_t dBlocks = (p.dValue + C0 - 1) / C0;
+    if (dBlocks > 1 && uint32_t(p.dstNzC0Stride) < uint32_t(p.nValue - 1) * p.dstNzNStride + 1)
+        fail_at(api, loc,
+                "dstNzC0Stride %u (in 32-B rows) is smaller than the %u rows one column block needs (nValue %u x dstNzNStride %u): "
+                "the column blocks of the NZ result would overwrite each other",
+                p.dstNzC0Stride, uint32_t(p.nValue - 1) * p.dstNzNStride + 1, p.nValue, p.dstNzNStride);
+    CoreState& c = core();
+    uint32_t seq = issue(P_MTE2);
+    uint16_t site = c.site(api, loc);
+    const uint8_t* gsrc = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
+    uint64_t moved = 0;
+    for (uint32_t nd = 0; nd < p.ndNum; ++nd) {
+        for (uint32_t r = 0; r < p.nValue; ++r) {
+            const uint8_t* row = gsrc + (uint64_t(nd) * p.srcNdMatrixStride + uint64_t(r) * p.srcDValue) * sizeof(T);
+            gm_check(row, uint64_t(p.dValue) * sizeof(T), api, loc, "read");
+            for (uint32_t b = 0; b < dBlocks; ++b) {
+                uint64_t dof = (uint64_t(nd) * p.dstNzMatrixStride) * sizeof(T) + (uint64_t(b) * p.dstNzC0Stride + uint64_t(r) * p.dstNzNStride) * 32;
+                uint32_t cnt = std::min<uint32_t>(C0, p.dValue - b * C0);
+                local_touch(dst, dof, 32, P_MTE2, true, seq, site, api, loc, "destination");
+                uint8_t* d = dst.address_.absAddr + dof;
+                std::memcpy(d, row + uint64_t(b) * 32, cnt * sizeof(T));
+                if (cnt < C0) std::memset(d + cnt * sizeof(T), 0, (C0 - cnt) * sizeof(T));  // documented zero padding to 32 B
+                set_init(a, dst.address_.bufferAddr + dof, 32);
+            }
+            moved += uint64_t(p.dValue) * sizeof(T);
+        }
+    }
+    trace(P_MTE2, moved, uint64_t(p.ndNum) * p.nValue, "DataCopy", dtype_name<T>());
+}
+
+// ---- LoadData 2D: 512-byte fractals L1 -> L0A/L0B (MTE1) or GM -> L0A/L0B (MTE2) ------------------
+template <class T>
+inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData2DParams& p, OPKIT_LOC) {
+    using namespace opkit::sim;
+    const char* api = "LoadData";
+    cube::require_cube_core(api, loc);
+    int da = local_arena(dst, api, loc);
+    int sa = local_arena(src, api, loc);
+    if (da != A_L0A && da != A_L0B) fail_at(api, loc, "the destination must be in A2 (L0A) or B2 (L0B), but it is in %s", arena_name(da));
+    if (sa != A_L1) fail_at(api, loc, "the source must be in L1 (A1/B1) or GM, but it is in %s", arena_name(sa));
+    if (p.repeatTimes == 0) return;  // documented NOP
+    if (p.ifTranspose && sizeof(T) != 2)
+        fail_at(api, loc, "ifTranspose needs a 16-bit dtype (this LoadData moves %zu-byte elements)", sizeof(T));
+    CoreState& c = core();
+    uint32_t seq = issue(P_MTE1);
+    uint16_t site = c.site(api, loc);
+    ArenaMem& sm = c.mem(sa);
+    ArenaMem& dm = c.mem(da);
+    for (uint32_t r = 0; r < p.repeatTimes; ++r) {
+        int64_t fi = p.addrMode == 0 ? int64_t(p.startIndex) + int64_t(r) * p.srcStride : int64_t(p.startIndex) - int64_t(r) * p.srcStride;
+        if (fi < 0) fail_at(api, loc, "repeat %u reads source fractal %lld (addrMode 1 counts down below fractal 0)", r, (long long)fi);
+        uint64_t so = uint64_t(fi) * 512, dof = uint64_t(r) * (1 + uint64_t(p.dstGap)) * 512;
+        local_touch(src, so, 512, P_MTE1, false, seq, site, api, loc, "source");
+        local_touch(dst, dof, 512, P_MTE1, true, seq, site, api, loc, "destination");
+        uint64_t sabs = src.address_.bufferAddr + so, dabs = dst.address_.bufferAddr + dof;
+        if (!p.ifTranspose) {
+            std::memmove(dm.data + dabs, sm.data + sabs, 512);
+            std::memmove(dm.init.data() + dabs, sm.init.data() + sabs, 512);
+        } else {
+            uint8_t tmp[512], tin[512];
+            for (int i = 0; i < 16; ++i)
+                for (int j = 0; j < 16; ++j) {
+                    std::memcpy(tmp + (j * 16 + i) * 2, sm.data + sabs + (i * 16 + j) * 2, 2);
+                    std::memcpy(tin + (j * 16 + i) * 2, sm.init.data() + sabs + (i * 16 + j) * 2, 2);
+                }
+            std::memcpy(dm.data + dabs, tmp, 512);
+            std::memcpy(dm.init.data() + dabs, tin, 512);
+        }
+        cube::stamp(da, dabs, int(sizeof(T)), site);
+    }
+    trace(P_MTE1, uint64_t(p.repeatTimes) * 512, p.repeatTimes, "LoadData", dtype_name<T>());
+}
+
+template <class T>
+inline void LoadData(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const LoadData2DParams& p, OPKIT_LOC) {
+    using namespace opkit::sim;
+    const char* api = "LoadData";
+    cube::require_cube_core(api, loc);
+    int da = local_arena(dst, api, loc);
+    if (da != A_L0A && da != A_L0B) fail_at(api, loc, "the destination must be in A2 (L0A) or B2 (L0B), but it is in %s", arena_name(da));
+    if (p.repeatTimes == 0) return;
+    if (p.ifTranspose) fail_at(api, loc, "ifTranspose is only available on the L1 -> L0A/L0B path");
+    CoreState& c = core();
+    uint32_t seq = issue(P_MTE2);
+    uint16_t site = c.site(api, loc);
+    ArenaMem& dm = c.mem(da);
+    const uint8_t* g = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
+    for (uint32_t r = 0; r < p.repeatTimes; ++r) {
+        int64_t fi = p.addrMode == 0 ? int64_t(p.startIndex) + int64_t(r) * p.srcStride : int64_t(p.startIndex) - int64_t(r) * p.srcStride;
+        if (fi < 0) fail_at(api, loc, "repeat %u reads source fractal %lld (addrMode 1 counts down below fractal 0)", r, (long long)fi);
+        uint64_t dof = uint64_t(r) * (1 + uint64_t(p.dstGap)) * 512;
+        gm_check(g + uint64_t(fi) * 512, 512, api, loc, "read");
+        local_touch(dst, dof, 512, P_MTE2, true, seq, site, api, loc, "destination");
+        uint64_t dabs = dst.address_.bufferAddr + dof;
+        std::memcpy(dm.data + dabs, g + uint64_t(fi) * 512, 512);
+        set_init(da, dabs, 512);
+        cube::stamp(da, dabs, int(sizeof(T)), site);
+    }
+    trace(P_MTE2, uint64_t(p.repeatTimes) * 512, p.repeatTimes, "LoadData", dtype_name<T>());
+}
+
+}  // namespace AscendC
+
+namespace opkit {
+namespace sim {
+namespace cube {
+
+template <class T> struct mmad_legal : std::false_type {};
+#if __NPU_ARCH__ == 2002
+template <> struct mmad_legal<half> : std::true_type {};
+template <> struct mmad_legal<int8_t> : std::true_type {};
+template <> struct mmad_legal<uint8_t> : std::true_type {};
+#else
+template <> struct mmad_legal<half> : std::true_type {};
+template <> struct mmad_legal<bfloat16_t> : std::true_type {};
+template <> struct mmad_legal<float> : std::true_type {};
+template <> struct mmad_legal<int8_t> : std::true_type {};
+#endif
+
+// Checks that [m x k] of A (L0A, ZZ) / [k x n] of B (L0B, ZN) were written, and by a load.
+template <class T>
+inline void check_operand(const AscendC::LocalTensor<T>& t, int which, int rows16, int kBlocks, int k0, int valid_outer, int k,
+                          bool a_side, const char* api, const SrcLoc& loc) {
+    CoreState& c = core();
+    ArenaMem& m = c.mem(t.arena());
+    FractalStamps& s = stamps();
+    const char* name = a_side ? "A (L0A)" : "B (L0B)";
+    const int outerBlocks = rows16;
+    for (int ob = 0; ob < outerBlocks; ++ob)
+        for (int kb = 0; kb < kBlocks; ++kb) {
+            int frac = a_side ? ob * kBlocks + kb : kb * outerBlocks + ob;
+            uint64_t off = t.address_.bufferAddr + uint64_t(frac) * 512;
+            // valid lines of the fractal (rows of A / columns of B) and valid k elements in each
+            int lines = std::min(16, valid_outer - ob * 16);
+            int kval = std::min(k0, k - kb * k0);
+            if (kval <= 0) continue;
+            for (int l = 0; l < lines; ++l) {
+                uint64_t lo = off + uint64_t(l) * 32;
+                uint64_t bad = first_uninit(t.arena(), lo, uint64_t(kval) * sizeof(T));
+                if (bad < uint64_t(kval) * sizeof(T))
+                    fail_at(api, loc,
+                            "%s element (%s %d, k %d) at %s byte offset %llu was never written: the operand (m %s) was not fully loaded",
+                            name, a_side ? "m" : "n", ob * 16 + l, kb * k0 + int(bad / sizeof(T)), arena_name(t.arena()),
+                            (unsigned long long)(lo + bad), a_side ? "x k" : "k x n");
+            }
+            size_t f = size_t(off / 512);
+            if (f >= s.hash[which].size() || s.hash[which][f] == 0 || s.hash[which][f] != fractal_hash(m.data + f * 512))
+                fail_at(api, loc,
+                        "%s fractal %d (%s byte offset %llu) did not arrive through LoadData: Mmad reads L0A/L0B only in the layout a load "
+                        "writes (ZZ for A, ZN for B); data written there otherwise (DataCopy, SetValue) or changed since is not an operand",
+                        name, frac, arena_name(t.arena()), (unsigned long long)off);
+            if (s.esz[which][f] != sizeof(T))
+                fail_at(api, loc, "%s fractal %d was loaded as %d-byte elements but Mmad reads %zu-byte elements", name, frac,
+                        int(s.esz[which][f]), sizeof(T));
+        }
+}
+
+template <class DstT, class SrcT, class BiasT>
+inline void mmad_impl(const AscendC::LocalTensor<DstT>& dst, const AscendC::LocalTensor<SrcT>& fm, const AscendC::LocalTensor<SrcT>& filter,
+                      const AscendC::LocalTensor<BiasT>* bias, const AscendC::MmadParams& p, const SrcLoc& loc) {
+    using AscendC::TPosition;
+    using Acc = typename acc_of<SrcT>::type;
+    static_assert(std::is_same<DstT, Acc>::value || (__NPU_ARCH__ == 2002 && std::is_same<SrcT, half>::value && std::is_same<DstT, half>::value),
+                  "Ascend C Mmad: L0C holds float for fp16/bf16/fp32 inputs and int32_t for int8 inputs on this chip (" OPKIT_SIM_ARCH_NAME ")");
+    const char* api = "Mmad";
+    require_cube_core(api, loc);
+    int ca = local_arena(dst, api, loc);
+    int aa = local_arena(fm, api, loc);
+    int ba = local_arena(filter, api, loc);
+    (void)ca; (void)aa; (void)ba;
+    require_pos(dst, {TPosition::CO1}, "dst", "CO1 (L0C)", api, loc);
+    require_pos(fm, {TPosition::A2}, "fm (A)", "A2 (L0A)", api, loc);
+    require_pos(filter, {TPosition::B2}, "filter (B)", "B2 (L0B)", api, loc);
+    if (dst.address_.bufferAddr % (256 * sizeof(DstT)))
+        fail_at(api, loc, "dst L0C address %u is not aligned to 256 elements (%zu bytes)", dst.address_.bufferAddr, 256 * sizeof(DstT));
+    if (p.m > 4095 || p.n > 4095 || p.k > 4095)
+        fail_at(api, loc, "m %u, n %u, k %u: each must be in [0, 4095]", p.m, p.n, p.k);
+    if (p.m == 0 || p.n == 0 || p.k == 0) return;
+    const int m = p.m, n = p.n, k = p.k;
+    const int k0 = k0_of<SrcT>();
+    int kBlocks = (k + k0 - 1) / k0;
+    if (std::is_same<SrcT, float>::value && p.kDirectionAlign) kBlocks = (k + 15) / 16 * 2;
+    const int mBlocks = (m + 15) / 16, nBlocks = (n + 15) / 16;
+    const uint64_t aBytes = uint64_t(mBlocks) * kBlocks * 512, bBytes = uint64_t(kBlocks) * nBlocks * 512;
+    const uint64_t cBytes = uint64_t(mBlocks) * nBlocks * 256 * sizeof(DstT);
+    CoreState& c = core();
+    uint32_t seq = issue(P_M);
+    uint16_t site = c.site(api, loc);
+    local_touch(fm, 0, aBytes, P_M, false, seq, site, api, loc, "fm (A)");
+    local_touch(filter, 0, bBytes, P_M, false, seq, site, api, loc, "filter (B)");
+    check_operand(fm, 0, mBlocks, kBlocks, k0, m, k, true, api, loc);
+    check_operand(filter, 1, nBlocks, kBlocks, k0, n, k, false, api, loc);
+    // initial C: bias (BT), 0, or what L0C holds
+    const bool from_bias = bias != nullptr;
+    const bool accumulate = !from_bias && (p.isBias || (!p.cmatrixInitVal && !p.cmatrixSource));
+    if (!from_bias && !p.isBias && !p.cmatrixInitVal && p.cmatrixSource)
+        fail_at(api, loc, "cmatrixSource = true takes the initial C from the BiasTable (C2): call the Mmad overload with a bias tensor");
+    if (accumulate) {
+        local_touch(dst, 0, cBytes, P_M, false, seq, site, api, loc, "dst (C, accumulated)");
+        for (int ni = 0; ni < nBlocks; ++ni)
+            for (int i = 0; i < m; ++i) {
+                uint64_t lo = dst.address_.bufferAddr + ((uint64_t(ni) * mBlocks + i / 16) * 256 + (i % 16) * 16) * sizeof(DstT);
+                int cols = std::min(16, n - ni * 16);
+                uint64_t bad = first_uninit(ca, lo, uint64_t(cols) * sizeof(DstT));
+                if (bad < uint64_t(cols) * sizeof(DstT))
+                    fail_at(api, loc, "accumulating onto L0C element (m %d, n %d) that was never written (first Mmad of a K loop needs "
+                                      "cmatrixInitVal = true)", i, ni * 16 + int(bad / sizeof(DstT)));
+            }
+    }
+    std::vector<Acc> bvec;
+    if (from_bias) {
+        int bpa = local_arena(*bias, api, loc);
+        require_pos(*bias, {TPosition::C2}, "bias", "C2 (BiasTable)", api, loc);
+        local_touch(*bias, 0, uint64_t(n) * sizeof(BiasT), P_M, false, seq, site, api, loc, "bias");
+        uint64_t bad = first_uninit(bpa, bias->address_.bufferAddr, uint64_t(n) * sizeof(BiasT));
+        if (bad < uint64_t(n) * sizeof(BiasT)) fail_at(api, loc, "bias element %d in the BiasTable was never written", int(bad / sizeof(BiasT)));
+        bvec.assign(size_t(nBlocks) * 16, Acc(0));
+        for (int j = 0; j < n; ++j) bvec[j] = Acc(bias->data()[j]);
+    }
+    local_touch(dst, 0, cBytes, P_M, true, seq, site, api, loc, "dst (C)");
+
+    // operands into plain row-major matrices (conversion hoisted out of the MAC loop)
+    static thread_local std::vector<Acc> Af, Bf;
+    const int nPad = nBlocks * 16;
+    Af.resize(size_t(m) * k);
+    Bf.assign(size_t(k) * nPad, Acc(0));
+    const SrcT* A = fm.data();
+    const SrcT* B = filter.data();
+    for (int i = 0; i < m; ++i)
+        for (int kb = 0; kb < kBlocks; ++kb) {
+            const SrcT* src = A + (size_t(i / 16) * kBlocks + kb) * (16 * k0) + (i % 16) * k0;
+            int cnt = std::min(k0, k - kb * k0);
+            Acc* d = &Af[size_t(i) * k + size_t(kb) * k0];
+            for (int t = 0; t < cnt; ++t) d[t] = Acc(to_f(src[t]));
+        }
+    for (int kb = 0; kb < kBlocks; ++kb)
+        for (int j = 0; j < n; ++j) {
+            const SrcT* src = B + (size_t(kb) * nBlocks + j / 16) * (16 * k0) + (j % 16) * k0;
+            int cnt = std::min(k0, k - kb * k0);
+            for (int t = 0; t < cnt; ++t) Bf[size_t(kb * k0 + t) * nPad + j] = Acc(to_f(src[t]));
+        }
+    Acc* C = reinterpret_cast<Acc*>(dst.data());
+    if (!accumulate)
+        for (int ni = 0; ni < nBlocks; ++ni)
+            for (int i = 0; i < m; ++i) {
+                Acc* row = C + (size_t(ni) * mBlocks + i / 16) * 256 + (i % 16) * 16;
+                for (int t = 0; t < 16; ++t) row[t] = from_bias ? bvec[ni * 16 + t] : Acc(0);
+            }
+    gemm_nz<Acc>(C, Af.data(), Bf.data(), m, nBlocks, k);
+    for (int ni = 0; ni < nBlocks; ++ni)
+        for (int mb = 0; mb < mBlocks; ++mb) {
+            int rows = std::min(16, m - mb * 16);
+            set_init(ca, dst.address_.bufferAddr + ((uint64_t(ni) * mBlocks + mb) * 256) * sizeof(DstT), uint64_t(rows) * 16 * sizeof(DstT));
+        }
+    trace(P_M, uint64_t(m) * n * k, mac_units<SrcT>(m, n, k, uint64_t(kBlocks)), "Mmad", dtype_name<SrcT>());
+}
+
+}  // namespace cube
+}  // namespace sim
+}  // namespace opkit
+
+namespace AscendC {
+
+// C (CO1) = A (A2) x B (B2), or C += A x B (cmatrixInitVal = false / isBias = true); products exact, sums in K order.
+template <class DstT, class Src0T, class Src1T>
+inline void Mmad(const LocalTensor<DstT>& dst, const LocalTensor<Src0T>& fm, const LocalTensor<Src1T>& filter, const MmadParams& p,
+                 OPKIT_LOC) {
+    static_assert(std::is_same<Src0T, Src1T>::value, "opkit simulator: Mmad with different A and B dtypes is not simulated");
+    static_assert(opkit::sim::cube::mmad_legal<Src0T>::value,
+                  "Ascend C Mmad: this input dtype (see 'with Src0T = ...' above) is not supported by the cube unit of " OPKIT_SIM_SOC
+                  " (" OPKIT_SIM_ARCH_NAME ")");
+    opkit::sim::cube::mmad_impl<DstT, Src0T, DstT>(dst, fm, filter, nullptr, p, loc);
+}
+// C (CO1) = bias (C2, broadcast over rows) + A x B.
+template <class DstT, class Src0T, class Src1T, class BiasT>
+inline void Mmad(const LocalTensor<DstT>& dst, const LocalTensor<Src0T>& fm, const LocalTensor<Src1T>& filter, const LocalTensor<BiasT>& bias,
+                 const MmadParams& p, OPKIT_LOC) {
+    static_assert(std::is_same<Src0T, Src1T>::value, "opkit simulator: Mmad with different A and B dtypes is not simulated");
+    static_assert(opkit::sim::cube::mmad_legal<Src0T>::value,
+                  "Ascend C Mmad: this input dtype (see 'with Src0T = ...' above) is not supported by the cube unit of " OPKIT_SIM_SOC
+                  " (" OPKIT_SIM_ARCH_NAME ")");
+    static_assert(std::is_same<BiasT, DstT>::value, "Ascend C Mmad: the BiasTable holds the L0C dtype (float, or int32_t for int8 inputs)");
+    opkit::sim::cube::mmad_impl<DstT, Src0T, BiasT>(dst, fm, filter, &bias, p, loc);
+}
+
+}  // namespace AscendC
