@@ -212,7 +212,7 @@ ERRORS = {
     "l0a_misaligned": ("f16", [r"LoadData: L0A address 32 is not 512-byte aligned"]),
     "l0c_misaligned": ("f16f32", [r"Mmad: dst L0C address 256 is not aligned to 256 elements \(1024 bytes\)"]),
     "mmad_shape": ("f16", [r"Mmad: m 4096, n 32, k 32: each must be in \[0, 4095\]"]),
-    "l0a_uninit": ("f16", [r"Mmad: A \(L0A\) element \(m 0, k 32\)", r"never written"]),
+    "l0a_uninit": ("f16", [r"Mmad: A \(L0A\) element \(m 16, k 16\)", r"never written"]),
     "l0a_not_loaded": ("f16", [r"Mmad: A \(L0A\) fractal 0 .* did not arrive through LoadData", r"ZZ for A"]),
     "accumulate_uninit": ("f16", [r"Mmad: accumulating onto L0C element \(m 0, n 0\) that was never written", r"cmatrixInitVal"]),
     "no_m_fix_sync": ("f16", [r"Fixpipe: missing pipe synchronisation", r"L0C bytes", r"written on pipe M \(Mmad at",
