@@ -151,45 +151,70 @@ template <class T> struct acc_of { using type = float; };
 template <> struct acc_of<int8_t> { using type = int32_t; };
 template <> struct acc_of<uint8_t> { using type = int32_t; };
 
+// Element conversion of a run into the accumulator type (F16C 8 lanes at a time for half when available).
+inline void convert_run(const half* s, float* d, int n) {
+    int i = 0;
+#if defined(__F16C__)
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i))));
+#endif
+    for (; i < n; ++i) d[i] = float(s[i]);
+}
+inline void convert_run(const bfloat16_t* s, float* d, int n) {
+    for (int i = 0; i < n; ++i) {
+        uint16_t b;
+        std::memcpy(&b, s + i, 2);
+        uint32_t u = uint32_t(b) << 16;
+        std::memcpy(d + i, &u, 4);
+    }
+}
+inline void convert_run(const float* s, float* d, int n) { std::memcpy(d, s, size_t(n) * 4); }
+inline void convert_run(const int8_t* s, int32_t* d, int n) { for (int i = 0; i < n; ++i) d[i] = s[i]; }
+inline void convert_run(const uint8_t* s, int32_t* d, int n) { for (int i = 0; i < n; ++i) d[i] = s[i]; }
+
 // C (NZ, mBlocks x nBlocks fractals of 16 x 16) += A (m x k, row-major, Acc) * B (k x nPad, row-major, Acc).
-// 4 x 16 blocks of C stay in registers across the whole K loop; K is summed in order.
+// 4 x 16 blocks of C stay in registers (GCC vector extensions, 8 lanes) across the whole K loop; K is summed
+// in order, so the result does not depend on the blocking.
 template <class Acc>
 inline void gemm_nz(Acc* C, const Acc* A, const Acc* B, int m, int nBlocks, int k) {
+    typedef Acc v8 __attribute__((vector_size(8 * sizeof(Acc))));
     const int mBlocks = (m + 15) / 16;
-    const int nPad = nBlocks * 16;
+    const size_t nPad = size_t(nBlocks) * 16;
+    auto ld = [](const Acc* p) { v8 v; std::memcpy(&v, p, sizeof v); return v; };
+    auto st = [](Acc* p, v8 v) { std::memcpy(p, &v, sizeof v); };
     for (int ni = 0; ni < nBlocks; ++ni) {
-        const Acc* Bc = B + ni * 16;
+        const Acc* Bc = B + size_t(ni) * 16;
         int i = 0;
         for (; i + 4 <= m && (i % 16) + 4 <= 16; i += 4) {
             Acc* c0 = C + (size_t(ni) * mBlocks + i / 16) * 256 + (i % 16) * 16;
-            Acc acc[4][16];
-            for (int r = 0; r < 4; ++r)
-                for (int t = 0; t < 16; ++t) acc[r][t] = c0[r * 16 + t];
+            v8 c00 = ld(c0), c01 = ld(c0 + 8), c10 = ld(c0 + 16), c11 = ld(c0 + 24);
+            v8 c20 = ld(c0 + 32), c21 = ld(c0 + 40), c30 = ld(c0 + 48), c31 = ld(c0 + 56);
             const Acc* a0 = A + size_t(i) * k;
-            for (int kk = 0; kk < k; ++kk) {
-                const Acc* b = Bc + size_t(kk) * nPad;
-                const Acc x0 = a0[kk], x1 = a0[k + kk], x2 = a0[2 * size_t(k) + kk], x3 = a0[3 * size_t(k) + kk];
-                for (int t = 0; t < 16; ++t) {
-                    acc[0][t] += x0 * b[t];
-                    acc[1][t] += x1 * b[t];
-                    acc[2][t] += x2 * b[t];
-                    acc[3][t] += x3 * b[t];
-                }
+            const Acc* a1 = a0 + k;
+            const Acc* a2 = a1 + k;
+            const Acc* a3 = a2 + k;
+            const Acc* b = Bc;
+            for (int kk = 0; kk < k; ++kk, b += nPad) {
+                const v8 b0 = ld(b), b1 = ld(b + 8);
+                const Acc x0 = a0[kk], x1 = a1[kk], x2 = a2[kk], x3 = a3[kk];
+                c00 += x0 * b0; c01 += x0 * b1;
+                c10 += x1 * b0; c11 += x1 * b1;
+                c20 += x2 * b0; c21 += x2 * b1;
+                c30 += x3 * b0; c31 += x3 * b1;
             }
-            for (int r = 0; r < 4; ++r)
-                for (int t = 0; t < 16; ++t) c0[r * 16 + t] = acc[r][t];
+            st(c0, c00); st(c0 + 8, c01); st(c0 + 16, c10); st(c0 + 24, c11);
+            st(c0 + 32, c20); st(c0 + 40, c21); st(c0 + 48, c30); st(c0 + 56, c31);
         }
         for (; i < m; ++i) {
             Acc* c0 = C + (size_t(ni) * mBlocks + i / 16) * 256 + (i % 16) * 16;
-            Acc acc[16];
-            for (int t = 0; t < 16; ++t) acc[t] = c0[t];
+            v8 c00 = ld(c0), c01 = ld(c0 + 8);
             const Acc* a0 = A + size_t(i) * k;
-            for (int kk = 0; kk < k; ++kk) {
-                const Acc* b = Bc + size_t(kk) * nPad;
+            const Acc* b = Bc;
+            for (int kk = 0; kk < k; ++kk, b += nPad) {
                 const Acc x = a0[kk];
-                for (int t = 0; t < 16; ++t) acc[t] += x * b[t];
+                c00 += x * ld(b);
+                c01 += x * ld(b + 8);
             }
-            for (int t = 0; t < 16; ++t) c0[t] = acc[t];
+            st(c0, c00); st(c0 + 8, c01);
         }
     }
 }
@@ -227,20 +252,25 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
     const uint8_t* gsrc = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
     uint64_t moved = 0;
     for (uint32_t nd = 0; nd < p.ndNum; ++nd) {
-        for (uint32_t r = 0; r < p.nValue; ++r) {
-            const uint8_t* row = gsrc + (uint64_t(nd) * p.srcNdMatrixStride + uint64_t(r) * p.srcDValue) * sizeof(T);
-            gm_check(row, uint64_t(p.dValue) * sizeof(T), api, loc, "read");
-            for (uint32_t b = 0; b < dBlocks; ++b) {
-                uint64_t dof = (uint64_t(nd) * p.dstNzMatrixStride) * sizeof(T) + (uint64_t(b) * p.dstNzC0Stride + uint64_t(r) * p.dstNzNStride) * 32;
-                uint32_t cnt = std::min<uint32_t>(C0, p.dValue - b * C0);
-                local_touch(dst, dof, 32, P_MTE2, true, seq, site, api, loc, "destination");
+        const uint8_t* mat = gsrc + uint64_t(nd) * p.srcNdMatrixStride * sizeof(T);
+        // every row lies inside [first row, end of last row): one check of the span covers them all
+        gm_check(mat, (uint64_t(p.nValue - 1) * p.srcDValue + p.dValue) * sizeof(T), api, loc, "read");
+        const uint64_t mbase = uint64_t(nd) * p.dstNzMatrixStride * sizeof(T);
+        for (uint32_t b = 0; b < dBlocks; ++b) {
+            const uint64_t bbase = mbase + uint64_t(b) * p.dstNzC0Stride * 32;
+            const uint32_t cnt = std::min<uint32_t>(C0, p.dValue - b * C0);
+            if (p.dstNzNStride == 1) local_touch(dst, bbase, uint64_t(p.nValue) * 32, P_MTE2, true, seq, site, api, loc, "destination");
+            for (uint32_t r = 0; r < p.nValue; ++r) {
+                const uint64_t dof = bbase + uint64_t(r) * p.dstNzNStride * 32;
+                if (p.dstNzNStride != 1) local_touch(dst, dof, 32, P_MTE2, true, seq, site, api, loc, "destination");
                 uint8_t* d = dst.address_.absAddr + dof;
-                std::memcpy(d, row + uint64_t(b) * 32, cnt * sizeof(T));
+                std::memcpy(d, mat + (uint64_t(r) * p.srcDValue + uint64_t(b) * C0) * sizeof(T), cnt * sizeof(T));
                 if (cnt < C0) std::memset(d + cnt * sizeof(T), 0, (C0 - cnt) * sizeof(T));  // documented zero padding to 32 B
-                set_init(a, dst.address_.bufferAddr + dof, 32);
+                if (p.dstNzNStride != 1) set_init(a, dst.address_.bufferAddr + dof, 32);
             }
-            moved += uint64_t(p.dValue) * sizeof(T);
+            if (p.dstNzNStride == 1) set_init(a, dst.address_.bufferAddr + bbase, uint64_t(p.nValue) * 32);
         }
+        moved += uint64_t(p.nValue) * p.dValue * sizeof(T);
     }
     trace(P_MTE2, moved, uint64_t(p.ndNum) * p.nValue, "DataCopy", dtype_name<T>());
 }
@@ -263,12 +293,16 @@ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
     uint16_t site = c.site(api, loc);
     ArenaMem& sm = c.mem(sa);
     ArenaMem& dm = c.mem(da);
+    // contiguous source / destination runs are recorded in one step
+    const bool src_run = p.srcStride == 1 && p.addrMode == 0, dst_run = p.dstGap == 0;
+    if (src_run) local_touch(src, uint64_t(p.startIndex) * 512, uint64_t(p.repeatTimes) * 512, P_MTE1, false, seq, site, api, loc, "source");
+    if (dst_run) local_touch(dst, 0, uint64_t(p.repeatTimes) * 512, P_MTE1, true, seq, site, api, loc, "destination");
     for (uint32_t r = 0; r < p.repeatTimes; ++r) {
         int64_t fi = p.addrMode == 0 ? int64_t(p.startIndex) + int64_t(r) * p.srcStride : int64_t(p.startIndex) - int64_t(r) * p.srcStride;
         if (fi < 0) fail_at(api, loc, "repeat %u reads source fractal %lld (addrMode 1 counts down below fractal 0)", r, (long long)fi);
         uint64_t so = uint64_t(fi) * 512, dof = uint64_t(r) * (1 + uint64_t(p.dstGap)) * 512;
-        local_touch(src, so, 512, P_MTE1, false, seq, site, api, loc, "source");
-        local_touch(dst, dof, 512, P_MTE1, true, seq, site, api, loc, "destination");
+        if (!src_run) local_touch(src, so, 512, P_MTE1, false, seq, site, api, loc, "source");
+        if (!dst_run) local_touch(dst, dof, 512, P_MTE1, true, seq, site, api, loc, "destination");
         uint64_t sabs = src.address_.bufferAddr + so, dabs = dst.address_.bufferAddr + dof;
         if (!p.ifTranspose) {
             std::memmove(dm.data + dabs, sm.data + sabs, 512);
@@ -412,8 +446,7 @@ inline void mmad_impl(const AscendC::LocalTensor<DstT>& dst, const AscendC::Loca
     const bool accumulate = !from_bias && (p.isBias || (!p.cmatrixInitVal && !p.cmatrixSource));
     if (!from_bias && !p.isBias && !p.cmatrixInitVal && p.cmatrixSource)
         fail_at(api, loc, "cmatrixSource = true takes the initial C from the BiasTable (C2): call the Mmad overload with a bias tensor");
-    if (accumulate) {
-        local_touch(dst, 0, cBytes, P_M, false, seq, site, api, loc, "dst (C, accumulated)");
+    if (accumulate) {  // (the read of C is covered by the write record below: a write is checked against reads and writes)
         for (int ni = 0; ni < nBlocks; ++ni)
             for (int i = 0; i < m; ++i) {
                 uint64_t lo = dst.address_.bufferAddr + ((uint64_t(ni) * mBlocks + i / 16) * 256 + (i % 16) * 16) * sizeof(DstT);
@@ -436,26 +469,32 @@ inline void mmad_impl(const AscendC::LocalTensor<DstT>& dst, const AscendC::Loca
     }
     local_touch(dst, 0, cBytes, P_M, true, seq, site, api, loc, "dst (C)");
 
-    // operands into plain row-major matrices (conversion hoisted out of the MAC loop)
+    // operands into plain row-major matrices (conversion hoisted out of the MAC loop, 8 lanes at a time)
     static thread_local std::vector<Acc> Af, Bf;
     const int nPad = nBlocks * 16;
     Af.resize(size_t(m) * k);
-    Bf.assign(size_t(k) * nPad, Acc(0));
+    Bf.resize(size_t(k) * nPad);
     const SrcT* A = fm.data();
     const SrcT* B = filter.data();
     for (int i = 0; i < m; ++i)
         for (int kb = 0; kb < kBlocks; ++kb) {
-            const SrcT* src = A + (size_t(i / 16) * kBlocks + kb) * (16 * k0) + (i % 16) * k0;
             int cnt = std::min(k0, k - kb * k0);
-            Acc* d = &Af[size_t(i) * k + size_t(kb) * k0];
-            for (int t = 0; t < cnt; ++t) d[t] = Acc(to_f(src[t]));
+            if (cnt <= 0) break;
+            convert_run(A + (size_t(i / 16) * kBlocks + kb) * (16 * k0) + (i % 16) * k0, &Af[size_t(i) * k + size_t(kb) * k0], cnt);
         }
-    for (int kb = 0; kb < kBlocks; ++kb)
-        for (int j = 0; j < n; ++j) {
-            const SrcT* src = B + (size_t(kb) * nBlocks + j / 16) * (16 * k0) + (j % 16) * k0;
-            int cnt = std::min(k0, k - kb * k0);
-            for (int t = 0; t < cnt; ++t) Bf[size_t(kb * k0 + t) * nPad + j] = Acc(to_f(src[t]));
+    Acc tmp[16 * 32];
+    for (int kb = 0; kb < kBlocks; ++kb) {
+        int cnt = std::min(k0, k - kb * k0);
+        if (cnt <= 0) break;
+        for (int ni = 0; ni < nBlocks; ++ni) {
+            convert_run(B + (size_t(kb) * nBlocks + ni) * (16 * k0), tmp, 16 * k0);  // [16 n][k0 k]
+            const int jv = std::min(16, n - ni * 16);
+            for (int t = 0; t < cnt; ++t) {
+                Acc* row = &Bf[size_t(kb * k0 + t) * nPad + size_t(ni) * 16];
+                for (int jj = 0; jj < 16; ++jj) row[jj] = jj < jv ? tmp[jj * k0 + t] : Acc(0);
+            }
         }
+    }
     Acc* C = reinterpret_cast<Acc*>(dst.data());
     if (!accumulate)
         for (int ni = 0; ni < nBlocks; ++ni)
