@@ -162,6 +162,12 @@ def test_accumulate_in_l0c(exe, tmp_path):
     np.testing.assert_allclose(out, 2 * (a.astype(np.float64) @ b.astype(np.float64)), rtol=2e-6, atol=4e-5)
 
 
+def test_m_to_fix_ordered_by_a_flag_passes(exe, tmp_path):
+    a, b, _, out, r = run(exe, tmp_path, "f16f32", 32, 32, 32, 0, 0, "m_fix_flag")
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, a.astype(np.float64) @ b.astype(np.float64), rtol=2e-6, atol=2e-5)
+
+
 def test_relu_and_fp16_rounding_on_fixpipe(exe, tmp_path):
     a, b, bv, out, r = run(exe, tmp_path, "f16", 32, 32, 32, 1, 1, b_scale=300.0)
     assert r.returncode == 0, r.stderr

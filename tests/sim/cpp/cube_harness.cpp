@@ -109,7 +109,8 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
         bias2 = qbias2.DeQue<L0CT>();
     }
 
-    LocalTensor<L0CT> c1 = S == "no_m_fix_sync" ? craw.Get<L0CT>() : qc.AllocTensor<L0CT>();
+    const bool raw = S == "no_m_fix_sync" || S == "m_fix_flag";  // L0C from a TBuf: ordering is the kernel's job
+    LocalTensor<L0CT> c1 = raw ? craw.Get<L0CT>() : qc.AllocTensor<L0CT>();
     MmadParams mp;
     mp.m = S == "mmad_shape" ? 4096 : M;
     mp.n = N;
@@ -138,7 +139,10 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
     qa2.FreeTensor(a2);
     qb2.FreeTensor(b2);
     if (BIAS) qbias2.FreeTensor(bias2);
-    if (S != "no_m_fix_sync") {
+    if (S == "m_fix_flag") {
+        SetFlag<HardEvent::M_FIX>(EVENT_ID0);
+        WaitFlag<HardEvent::M_FIX>(EVENT_ID0);
+    } else if (!raw) {
         qc.EnQue(c1);
         c1 = qc.DeQue<L0CT>();
     }
@@ -150,6 +154,8 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
     }
     if (S == "no_m_fix_sync") {
         Fixpipe(cg, c1, fp);  // @no_m_fix_sync
+    } else if (S == "m_fix_flag") {
+        Fixpipe(cg, c1, fp);
     } else {
         Fixpipe(cg, c1, fp);
         qc.FreeTensor(c1);
