@@ -272,3 +272,31 @@ static_assert(offsetof(TCubeTiling, mxTypePara) == 49 * 4, "");
 """
     r = compile_snippet(code, tmp_path)
     assert r.returncode == 0, r.stderr
+
+
+# --- mix kernels: cube on the AIC, vector on its two AIVs ----------------------------------------------
+
+
+def mix_inputs():
+    d = 32
+    i, k = np.meshgrid(np.arange(d), np.arange(d), indexing="ij")
+    a = (1.0 / (1 + (i + k) % 7)).astype(np.float16)
+    b = ((i * 3 + k) % 5 - 2).astype(np.float16)
+    return a.astype(np.float64), b.astype(np.float64)
+
+
+def test_mix_kernel_cube_then_vector_through_a_cross_core_flag():
+    exe = build(CPP / "mix_cube_harness.cpp")
+    r = subprocess.run([str(exe), "3", "ok"], capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr.decode()
+    out = np.frombuffer(r.stdout, np.float32).reshape(3, 32, 32)
+    a, b = mix_inputs()
+    for blk in range(3):
+        np.testing.assert_allclose(out[blk], 2 * (a @ b), rtol=1e-6, atol=1e-5)
+
+
+def test_mix_kernel_wait_never_satisfied_is_a_deadlock_error():
+    exe = build(CPP / "mix_cube_harness.cpp")
+    r = subprocess.run([str(exe), "1", "no_set"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 3
+    assert "CrossCoreWaitFlag: deadlock: waits for cross-core flag 5" in r.stderr, r.stderr
