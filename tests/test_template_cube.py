@@ -112,8 +112,8 @@ def test_build_and_verify_fp16_and_bf16(cli, tmp_path):
     code, out, err = cli("verify", "--soc", CHIP, "--profile", "mixed", "--out", tmp_path / "v", cwd=pkg)
     assert code == 0, out + err
     res = json.loads((tmp_path / "v" / "results.json").read_text())
-    rows = res["results"] if isinstance(res, dict) else res
-    seen = {(r["case"], r["column"]) for r in rows if r["status"] == "pass"}
+    rows = res["cases"]
+    seen = {(r["case"], r["dtype"]) for r in rows if r["status"] == "pass"}
     for case in ("smoke", "odd_shapes", "multi_core", "linear", "tiny", "large_k"):
         for col in ("float16-float32", "bfloat16-float32"):
             assert (case, col) in seen, (case, col, sorted(seen))
