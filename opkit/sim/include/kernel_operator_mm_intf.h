@@ -308,14 +308,16 @@ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
             std::memmove(dm.data + dabs, sm.data + sabs, 512);
             std::memmove(dm.init.data() + dabs, sm.init.data() + sabs, 512);
         } else {
-            uint8_t tmp[512], tin[512];
+            uint16_t in[256], sin[256], out[256], sout[256];
+            std::memcpy(in, sm.data + sabs, 512);
+            std::memcpy(sin, sm.init.data() + sabs, 512);
             for (int i = 0; i < 16; ++i)
                 for (int j = 0; j < 16; ++j) {
-                    std::memcpy(tmp + (j * 16 + i) * 2, sm.data + sabs + (i * 16 + j) * 2, 2);
-                    std::memcpy(tin + (j * 16 + i) * 2, sm.init.data() + sabs + (i * 16 + j) * 2, 2);
+                    out[j * 16 + i] = in[i * 16 + j];
+                    sout[j * 16 + i] = sin[i * 16 + j];  // the written-state of both bytes travels with the element
                 }
-            std::memcpy(dm.data + dabs, tmp, 512);
-            std::memcpy(dm.init.data() + dabs, tin, 512);
+            std::memcpy(dm.data + dabs, out, 512);
+            std::memcpy(dm.init.data() + dabs, sout, 512);
         }
         cube::stamp(da, dabs, int(sizeof(T)), site);
     }
@@ -385,6 +387,8 @@ inline void check_operand(const AscendC::LocalTensor<T>& t, int which, int rows1
             int lines = std::min(16, valid_outer - ob * 16);
             int kval = std::min(k0, k - kb * k0);
             if (kval <= 0) continue;
+            // a fully used fractal in one look; otherwise line by line (to name the first element)
+            if (lines == 16 && kval == k0 && first_uninit(t.arena(), off, 512) == 512) lines = 0;
             for (int l = 0; l < lines; ++l) {
                 uint64_t lo = off + uint64_t(l) * 32;
                 uint64_t bad = first_uninit(t.arena(), lo, uint64_t(kval) * sizeof(T));
