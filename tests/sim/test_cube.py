@@ -17,7 +17,7 @@ BF16 = ml_dtypes.bfloat16
 # DTYPE -> (input, L0C, output, B given transposed)
 DT = {"f16": (np.float16, np.float32, np.float16, False), "bf16": (BF16, np.float32, BF16, False),
       "f16f32": (np.float16, np.float32, np.float32, False), "f32": (np.float32, np.float32, np.float32, True),
-      "s8": (np.int8, np.int32, np.int32, True)}
+      "s8": (np.int8, np.int32, np.int32, True), "s8h": (np.int8, np.int32, np.float16, True)}
 
 
 @pytest.fixture(scope="module")
@@ -130,7 +130,7 @@ def assert_rounded(out: np.ndarray, exact: np.ndarray, t_out) -> None:
 # --- results ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("dt", list(DT))
+@pytest.mark.parametrize("dt", [d for d in DT if d != "s8h"])
 @pytest.mark.parametrize("m,n,k,relu,bias", [(16, 16, 16, 0, 0), (77, 130, 200, 1, 1), (33, 48, 70, 0, 1), (128, 64, 96, 1, 0)])
 def test_gemm_matches_the_layout_model(exe, tmp_path, dt, m, n, k, relu, bias):
     if dt == "f32":
@@ -160,6 +160,21 @@ def test_accumulate_in_l0c(exe, tmp_path):
     a, b, _, out, r = run(exe, tmp_path, "f16f32", 37, 20, 50, 0, 0, "accumulate_twice")
     assert r.returncode == 0, r.stderr
     np.testing.assert_allclose(out, 2 * (a.astype(np.float64) @ b.astype(np.float64)), rtol=2e-6, atol=4e-5)
+
+
+def test_fixpipe_nz_output_keeps_the_fractal_layout(exe, tmp_path):
+    a, b, _, out, r = run(exe, tmp_path, "f16f32", 32, 48, 40, 0, 0, "nz_out")
+    assert r.returncode == 0, r.stderr
+    c = a.astype(np.float64) @ b.astype(np.float64)
+    nz = c.reshape(2, 16, 3, 16).transpose(2, 0, 1, 3).reshape(-1)  # fractal columns, 16 x 16 row-major inside
+    np.testing.assert_allclose(out.reshape(-1), nz, rtol=2e-6, atol=2e-5)
+
+
+def test_fixpipe_deq_int32_to_half_with_a_scalar_scale(exe, tmp_path):
+    a, b, _, out, r = run(exe, tmp_path, "s8h", 20, 24, 64, 0, 0)
+    assert r.returncode == 0, r.stderr
+    exact = (a.astype(np.int64) @ b.astype(np.int64)) * 0.5
+    np.testing.assert_array_equal(out, exact.astype(np.float16))
 
 
 def test_m_to_fix_ordered_by_a_flag_passes(exe, tmp_path):

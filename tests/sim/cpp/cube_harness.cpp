@@ -1,10 +1,11 @@
 // The cube instructions (DataCopy Nd2Nz, LoadData, Mmad, Fixpipe) on one AIC core.
 // usage: cube_harness DIR DTYPE M N K RELU BIAS SCENARIO
 //   DTYPE: f16 (half in, half out), bf16 (bf16 in, bf16 out), f16f32 (half in, float out), f32 (float in, B given as [N, K]),
-//          s8 (int8 in, int32 out, B given as [N, K])
+//          s8 (int8 in, int32 out, B given as [N, K]), s8h (int8 in, int32 L0C, half out = 0.5 x C by DEQF16)
 //   SCENARIO "gemm" computes C = act(A x B + bias); the others are broken kernels (a line marked "// @name" is where
 //   scenario "name" must be reported), or "b_no_transpose" (B loaded without transposing its fractals).
 // Reads DIR/a.bin, b.bin, bias.bin (float or int32); writes DIR/out.bin.
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -148,6 +149,13 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
     }
     FixpipeParamsV220 fp(N, M, mPad, N, RELU != 0);
     fp.quantPre = quant_for<OutT>();
+    if (std::is_same<L0CT, int32_t>::value && std::is_same<OutT, half>::value) {
+        float scale = 0.5f;  // int32 -> half, x 0.5 (the scale's float bits in deqScalar)
+        uint32_t bits;
+        std::memcpy(&bits, &scale, 4);
+        fp.quantPre = QuantMode_t::DEQF16;
+        fp.deqScalar = bits;
+    }
     if (S == "fixpipe_quant") {
         fp.quantPre = QuantMode_t::NoQuant;
         Fixpipe(cg, c1, fp);  // @fixpipe_quant
@@ -156,6 +164,10 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
         Fixpipe(cg, c1, fp);  // @no_m_fix_sync
     } else if (S == "m_fix_flag") {
         Fixpipe(cg, c1, fp);
+    } else if (S == "nz_out") {
+        fp.dstStride = mPad * 16 * sizeof(OutT) / 32;  // 32-B blocks between the fractal columns of the NZ result
+        Fixpipe<OutT, L0CT, CFG_NZ>(cg, c1, fp);
+        qc.FreeTensor(c1);
     } else {
         Fixpipe(cg, c1, fp);
         qc.FreeTensor(c1);
@@ -168,6 +180,7 @@ extern "C" __global__ __aicore__ void cube_kernel(GM_ADDR a, GM_ADDR b, GM_ADDR 
     else if (DT == "f16f32") gemm<half, float, float, false>(a, b, bias, c);
     else if (DT == "f32") gemm<float, float, float, true>(a, b, bias, c);
     else if (DT == "s8") gemm<int8_t, int32_t, int32_t, true>(a, b, bias, c);
+    else if (DT == "s8h") gemm<int8_t, int32_t, half, true>(a, b, bias, c);
 }
 
 int main(int argc, char** argv) {
@@ -176,7 +189,7 @@ int main(int argc, char** argv) {
     M = std::atoi(argv[3]); N = std::atoi(argv[4]); K = std::atoi(argv[5]);
     RELU = std::atoi(argv[6]); BIAS = std::atoi(argv[7]);
     S = argv[8];
-    size_t out_es = (DT == "f16" || DT == "bf16") ? 2 : 4;
+    size_t out_es = (DT == "f16" || DT == "bf16" || DT == "s8h") ? 2 : 4;
     const char* names[3] = {"a.bin", "b.bin", "bias.bin"};
     uint8_t* g[3];
     for (int i = 0; i < 3; ++i) {
