@@ -156,6 +156,12 @@ def test_fractals_not_transposed_give_the_wrong_product_the_hardware_gives(exe, 
     assert not np.allclose(out, right, atol=1e-2)
 
 
+def test_a_through_the_tscm_position(exe, tmp_path):
+    a, b, _, out, r = run(exe, tmp_path, "f16f32", 40, 32, 48, 0, 0, "tscm")
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, a.astype(np.float64) @ b.astype(np.float64), rtol=2e-6, atol=2e-5)
+
+
 def test_accumulate_in_l0c(exe, tmp_path):
     a, b, _, out, r = run(exe, tmp_path, "f16f32", 37, 20, 50, 0, 0, "accumulate_twice")
     assert r.returncode == 0, r.stderr

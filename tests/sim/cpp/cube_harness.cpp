@@ -40,6 +40,8 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
     cg.SetGlobalBuffer((__gm__ OutT*)c);
     TPipe pipe;
     TQue<TPosition::A1, 1> qa1;
+    TSCM<TPosition::GM, 1> qscm;  // scenario "tscm": A in L1 through the TSCM position
+    const bool tscm = S == "tscm";
     TQue<TPosition::B1, 1> qb1;
     TQue<TPosition::A2, 1> qa2;
     TQue<TPosition::B2, 1> qb2;
@@ -53,7 +55,8 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
     }
     if (S == "l0a_over") pipe.InitBuffer(qa2, 2, 32768 + 512);  // @l0a_over
     if (S == "l0c_over") pipe.InitBuffer(qc, 1, 131072 + 64);  // @l0c_over
-    pipe.InitBuffer(qa1, 1, mPad * kPad * sizeof(T));
+    if (tscm) pipe.InitBuffer(qscm, 1, mPad * kPad * sizeof(T));
+    else pipe.InitBuffer(qa1, 1, mPad * kPad * sizeof(T));
     pipe.InitBuffer(qb1, 1, (B_TRANS ? nPad * kPad : kPad * nPad) * sizeof(T));
     pipe.InitBuffer(qa2, 1, mPad * kPad * sizeof(T) + 1024);
     pipe.InitBuffer(qb2, 1, kPad * nPad * sizeof(T) + 1024);
@@ -63,16 +66,17 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
     pipe.InitBuffer(craw, mPad * nPad * sizeof(L0CT));
 
     // GM -> L1, ND -> NZ
-    LocalTensor<T> a1 = qa1.AllocTensor<T>();
+    LocalTensor<T> a1 = tscm ? qscm.AllocTensor<T>() : qa1.AllocTensor<T>();
     LocalTensor<T> b1 = qb1.AllocTensor<T>();
     if (S == "nd2nz_overlap")
         DataCopy(a1, ag, Nd2NzParams(1, M, K, 0, K, M - 1, 1, 0));  // @nd2nz_overlap
     DataCopy(a1, ag, Nd2NzParams(1, M, K, 0, K, mPad, 1, 0));
     if (B_TRANS) DataCopy(b1, bg, Nd2NzParams(1, N, K, 0, K, nPad, 1, 0));
     else DataCopy(b1, bg, Nd2NzParams(1, K, N, 0, N, kPad, 1, 0));
-    qa1.EnQue(a1);
+    if (tscm) qscm.EnQue(a1);
+    else qa1.EnQue(a1);
     qb1.EnQue(b1);
-    a1 = qa1.DeQue<T>();
+    a1 = tscm ? qscm.DeQue<T>() : qa1.DeQue<T>();
     b1 = qb1.DeQue<T>();
 
     // L1 -> L0A (ZZ), L1 -> L0B (ZN)
@@ -90,7 +94,8 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
         bool tr = S != "b_no_transpose";
         for (int i = 0; i < kB; ++i) LoadData(b2[i * nB * 256], b1[i * 256], LoadData2DParams(0, nB, kB, 0, 0, tr, 0));
     }
-    qa1.FreeTensor(a1);
+    if (tscm) qscm.FreeTensor(a1);
+    else qa1.FreeTensor(a1);
     qb1.FreeTensor(b1);
     qa2.EnQue(a2);
     qb2.EnQue(b2);
