@@ -230,6 +230,31 @@ def test_trace_records_cube_pipes(exe, tmp_path):
     assert op_cost(next(e for e in ops if e["pipe"] == "MTE1"), "AIC", p).klass == "onchip"
 
 
+@pytest.mark.parametrize("dt,k0", [("s8", 32), ("f32", 8), ("bf16", 16)])
+def test_cube_steps_per_dtype_cost_one_cycle_per_fractal(exe, tmp_path, dt, k0):
+    import json
+    import os
+
+    from opkit.perf.costs import chip_params, op_cost
+
+    trace = tmp_path / "t.json"
+    m, n, k = 48, 32, 72
+    t_in = DT[dt][0]
+    d = tmp_path / "tr"
+    d.mkdir()
+    (d / "a.bin").write_bytes(np.zeros((m, k), t_in).tobytes())
+    (d / "b.bin").write_bytes(np.zeros((k, n), t_in).tobytes())
+    (d / "bias.bin").write_bytes(np.zeros(n + 16, np.int32 if dt == "s8" else np.float32).tobytes())
+    p = subprocess.run([str(exe), str(d), dt, str(m), str(n), str(k), "0", "0", "gemm"], capture_output=True, text=True,
+                       env=dict(os.environ, OPKIT_SIM_TRACE=str(trace)), timeout=60)
+    assert p.returncode == 0, p.stderr
+    ev = next(e for e in json.loads(trace.read_text())["cores"][0]["events"] if e.get("api") == "Mmad")
+    fractals = -(-m // 16) * -(-n // 16) * -(-k // k0)  # what the cube processes, one per cycle
+    assert ev["dtype"] == {"s8": "int8", "f32": "float32", "bf16": "bfloat16"}[dt]
+    chip = chip_params("ascend910b2")
+    assert op_cost(ev, "AIC", chip).fixed == pytest.approx(chip.mmad_fixed + fractals, abs=1)
+
+
 # --- checks -------------------------------------------------------------------------------------
 
 ERRORS = {
