@@ -264,8 +264,13 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
                 const uint64_t dof = bbase + uint64_t(r) * p.dstNzNStride * 32;
                 if (p.dstNzNStride != 1) local_touch(dst, dof, 32, P_MTE2, true, seq, site, api, loc, "destination");
                 uint8_t* d = dst.address_.absAddr + dof;
-                std::memcpy(d, mat + (uint64_t(r) * p.srcDValue + uint64_t(b) * C0) * sizeof(T), cnt * sizeof(T));
-                if (cnt < C0) std::memset(d + cnt * sizeof(T), 0, (C0 - cnt) * sizeof(T));  // documented zero padding to 32 B
+                const uint8_t* srow = mat + (uint64_t(r) * p.srcDValue + uint64_t(b) * C0) * sizeof(T);
+                if (cnt == C0) {
+                    std::memcpy(d, srow, 32);
+                } else {
+                    std::memcpy(d, srow, cnt * sizeof(T));
+                    std::memset(d + cnt * sizeof(T), 0, (C0 - cnt) * sizeof(T));  // documented zero padding to 32 B
+                }
                 if (p.dstNzNStride != 1) set_init(a, dst.address_.bufferAddr + dof, 32);
             }
             if (p.dstNzNStride == 1) set_init(a, dst.address_.bufferAddr + bbase, uint64_t(p.nValue) * 32);
