@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from helpers import assert_rendered_text_clean, entry_params, load_golden, opdef_lists, own_files, package_files
 
-from opkit.errors import UsageError
 from opkit.scaffold.new import new_package
 from opkit.spec import load
 
@@ -84,12 +83,6 @@ def test_golden_numerics(default_pkg):
     np.testing.assert_allclose(g.matmul_bias_act(x, w, b, relu=False)["y"], lin)
     np.testing.assert_allclose(g.matmul_bias_act(x, w, b)["y"], np.maximum(lin, 0))
     assert g.flops({"x": [5, 7], "w": [7, 3], "bias": [3]}, {}, {}) == 2 * 5 * 3 * 7 + 2 * 5 * 3
-
-
-def test_a_user_spec_is_refused_with_the_reason(tmp_path):
-    (tmp_path / "s.yaml").write_text((INSTANCE / "op.yaml").read_text().replace("family: examples", "family: custom"))
-    with pytest.raises(UsageError, match="template 'cube' writes its own operator"):
-        new_package(spec_file=tmp_path / "s.yaml", template="cube", directory=tmp_path / "o", cwd=tmp_path)
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")

@@ -52,14 +52,6 @@ def _check_template(template: str) -> None:
         raise UsageError(f"unknown template '{template}' (templates: {', '.join(names)})")
 
 
-def _takes_user_specs(template: str) -> bool:
-    """Whether a template renders packages from a user's op.yaml (cookiecutter.json key ``_user_spec``, default yes)."""
-    import json
-
-    cfg = json.loads((templates_dir() / template / "cookiecutter.json").read_text(encoding="utf-8"))
-    return bool(cfg.get("_user_spec", True))
-
-
 def _render(template: str, context: dict, workdir: Path) -> Path:
     from cookiecutter.main import cookiecutter
 
@@ -115,9 +107,6 @@ def new_package(
     """Create an operator package; returns where it went and what was written."""
     here = Path(cwd) if cwd is not None else Path.cwd()
     _check_template(template)
-    if spec_file is not None and not _takes_user_specs(template):
-        raise UsageError(f"the template '{template}' writes its own operator and cannot be filled from a spec; "
-                         "use --template vector or reduce with --spec, or drop --spec")
     if spec_file is not None:
         spec_path = Path(spec_file)
         if not spec_path.is_absolute():
