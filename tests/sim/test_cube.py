@@ -162,6 +162,12 @@ def test_a_through_the_tscm_position(exe, tmp_path):
     np.testing.assert_allclose(out, a.astype(np.float64) @ b.astype(np.float64), rtol=2e-6, atol=2e-5)
 
 
+def test_fill_is_a_load_mmad_accepts(exe, tmp_path):
+    *_, bv, out, r = run(exe, tmp_path, "f16f32", 40, 32, 48, 0, 1, "a_zero_fill")
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_array_equal(out, np.broadcast_to(bv[:32], (40, 32)))  # 0 x B + bias
+
+
 def test_accumulate_in_l0c(exe, tmp_path):
     a, b, _, out, r = run(exe, tmp_path, "f16f32", 37, 20, 50, 0, 0, "accumulate_twice")
     assert r.returncode == 0, r.stderr
@@ -304,6 +310,11 @@ void g(GlobalTensor<int32_t> o, LocalTensor<float> c) { Fixpipe(o, c, FixpipePar
     assert r.returncode != 0
     assert "not supported by the cube unit" in r.stderr
     assert "Ascend C Fixpipe: this (L0C dtype -> GM dtype) pair is not supported" in r.stderr
+    ok = "void h(GlobalTensor<half> o, LocalTensor<float> c) { Fixpipe(o, c, FixpipeParamsV220()); }"
+    head = '#include "kernel_operator.h"\nusing namespace AscendC;\n'
+    assert compile_snippet(head + ok, tmp_path).returncode == 0
+    r = compile_snippet(head + ok, tmp_path, soc="ascend310p")
+    assert r.returncode != 0 and "Fixpipe (FixpipeParamsV220) does not exist on ascend310p" in r.stderr, r.stderr[-2000:]
 
 
 def test_tcubetiling_has_canns_fields(tmp_path):

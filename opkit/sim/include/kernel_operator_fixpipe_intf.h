@@ -96,6 +96,8 @@ namespace AscendC {
 template <class DstT, class SrcT, const FixpipeConfig& config = CFG_ROW_MAJOR>
 inline void Fixpipe(const GlobalTensor<DstT>& dst, const LocalTensor<SrcT>& src, const FixpipeParamsV220& p, OPKIT_LOC) {
     using namespace opkit::sim;
+    static_assert(__NPU_ARCH__ != 2002 || sizeof(DstT) == 0,
+                  "Ascend C Fixpipe (FixpipeParamsV220) does not exist on " OPKIT_SIM_SOC " (" OPKIT_SIM_ARCH_NAME ")");
     constexpr int need = cube::needed_quant<SrcT, DstT>();
     static_assert(need >= 0, "Ascend C Fixpipe: this (L0C dtype -> GM dtype) pair is not supported on " OPKIT_SIM_SOC " (" OPKIT_SIM_ARCH_NAME
                              "): float -> float/half/bfloat16_t/int8_t/uint8_t, int32_t -> int32_t/half/int8_t/uint8_t");

@@ -357,6 +357,49 @@ inline void LoadData(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
     trace(P_MTE2, uint64_t(p.repeatTimes) * 512, p.repeatTimes, "LoadData", dtype_name<T>());
 }
 
+// ---- Fill (InitConstValue): L1 in 32-byte blocks (MTE2), L0A/L0B in 512-byte fractals (MTE1) -------------
+template <class T>
+struct InitConstValueParams {
+    uint16_t repeatTimes = 0;
+    uint16_t blockNum = 0;
+    uint16_t dstGap = 0;
+    T initValue = T(0);
+    InitConstValueParams() = default;
+    InitConstValueParams(uint16_t repeat, uint16_t blocks, uint16_t gap, T value)
+        : repeatTimes(repeat), blockNum(blocks), dstGap(gap), initValue(value) {}
+};
+
+template <class T, class U>
+inline void Fill(const LocalTensor<T>& dst, const InitConstValueParams<U>& p, OPKIT_LOC) {
+    using namespace opkit::sim;
+    static_assert(std::is_same<T, U>::value, "Ascend C Fill: the init value has the dtype of the destination");
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Ascend C Fill (InitConstValue): 16- and 32-bit dtypes only");
+    const char* api = "Fill";
+    int a = local_arena(dst, api, loc);
+    if (a != A_L1 && a != A_L0A && a != A_L0B)
+        fail_at(api, loc, "Fill with InitConstValueParams initialises L1, L0A or L0B, but the tensor is in %s", arena_name(a));
+    if (a != A_L1) cube::require_cube_core(api, loc);
+    if (p.repeatTimes == 0 || p.blockNum == 0) return;  // documented NOP
+    if (p.repeatTimes > 32767 || p.blockNum > 32767 || p.dstGap > 32767)
+        fail_at(api, loc, "repeatTimes %u, blockNum %u, dstGap %u: each must be in [0, 32767]", p.repeatTimes, p.blockNum, p.dstGap);
+    const uint64_t blk = a == A_L1 ? 32 : 512;
+    const int pipe = a == A_L1 ? P_MTE2 : P_MTE1;
+    CoreState& c = core();
+    uint32_t seq = issue(pipe);
+    uint16_t site = c.site(api, loc);
+    for (uint32_t r = 0; r < p.repeatTimes; ++r) {
+        uint64_t off = uint64_t(r) * (uint64_t(p.blockNum) + p.dstGap) * blk, bytes = uint64_t(p.blockNum) * blk;
+        local_touch(dst, off, bytes, pipe, true, seq, site, api, loc, "destination");
+        T* d = reinterpret_cast<T*>(dst.address_.absAddr + off);
+        for (uint64_t i = 0; i < bytes / sizeof(T); ++i) d[i] = p.initValue;
+        set_init(a, dst.address_.bufferAddr + off, bytes);
+        for (uint64_t f = 0; a != A_L1 && f < p.blockNum; ++f) cube::stamp(a, dst.address_.bufferAddr + off + f * 512, int(sizeof(T)), site);
+    }
+    trace(pipe, uint64_t(p.repeatTimes) * p.blockNum * blk, p.repeatTimes, "Fill", dtype_name<T>());
+}
+template <class T, class U>
+inline void InitConstValue(const LocalTensor<T>& dst, const InitConstValueParams<U>& p, OPKIT_LOC) { Fill(dst, p, loc); }
+
 }  // namespace AscendC
 
 namespace opkit {

@@ -85,6 +85,8 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
     if (S == "l0a_misaligned") LoadData(a2[16], a1, LoadData2DParams(0, 1, 0, 0, 0, false, 0));  // @l0a_misaligned
     if (S == "l0a_not_loaded") {
         DataCopy(a2, a1, mPad * kPad);
+    } else if (S == "a_zero_fill") {
+        if constexpr (sizeof(T) == 2) Fill(a2, InitConstValueParams<T>(1, mB * kB, 0, T(0)));  // a zero A by the fill instruction
     } else {
         for (int i = 0; i < mB; ++i) LoadData(a2[i * kB * 16 * k0], a1[i * 16 * k0], LoadData2DParams(0, kB, mB, 0, 0, false, 0));
     }
