@@ -112,3 +112,18 @@ def test_build_and_verify_fp16_and_bf16(cli, tmp_path):
             assert (case, col) in seen, (case, col, sorted(seen))
     assert all(r["status"] == "pass" for r in rows)
     assert re.search(r"12 passed, 0 failed", out)
+
+
+@pytest.mark.slow
+def test_wrong_fractal_layout_fails_verify(cli, tmp_path):
+    """The same kernel with w's fractals loaded untransposed: it runs, and verify reports wrong numbers."""
+    pkg = tmp_path / "mm_bad"
+    shutil.copytree(INSTANCE, pkg)
+    h = pkg / "op_kernel/matmul_bias_act.h"
+    text = h.read_text()
+    assert "kcBlocks, 0, 0, true, 0);  // true: transpose each fractal" in text
+    h.write_text(text.replace("kcBlocks, 0, 0, true, 0);  // true: transpose each fractal", "kcBlocks, 0, 0, false, 0);"))
+    code, out, err = cli("verify", "--soc", CHIP, "-k", "smoke", "--dtype", "float16", "--out", tmp_path / "v", cwd=pkg)
+    assert code == 1, out + err
+    res = json.loads((tmp_path / "v" / "results.json").read_text())
+    assert [r["status"] for r in res["cases"]] == ["fail"]
