@@ -162,6 +162,44 @@ def test_a_through_the_tscm_position(exe, tmp_path):
     np.testing.assert_allclose(out, a.astype(np.float64) @ b.astype(np.float64), rtol=2e-6, atol=2e-5)
 
 
+def load_with_transpose(l1: np.ndarray, squares: int, itemsize: int) -> np.ndarray:
+    """LoadDataWithTranspose(start 0, srcStride 1, dstGap 1, dstFracGap 0): per square, two source fractals joined
+    (b32: 16 x 8 side by side; b8: 16 x 32 one above the other), transposed, split the same way into two fractals."""
+    out = []
+    for q in range(squares):
+        per = 512 // itemsize
+        f0, f1 = l1[2 * q * per:(2 * q + 1) * per], l1[(2 * q + 1) * per:(2 * q + 2) * per]
+        if itemsize == 4:
+            t = np.hstack([f0.reshape(16, 8), f1.reshape(16, 8)]).T
+            out += [t[:, :8].reshape(-1), t[:, 8:].reshape(-1)]
+        else:
+            t = np.vstack([f0.reshape(16, 32), f1.reshape(16, 32)]).T
+            out += [t[:16].reshape(-1), t[16:].reshape(-1)]
+    return np.concatenate(out)
+
+
+@pytest.mark.parametrize("dt,m,k", [("f32", 32, 16), ("s8", 32, 64)])
+def test_load_data_with_transpose_b32_b8(exe, tmp_path, dt, m, k):
+    # A's bytes are taken as a raw L1 image; B is the identity, so C shows L0A as Mmad reads it (ZZ)
+    t_in = DT[dt][0]
+    d = tmp_path / f"ldt_{dt}"
+    d.mkdir()
+    img = (np.arange(m * k) % 97 - 48).astype(t_in)
+    (d / "a.bin").write_bytes(img.tobytes())
+    (d / "b.bin").write_bytes(np.eye(k, dtype=t_in).tobytes())
+    (d / "bias.bin").write_bytes(np.zeros(k + 16, np.int32 if dt == "s8" else np.float32).tobytes())
+    r = subprocess.run([str(exe), str(d), dt, str(m), str(k), str(k), "0", "0", "ldt"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    out = np.frombuffer((d / "out.bin").read_bytes(), DT[dt][2]).reshape(m, k)
+    itemsize = np.dtype(t_in).itemsize
+    l0a = load_with_transpose(img, m * k * itemsize // 1024, itemsize)
+    k0 = 32 // itemsize
+    a_eff = l0a.reshape(m // 16, k // k0, 16, k0).transpose(0, 2, 1, 3).reshape(m, k)  # ZZ, as Mmad reads it
+    np.testing.assert_array_equal(out, a_eff.astype(out.dtype))
+    assert not np.array_equal(out, img.reshape(m, k).astype(out.dtype))  # the transpose really moved data
+
+
 def test_fill_is_a_load_mmad_accepts(exe, tmp_path):
     *_, bv, out, r = run(exe, tmp_path, "f16f32", 40, 32, 48, 0, 1, "a_zero_fill")
     assert r.returncode == 0, r.stderr

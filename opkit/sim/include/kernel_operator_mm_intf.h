@@ -400,6 +400,82 @@ inline void Fill(const LocalTensor<T>& dst, const InitConstValueParams<U>& p, OP
 template <class T, class U>
 inline void InitConstValue(const LocalTensor<T>& dst, const InitConstValueParams<U>& p, OPKIT_LOC) { Fill(dst, p, loc); }
 
+// ---- LoadDataWithTranspose: square blocks transposed on the way L1 -> L0A/L0B (MTE1) ------------------------
+// b16: one 16 x 16 fractal per repeat. b32: two consecutive 16 x 8 fractals side by side make a 16 x 16 square;
+// its transpose is split again into two 16 x 8 fractals (columns 0-7, 8-15). b8: two consecutive 16 x 32
+// fractals one above the other make a 32 x 32 square; its transpose is split into rows 0-15 and 16-31.
+struct LoadData2dTransposeParams {
+    uint16_t startIndex = 0;
+    uint8_t repeatTimes = 0;
+    uint16_t srcStride = 0;   // in squares
+    uint16_t dstGap = 0;      // 512-B fractals from the end of a repeat's first fractal to the next repeat's first
+    uint16_t dstFracGap = 0;  // 512-B fractals between the two fractals of one repeat (b8, b32)
+    uint8_t addrMode = 0;
+    LoadData2dTransposeParams() = default;
+    LoadData2dTransposeParams(uint16_t start, uint8_t repeat, uint16_t sStride, uint16_t gap, uint16_t fracGap, uint8_t mode)
+        : startIndex(start), repeatTimes(repeat), srcStride(sStride), dstGap(gap), dstFracGap(fracGap), addrMode(mode) {}
+};
+
+template <class T>
+inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData2dTransposeParams& p, OPKIT_LOC) {
+    using namespace opkit::sim;
+    const char* api = "LoadDataWithTranspose";
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4, "LoadDataWithTranspose: 8-, 16- or 32-bit dtypes");
+    cube::require_cube_core(api, loc);
+    int da = local_arena(dst, api, loc);
+    int sa = local_arena(src, api, loc);
+    if (da != A_L0A && da != A_L0B) fail_at(api, loc, "the destination must be in A2 (L0A) or B2 (L0B), but it is in %s", arena_name(da));
+    if (sa != A_L1) fail_at(api, loc, "the source must be in L1 (A1/B1), but it is in %s", arena_name(sa));
+    if (p.repeatTimes == 0) return;
+    const int E = int(sizeof(T));
+    const int side = E == 1 ? 32 : 16;                   // square side in elements
+    const uint64_t sq = uint64_t(side) * side * E;       // square bytes: 512 (b16) or 1024 (b8, b32)
+    const int fracs = E == 2 ? 1 : 2;
+    CoreState& c = core();
+    uint32_t seq = issue(P_MTE1);
+    uint16_t site = c.site(api, loc);
+    ArenaMem& sm = c.mem(sa);
+    ArenaMem& dm = c.mem(da);
+    std::vector<uint8_t> S(sq), Si(sq), Tt(sq), Ti(sq);
+    for (uint32_t r = 0; r < p.repeatTimes; ++r) {
+        int64_t q = p.addrMode == 0 ? int64_t(p.startIndex) + int64_t(r) * p.srcStride : int64_t(p.startIndex) - int64_t(r) * p.srcStride;
+        if (q < 0) fail_at(api, loc, "repeat %u reads source square %lld (addrMode 1 counts down below 0)", r, (long long)q);
+        local_touch(src, uint64_t(q) * sq, sq, P_MTE1, false, seq, site, api, loc, "source");
+        const uint64_t s0 = src.address_.bufferAddr + uint64_t(q) * sq;
+        // assemble the square S (side x side, row-major) from the source fractals
+        for (int i = 0; i < side; ++i)
+            for (int j = 0; j < side; ++j) {
+                uint64_t so;
+                if (E == 4) so = uint64_t(j / 8) * 512 + uint64_t(i * 8 + j % 8) * 4;        // [F0 | F1], 16 x 8 each
+                else if (E == 1) so = uint64_t(i / 16) * 512 + uint64_t((i % 16) * 32 + j);  // [F0 ; F1], 16 x 32 each
+                else so = uint64_t(i * 16 + j) * 2;
+                std::memcpy(&S[uint64_t(i * side + j) * E], sm.data + s0 + so, E);
+                std::memcpy(&Si[uint64_t(i * side + j) * E], sm.init.data() + s0 + so, E);
+            }
+        for (int i = 0; i < side; ++i)
+            for (int j = 0; j < side; ++j) {
+                std::memcpy(&Tt[uint64_t(j * side + i) * E], &S[uint64_t(i * side + j) * E], E);
+                std::memcpy(&Ti[uint64_t(j * side + i) * E], &Si[uint64_t(i * side + j) * E], E);
+            }
+        for (int f = 0; f < fracs; ++f) {
+            uint64_t dof = uint64_t(r) * (1 + uint64_t(p.dstGap)) * 512 + uint64_t(f) * (1 + uint64_t(p.dstFracGap)) * 512;
+            local_touch(dst, dof, 512, P_MTE1, true, seq, site, api, loc, "destination");
+            uint8_t* d = dm.data + dst.address_.bufferAddr + dof;
+            uint8_t* di = dm.init.data() + dst.address_.bufferAddr + dof;
+            for (int row = 0; row < 16; ++row) {
+                uint64_t to = uint64_t(row) * 32, from;
+                if (E == 4) from = (uint64_t(row) * 16 + uint64_t(f) * 8) * 4;  // columns 8f .. 8f+7 of row `row`
+                else if (E == 1) from = uint64_t(f * 16 + row) * 32;            // rows 16f .. 16f+15
+                else from = uint64_t(row) * 32;
+                std::memcpy(d + to, &Tt[from], 32);
+                std::memcpy(di + to, &Ti[from], 32);
+            }
+            cube::stamp(da, dst.address_.bufferAddr + dof, E, site);
+        }
+    }
+    trace(P_MTE1, uint64_t(p.repeatTimes) * sq, p.repeatTimes, "LoadData", dtype_name<T>());
+}
+
 }  // namespace AscendC
 
 namespace opkit {

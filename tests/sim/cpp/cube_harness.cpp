@@ -70,7 +70,8 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
     LocalTensor<T> b1 = qb1.AllocTensor<T>();
     if (S == "nd2nz_overlap")
         DataCopy(a1, ag, Nd2NzParams(1, M, K, 0, K, M - 1, 1, 0));  // @nd2nz_overlap
-    DataCopy(a1, ag, Nd2NzParams(1, M, K, 0, K, mPad, 1, 0));
+    if (S == "ldt") DataCopy(a1, ag, mPad * kPad);  // a raw L1 image of fractals
+    else DataCopy(a1, ag, Nd2NzParams(1, M, K, 0, K, mPad, 1, 0));
     if (B_TRANS) DataCopy(b1, bg, Nd2NzParams(1, N, K, 0, K, nPad, 1, 0));
     else DataCopy(b1, bg, Nd2NzParams(1, K, N, 0, N, kPad, 1, 0));
     if (tscm) qscm.EnQue(a1);
@@ -85,6 +86,9 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
     if (S == "l0a_misaligned") LoadData(a2[16], a1, LoadData2DParams(0, 1, 0, 0, 0, false, 0));  // @l0a_misaligned
     if (S == "l0a_not_loaded") {
         DataCopy(a2, a1, mPad * kPad);
+    } else if (S == "ldt") {
+        // each repeat transposes one square (two fractals for b8/b32) into two consecutive A2 fractals
+        if constexpr (sizeof(T) != 2) LoadDataWithTranspose(a2, a1, LoadData2dTransposeParams(0, mB * kB / 2, 1, 1, 0, 0));
     } else if (S == "a_zero_fill") {
         if constexpr (sizeof(T) == 2) Fill(a2, InitConstValueParams<T>(1, mB * kB, 0, T(0)));  // a zero A by the fill instruction
     } else {
