@@ -227,8 +227,9 @@ def test_fixpipe_deq_int32_to_half_with_a_scalar_scale(exe, tmp_path):
     np.testing.assert_array_equal(out, exact.astype(np.float16))
 
 
-def test_m_to_fix_ordered_by_a_flag_passes(exe, tmp_path):
-    a, b, _, out, r = run(exe, tmp_path, "f16f32", 32, 32, 32, 0, 0, "m_fix_flag")
+@pytest.mark.parametrize("scenario", ["m_fix_flag", "unit_flag"])
+def test_m_to_fix_ordered_by_a_flag_passes(exe, tmp_path, scenario):
+    a, b, _, out, r = run(exe, tmp_path, "f16f32", 32, 32, 32, 0, 0, scenario)
     assert r.returncode == 0, r.stderr
     np.testing.assert_allclose(out, a.astype(np.float64) @ b.astype(np.float64), rtol=2e-6, atol=2e-5)
 

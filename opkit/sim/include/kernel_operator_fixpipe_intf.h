@@ -128,6 +128,15 @@ inline void Fixpipe(const GlobalTensor<DstT>& dst, const LocalTensor<SrcT>& src,
     const double scale = scaled ? double(cube::deq_scale(p.deqScalar)) : 1.0;
 
     CoreState& c = core();
+    if (p.unitFlag == 2 || p.unitFlag == 3) {
+        // unit flag: the hardware hands each finished L0C fractal of the Mmad (also with unitFlag set) to the
+        // Fixpipe, so M -> FIX needs no flag of the kernel's own
+        uint32_t snap[NPIPE] = {};
+        snapshot(P_M, snap);
+        merge(P_FIX, snap);
+    } else if (p.unitFlag != 0) {
+        fail_at(api, loc, "unitFlag %u: use 0 (off), 2 or 3", p.unitFlag);
+    }
     uint32_t seq = issue(P_FIX);
     uint16_t site = c.site(api, loc);
     const uint32_t nBlocks = (uint32_t(p.nSize) + 15) / 16;

@@ -121,7 +121,7 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
         bias2 = qbias2.DeQue<L0CT>();
     }
 
-    const bool raw = S == "no_m_fix_sync" || S == "m_fix_flag";  // L0C from a TBuf: ordering is the kernel's job
+    const bool raw = S == "no_m_fix_sync" || S == "m_fix_flag" || S == "unit_flag";  // L0C from a TBuf: ordering is the kernel's job
     LocalTensor<L0CT> c1 = raw ? craw.Get<L0CT>() : qc.AllocTensor<L0CT>();
     MmadParams mp;
     mp.m = S == "mmad_shape" ? 4096 : M;
@@ -138,6 +138,9 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
     } else if (S == "accumulate_uninit") {
         mp.cmatrixInitVal = false;
         Mmad(c1, a2, b2, mp);  // @accumulate_uninit
+    } else if (S == "unit_flag") {
+        mp.unitFlag = 3;
+        Mmad(c1, a2, b2, mp);
     } else if (BIAS) {
         Mmad(c1, a2, b2, bias2, mp);
     } else if (S == "accumulate_twice") {
@@ -174,6 +177,9 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
     if (S == "no_m_fix_sync") {
         Fixpipe(cg, c1, fp);  // @no_m_fix_sync
     } else if (S == "m_fix_flag") {
+        Fixpipe(cg, c1, fp);
+    } else if (S == "unit_flag") {
+        fp.unitFlag = 3;  // Mmad and Fixpipe hand over fractal by fractal: no M_FIX flag needed
         Fixpipe(cg, c1, fp);
     } else if (S == "nz_out") {
         fp.dstStride = mPad * 16 * sizeof(OutT) / 32;  // 32-B blocks between the fractal columns of the NZ result
