@@ -200,7 +200,7 @@ extern "C" __global__ __aicore__ void cube_kernel(GM_ADDR a, GM_ADDR b, GM_ADDR 
     else if (DT == "s8h") gemm<int8_t, int32_t, half, true>(a, b, bias, c);
 }
 
-int main(int argc, char** argv) {
+int main(int, char** argv) {
     std::string d = argv[1];
     DT = argv[2];
     M = std::atoi(argv[3]); N = std::atoi(argv[4]); K = std::atoi(argv[5]);

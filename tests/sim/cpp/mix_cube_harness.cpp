@@ -80,7 +80,7 @@ extern "C" __global__ __aicore__ void mix_cube(GM_ADDR a, GM_ADDR b, GM_ADDR c, 
     }
 }
 
-int main(int argc, char** argv) {
+int main(int, char** argv) {
     int blocks = std::atoi(argv[1]);
     S = argv[2];
     half* a = (half*)GmAlloc(D * D * 2);

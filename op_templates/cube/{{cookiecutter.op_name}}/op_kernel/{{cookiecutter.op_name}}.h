@@ -4,10 +4,11 @@
 //
 // The data path of one output tile of baseM x baseN, with the buffers of the cube core:
 //
-//   x [M, K] (GM, ND) --DataCopy ND2NZ--> A1 (L1) --LoadData--> A2 (L0A, "ZZ" fractals) --\
-//   w [K, N] (GM, ND) --DataCopy ND2NZ--> B1 (L1) --LoadData, fractals transposed--> B2 (L0B, "ZN") --Mmad--> CO1 (L0C, fp32, NZ)
-//   bias [N] (GM)     --DataCopy ND2NZ--> C1 (L1) --DataCopy--> C2 (BiasTable) ------------/                    |
-//   y [M, N] (GM, ND) <--Fixpipe: NZ -> ND, ReLU, fp32 -> fp16/bf16 (round to nearest even)------------------------/
+//   x [M, K] (GM, ND)  -- DataCopy ND2NZ -->  A1 (L1)  -- LoadData -->                      A2 (L0A, "ZZ" fractals)
+//   w [K, N] (GM, ND)  -- DataCopy ND2NZ -->  B1 (L1)  -- LoadData, fractals transposed -->  B2 (L0B, "ZN" fractals)
+//   bias [N] (GM)      -- DataCopy ND2NZ -->  C1 (L1)  -- DataCopy -->                       C2 (BiasTable)
+//   A2, B2, C2         -- Mmad -->            CO1 (L0C, fp32, NZ fractals)
+//   CO1                -- Fixpipe: NZ -> ND, ReLU, fp32 -> fp16/bf16 (round to nearest even) -->  y [M, N] (GM, ND)
 //
 // L1 receives a K slice of stepK * baseK at a time; each slice feeds stepK Mmads of depth baseK.
 // The first Mmad of a tile starts L0C from the bias (BiasTable), the others accumulate onto it.
