@@ -220,6 +220,19 @@ def test_fixpipe_nz_output_keeps_the_fractal_layout(exe, tmp_path):
     np.testing.assert_allclose(out.reshape(-1), nz, rtol=2e-6, atol=2e-5)
 
 
+def test_fixpipe_to_l1_feeds_the_next_mmad(exe, tmp_path):
+    a, b, _, out, r = run(exe, tmp_path, "f16", 32, 32, 32, 0, 0, "chain")
+    assert r.returncode == 0, r.stderr
+    c1 = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)  # rounded to fp16 on the way to L1
+    exact = c1.astype(np.float64) @ b.astype(np.float64)
+    # one fp16 rounding of the result, plus up to one ulp of each c1 element (fp32 sums round to fp16 either way)
+    bound = (np.abs(np.spacing(np.abs(exact).astype(np.float16))).astype(np.float64)
+             + np.abs(np.spacing(np.abs(c1))).astype(np.float64) @ np.abs(b.astype(np.float64)) + 3e-5)
+    assert np.all(np.abs(out.astype(np.float64) - exact) <= bound)
+    plain = (a.astype(np.float64) @ b.astype(np.float64)) @ b.astype(np.float64)
+    assert not np.allclose(out, plain, rtol=0, atol=0)  # the fp16 intermediate in L1 is visible
+
+
 def test_fixpipe_deq_int32_to_half_with_a_scalar_scale(exe, tmp_path):
     a, b, _, out, r = run(exe, tmp_path, "s8h", 20, 24, 3, 0, 0)  # |0.5 x C| stays below 65504
     assert r.returncode == 0, r.stderr
@@ -317,6 +330,8 @@ ERRORS = {
     "fixpipe_quant": ("f16", [r"Fixpipe: L0C float32 -> GM float16 needs quantPre = QuantMode_t::F322F16",
                               r"it is QuantMode_t::NoQuant"]),
     "nd2nz_overlap": ("f16", [r"DataCopy\(Nd2Nz\): dstNzC0Stride 31", r"overwrite each other"]),
+    "chain_nosync": ("f16", [r"LoadData: missing pipe synchronisation", r"L1 bytes", r"written on pipe FIX \(Fixpipe at",
+                             r"read on pipe MTE1", r"FIX_MTE1"]),
     "cube_on_aiv": ("f16", [r"AIV block 0/1: LoadData: cube instruction on a vector core"]),
 }
 

@@ -92,9 +92,10 @@ inline DstT fix_convert(double v) {
 
 namespace AscendC {
 
-// L0C (CO1, NZ) -> GM: ND rows (CFG_ROW_MAJOR, the default) or NZ fractals (CFG_NZ).
-template <class DstT, class SrcT, const FixpipeConfig& config = CFG_ROW_MAJOR>
-inline void Fixpipe(const GlobalTensor<DstT>& dst, const LocalTensor<SrcT>& src, const FixpipeParamsV220& p, OPKIT_LOC) {
+namespace opkit_fix {
+// The Fixpipe proper; `store(byte offset from the destination start, bytes, data)` writes one run.
+template <class DstT, class SrcT, const FixpipeConfig& config, class Store>
+inline void fixpipe_impl(const LocalTensor<SrcT>& src, const FixpipeParamsV220& p, const opkit::sim::SrcLoc& loc, Store&& store) {
     using namespace opkit::sim;
     static_assert(__NPU_ARCH__ != 2002 || sizeof(DstT) == 0,
                   "Ascend C Fixpipe (FixpipeParamsV220) does not exist on " OPKIT_SIM_SOC " (" OPKIT_SIM_ARCH_NAME ")");
@@ -141,7 +142,6 @@ inline void Fixpipe(const GlobalTensor<DstT>& dst, const LocalTensor<SrcT>& src,
     uint16_t site = c.site(api, loc);
     const uint32_t nBlocks = (uint32_t(p.nSize) + 15) / 16;
     std::vector<DstT> row(p.nSize);
-    uint8_t* gbase = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
     for (uint32_t q = 0; q < p.ndNum; ++q) {
         const uint64_t sbase = uint64_t(q) * p.srcNdStride * 256;  // elements
         for (uint32_t nb = 0; nb < nBlocks; ++nb) {
@@ -166,20 +166,40 @@ inline void Fixpipe(const GlobalTensor<DstT>& dst, const LocalTensor<SrcT>& src,
                 }
             }
             if (nd) {
-                DstT* g = reinterpret_cast<DstT*>(gbase) + uint64_t(q) * p.dstNdStride + uint64_t(i) * p.dstStride;
-                gm_check(g, uint64_t(p.nSize) * sizeof(DstT), api, loc, "write");
-                gm_store(g, reinterpret_cast<const uint8_t*>(row.data()), uint64_t(p.nSize) * sizeof(DstT), api, loc);
+                store((uint64_t(q) * p.dstNdStride + uint64_t(i) * p.dstStride) * sizeof(DstT), uint64_t(p.nSize) * sizeof(DstT),
+                      reinterpret_cast<const uint8_t*>(row.data()), seq, site);
             } else {
-                for (uint32_t nb = 0; nb < nBlocks; ++nb) {
-                    uint8_t* g = gbase + uint64_t(q) * p.dstNdStride * sizeof(DstT) + uint64_t(nb) * p.dstStride * 32 +
-                                 uint64_t(i) * 16 * sizeof(DstT);
-                    gm_check(g, 16 * sizeof(DstT), api, loc, "write");
-                    gm_store(reinterpret_cast<DstT*>(g), reinterpret_cast<const uint8_t*>(row.data() + nb * 16), 16 * sizeof(DstT), api, loc);
-                }
+                for (uint32_t nb = 0; nb < nBlocks; ++nb)
+                    store(uint64_t(q) * p.dstNdStride * sizeof(DstT) + uint64_t(nb) * p.dstStride * 32 + uint64_t(i) * 16 * sizeof(DstT),
+                          16 * sizeof(DstT), reinterpret_cast<const uint8_t*>(row.data() + nb * 16), seq, site);
             }
         }
     }
     trace(P_FIX, uint64_t(p.ndNum) * p.mSize * p.nSize * sizeof(DstT), uint64_t(p.ndNum) * p.mSize, "Fixpipe", dtype_name<DstT>());
+}
+}  // namespace opkit_fix
+
+// L0C (CO1, NZ) -> GM: ND rows (CFG_ROW_MAJOR, the default) or NZ fractals (CFG_NZ).
+template <class DstT, class SrcT, const FixpipeConfig& config = CFG_ROW_MAJOR>
+inline void Fixpipe(const GlobalTensor<DstT>& dst, const LocalTensor<SrcT>& src, const FixpipeParamsV220& p, OPKIT_LOC) {
+    uint8_t* base = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
+    opkit_fix::fixpipe_impl<DstT, SrcT, config>(src, p, loc, [&](uint64_t off, uint64_t bytes, const uint8_t* data, uint32_t, uint16_t) {
+        opkit::sim::gm_check(base + off, bytes, "Fixpipe", loc, "write");
+        opkit::sim::gm_store(reinterpret_cast<DstT*>(base + off), data, bytes, "Fixpipe", loc);
+    });
+}
+
+// L0C (CO1, NZ) -> L1 (A1/B1/C1): the same conversions, the result stays on the core (e.g. as the next Mmad's operand).
+template <class DstT, class SrcT, const FixpipeConfig& config = CFG_ROW_MAJOR>
+inline void Fixpipe(const LocalTensor<DstT>& dst, const LocalTensor<SrcT>& src, const FixpipeParamsV220& p, OPKIT_LOC) {
+    using namespace opkit::sim;
+    int a = local_arena(dst, "Fixpipe", loc);
+    if (a != A_L1) fail_at("Fixpipe", loc, "a local destination must be in L1 (A1/B1/C1), but it is in %s", arena_name(a));
+    opkit_fix::fixpipe_impl<DstT, SrcT, config>(src, p, loc, [&](uint64_t off, uint64_t bytes, const uint8_t* data, uint32_t seq, uint16_t site) {
+        local_touch(dst, off, bytes, P_FIX, true, seq, site, "Fixpipe", loc, "destination");
+        std::memcpy(dst.address_.absAddr + off, data, bytes);
+        set_init(a, dst.address_.bufferAddr + off, bytes);
+    });
 }
 
 }  // namespace AscendC

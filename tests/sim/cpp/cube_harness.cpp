@@ -49,6 +49,8 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
     TQue<TPosition::C1, 1> qbias1;
     TQue<TPosition::C2, 1> qbias2;
     TBuf<TPosition::CO1> craw;
+    TBuf<TPosition::A1> chainL1;
+    TBuf<TPosition::A2> chainA2;
     if (S == "l1_over") {
         pipe.InitBuffer(qa1, 1, OPKIT_SIM_L1_CAP - 1024);
         pipe.InitBuffer(qb1, 1, 1024 + 32);  // @l1_over
@@ -64,6 +66,10 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
     pipe.InitBuffer(qbias1, 1, nPad * sizeof(L0CT));
     pipe.InitBuffer(qbias2, 1, nPad * sizeof(L0CT));
     pipe.InitBuffer(craw, mPad * nPad * sizeof(L0CT));
+    if (S == "chain" || S == "chain_nosync") {
+        pipe.InitBuffer(chainL1, mPad * nPad * sizeof(T));
+        pipe.InitBuffer(chainA2, mPad * nPad * sizeof(T));
+    }
 
     // GM -> L1, ND -> NZ
     LocalTensor<T> a1 = tscm ? qscm.AllocTensor<T>() : qa1.AllocTensor<T>();
@@ -152,6 +158,7 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
         Mmad(c1, a2, b2, mp);
     }
     qa2.FreeTensor(a2);
+    LocalTensor<T> b2keep = b2;  // (the chain scenario multiplies by B again; a freed queue buffer is not reused here)
     qb2.FreeTensor(b2);
     if (BIAS) qbias2.FreeTensor(bias2);
     if (S == "m_fix_flag") {
@@ -181,6 +188,32 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
     } else if (S == "unit_flag") {
         fp.unitFlag = 3;  // Mmad and Fixpipe hand over fractal by fractal: no M_FIX flag needed
         Fixpipe(cg, c1, fp);
+    } else if (S == "chain" || S == "chain_nosync") {
+        // C1 = A x B -> Fixpipe to L1 as fp16 NZ -> LoadData as the next A -> C2 = C1 x B -> GM
+        if constexpr (std::is_same<T, half>::value && std::is_same<OutT, half>::value) {
+            LocalTensor<T> l1c = chainL1.Get<T>();
+            LocalTensor<T> a2c = chainA2.Get<T>();
+            FixpipeParamsV220 toL1(N, M, mPad, mPad, false);  // NZ columns of mPad rows x 32 B
+            toL1.quantPre = QuantMode_t::F322F16;
+            Fixpipe<T, L0CT, CFG_NZ>(l1c, c1, toL1);
+            if (S == "chain") {
+                SetFlag<HardEvent::FIX_MTE1>(EVENT_ID0);
+                WaitFlag<HardEvent::FIX_MTE1>(EVENT_ID0);
+            }
+            const int nB16 = (N + 15) / 16;
+            for (int i = 0; i < mB; ++i) LoadData(a2c[i * nB16 * 256], l1c[i * 256], LoadData2DParams(0, nB16, mB, 0, 0, false, 0));  // @chain_nosync
+            SetFlag<HardEvent::MTE1_M>(EVENT_ID0);
+            WaitFlag<HardEvent::MTE1_M>(EVENT_ID0);
+            SetFlag<HardEvent::FIX_M>(EVENT_ID0);  // the first Fixpipe has read c1 before the Mmad overwrites it
+            WaitFlag<HardEvent::FIX_M>(EVENT_ID0);
+            MmadParams p2;
+            p2.m = M; p2.n = N; p2.k = N;
+            Mmad(c1, a2c, b2keep, p2);
+            SetFlag<HardEvent::M_FIX>(EVENT_ID0);
+            WaitFlag<HardEvent::M_FIX>(EVENT_ID0);
+            Fixpipe(cg, c1, fp);
+        }
+        qc.FreeTensor(c1);
     } else if (S == "nz_out") {
         fp.dstStride = mPad * 16 * sizeof(OutT) / 32;  // 32-B blocks between the fractal columns of the NZ result
         Fixpipe<OutT, L0CT, CFG_NZ>(cg, c1, fp);
