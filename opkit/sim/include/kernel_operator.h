@@ -10,6 +10,8 @@
 #include "kernel_operator_vec_intf.h"
 #include "kernel_operator_vec_cast_cmp_intf.h"
 #include "kernel_operator_vec_reduce_intf.h"
+#include "kernel_operator_mm_intf.h"
+#include "kernel_operator_fixpipe_intf.h"
 #include "kernel_tiling/kernel_tiling.h"
 
 // Core type of the running block (AIV in vector-only launches).

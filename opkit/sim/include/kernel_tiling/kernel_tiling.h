@@ -4,7 +4,8 @@
 
 namespace AscendC {
 namespace tiling {
-// Matmul tiling as the kernel sees it: 51 int32 fields in this order.
+// Matmul tiling as the kernel sees it: CANN's 50 int32 fields in CANN's order (the host class
+// optiling::TCubeTiling in tiling/opkit_matmul_tiling.h serialises the same list).
 struct TCubeTiling {
     int32_t usedCoreNum = 0, M = 0, N = 0, Ka = 0, Kb = 0, singleCoreM = 0, singleCoreN = 0, singleCoreK = 0, baseM = 0, baseN = 0,
             baseK = 0, depthA1 = 0, depthB1 = 0, stepM = 0, stepN = 0, isBias = 0, transLength = 0, iterateOrder = 0, shareMode = 0,
@@ -12,7 +13,7 @@ struct TCubeTiling {
             stepKb = 0, depthAL1CacheUB = 0, depthBL1CacheUB = 0, dbL0A = 0, dbL0B = 0, dbL0C = 0, ALayoutInfoB = 0, ALayoutInfoS = 0,
             ALayoutInfoN = 0, ALayoutInfoG = 0, ALayoutInfoD = 0, BLayoutInfoB = 0, BLayoutInfoS = 0, BLayoutInfoN = 0, BLayoutInfoG = 0,
             BLayoutInfoD = 0, CLayoutInfoB = 0, CLayoutInfoS1 = 0, CLayoutInfoN = 0, CLayoutInfoG = 0, CLayoutInfoS2 = 0, BatchNum = 0,
-            mxTypePara = 0, reserved = 0;
+            mxTypePara = 0;
 };
 // SoftMax tiling (the kernel only passes it to the SoftMax APIs).
 struct SoftMaxTiling {

@@ -242,8 +242,7 @@ private:
                 out[size_t(i) * cols + j] = cvt(acc);
             }
         }
-        uint64_t fr = uint64_t((rows + 15) / 16) * uint64_t((cols + 15) / 16) * uint64_t((K + 15) / 16);
-        trace(P_M, uint64_t(rows) * cols * K, fr, "Mmad", dtype_name<SrcAT>());
+        trace(P_M, uint64_t(rows) * cols * K, cube::mac_units<SrcAT>(rows, cols, K), "Mmad", dtype_name<SrcAT>());
     }
     static DstT cvt(float v) { return opkit::sim::cast_to_rint<DstT>(v); }
     static DstT cvt(int64_t v) {
