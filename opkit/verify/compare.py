@@ -112,10 +112,13 @@ def compare(name: str, actual: np.ndarray, golden: np.ndarray, dtype: str, profi
     nonfinite_bad = (np.isnan(g) != np.isnan(a)) | (np.isinf(g) & (a != g)) | (g_fin & ~np.isfinite(a))
     fin = g_fin & np.isfinite(a)
     ref = None if reference is None else np.asarray(reference).astype(np.float64).reshape(-1)[fin]
-    j = judge(profile, a[fin], g[fin], dtype, overrides, ref)
+    # Garbage outputs (a kernel reading the wrong layout, say) make huge errors whose sums overflow to
+    # inf: that is the figure to report, not a warning to print.
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        j = judge(profile, a[fin], g[fin], dtype, overrides, ref)
         abs_err = np.abs(a - g)
         rel = abs_err / np.maximum(np.abs(g), np.finfo(np.float64).tiny)
+        mean_rel = float(rel[fin].mean()) if fin.any() else 0.0
     match = np.zeros(a.shape, dtype=bool)
     match[fin] = j.match
     n_nonfinite = int(nonfinite_bad.sum())
@@ -130,7 +133,7 @@ def compare(name: str, actual: np.ndarray, golden: np.ndarray, dtype: str, profi
         j.thresholds, count=a.size, finite=n_fin, matched=int(match.sum()),
         max_abs_err=float(finite_errs.max()) if finite_errs.size else 0.0,
         max_rel_err=float(rel[fin].max()) if finite_errs.size else 0.0,
-        mean_rel_err=float(rel[fin].mean()) if finite_errs.size else 0.0,
+        mean_rel_err=mean_rel,
         nonfinite_mismatches=n_nonfinite, metrics=j.metrics)
     res.worst = _worst(a, g, np.where(nonfinite_bad, np.inf, abs_err), rel, (~match & g_fin) | nonfinite_bad,
                        shape, worst)
