@@ -64,6 +64,16 @@ def failure_message(returncode: int, stderr: str, label: str) -> str:
     return f"{label}: the harness exited with code {returncode}" + (f":\n{tail}" if tail else "")
 
 
+def _read_output(path: Path, dtype: Any) -> np.ndarray:
+    """An output file's elements. Large files are mapped copy-on-write instead of read: the array
+    then uses the file's cached pages (no allocation, no copy) and stays valid after the file is
+    removed (POSIX keeps a mapped file's pages until the mapping goes)."""
+    size = path.stat().st_size
+    if os.name == "posix" and size >= (1 << 20) and size % np.dtype(dtype).itemsize == 0:
+        return np.asarray(np.memmap(path, dtype=dtype, mode="c"))
+    return np.fromfile(path, dtype=dtype)
+
+
 class SimRunner:
     """Builds (or reuses) the harness of each op × chip × column and runs cases in it."""
 
@@ -176,7 +186,7 @@ class SimRunner:
                 if shape is None:
                     continue
                 dt = np_dtype(o.dtypes[column])
-                data = np.fromfile(work / f"out_{o.name}.bin", dtype=dt)
+                data = _read_output(work / f"out_{o.name}.bin", dt)
                 if data.size != int(np.prod(shape, dtype=np.int64)):
                     raise KernelError(f"{label}: output '{o.name}' has {data.size} elements; InferShape said {shape}")
                 outputs[o.name] = data.reshape(shape)
