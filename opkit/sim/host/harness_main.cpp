@@ -585,7 +585,8 @@ void ReadParam(const Value& v, const ops::OpParamDef& def, bool is_input, const 
         if (static_cast<uint64_t>(size) != t.bytes)
             fail(kRun, "%s: '%s' has %ld bytes; shape %s of %s needs %llu", where.c_str(), t.file.c_str(), size,
                  ShapeStr(shapes[k]).c_str(), DtypeName(t.dt).c_str(), static_cast<unsigned long long>(t.bytes));
-        t.gm = opkit::sim::gm_map_file(t.file.c_str(), t.bytes, ("input " + t.name).c_str());  // large files: mapped
+        // Large files are mapped (in trace-only mode, where data moves read nothing, not even prefaulted).
+        t.gm = opkit::sim::gm_map_file(t.file.c_str(), t.bytes, ("input " + t.name).c_str(), !opkit::sim::trace_only());
         if (t.gm == nullptr) {
             t.gm = GmAllocNamed(t.bytes, "input " + t.name, /*zero=*/false);
             if (t.bytes && std::fread(t.gm, 1, t.bytes, f) != t.bytes)
@@ -788,6 +789,13 @@ void RunOne(const std::string& path) {
     if (rout.type != Value::Array || rout.items.size() != outs.size())
         fail(kRun, "%s: %zu outputs given, %s has %zu", path.c_str(), rout.items.size(), op_type.c_str(), outs.size());
     std::vector<IrParam> pin(ins.size()), pout(outs.size());
+    // Trace-only mode: bookkeeping, checks and the trace without arithmetic or data bytes.
+    bool trace_only = false;
+    if (const Value* to = req.find("trace_only")) {
+        if (to->type == Value::Bool) trace_only = to->b;
+        else if (!to->is_null()) fail(kRun, "%s: \"trace_only\" must be true, false or null", path.c_str());
+    }
+    opkit::sim::set_trace_only(trace_only);
     for (size_t i = 0; i < ins.size(); ++i) ReadParam(rin.items[i], *ins[i], true, "input '" + ins[i]->name_ + "'", &pin[i]);
     for (size_t i = 0; i < outs.size(); ++i) ReadParam(rout.items[i], *outs[i], false, "output '" + outs[i]->name_ + "'", &pout[i]);
     std::vector<const ops::OpParamDef*> all(ins);
@@ -1022,14 +1030,6 @@ void RunOne(const std::string& path) {
         }
         opkit::sim::set_kernel_type(type);
     }
-
-    // Trace-only mode: bookkeeping, checks and the trace without arithmetic or data bytes.
-    bool trace_only = false;
-    if (const Value* to = req.find("trace_only")) {
-        if (to->type == Value::Bool) trace_only = to->b;
-        else if (!to->is_null()) fail(kRun, "%s: \"trace_only\" must be true, false or null", path.c_str());
-    }
-    opkit::sim::set_trace_only(trace_only);
 
     // Launch (the trace file, if any, is written by the simulator at the end of the launch).
     const Value* trace = req.find("trace");

@@ -274,7 +274,7 @@ inline void* gm_alloc(uint64_t size, const char* name = "", bool zero = true) {
 // files): the input's pages are the page cache's, with no zero-fill and no copy; a kernel that
 // writes into its input gets private copies of those pages. Guard zones as gm_alloc's. Returns
 // nullptr when the file cannot be mapped (the caller then reads it into gm_alloc memory).
-inline void* gm_map_file(const char* path, uint64_t size, const char* name = "") {
+inline void* gm_map_file(const char* path, uint64_t size, const char* name = "", bool populate = true) {
 #if defined(__linux__)
     const uint64_t guard = OPKIT_SIM_GM_GUARD, page = 4096;
     if (size < (uint64_t(1) << 20) || guard > page) return nullptr;
@@ -285,8 +285,9 @@ inline void* gm_map_file(const char* path, uint64_t size, const char* name = "")
     void* m = mmap(nullptr, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) { close(fd); return nullptr; }
     uint8_t* user = static_cast<uint8_t*>(m) + page;
-    // Populated read-only (a writable private mapping would be copied page by page), then made writable.
-    void* f = mmap(user, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd, 0);
+    // Populated read-only (a writable private mapping would be copied page by page), then made
+    // writable; without `populate` pages are mapped when first touched.
+    void* f = mmap(user, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | (populate ? MAP_POPULATE : 0), fd, 0);
     close(fd);
     if (f == MAP_FAILED || mprotect(user, body, PROT_READ | PROT_WRITE) != 0) { munmap(m, map_len); return nullptr; }
     uint8_t* raw = user - guard;
@@ -503,6 +504,18 @@ struct CoreState {
     // trace counters
     struct Trace { uint64_t instrs = 0, bytes = 0, repeats = 0; } trace[NPIPE];
     std::map<std::string, Trace> by_class;  // "pipe|api|dtype"
+    // by_class entries by the (pipe, api, dtype) pointers of the call (names are string literals;
+    // two pointers to equal names find the same entry through the string key).
+    struct ClassKey {
+        int pipe; const char* api; const char* dtype;
+        bool operator==(const ClassKey& o) const { return pipe == o.pipe && api == o.api && dtype == o.dtype; }
+    };
+    struct ClassKeyHash {
+        size_t operator()(const ClassKey& k) const {
+            return std::hash<const void*>()(k.api) * 31 + std::hash<const void*>()(k.dtype) * 7 + size_t(k.pipe);
+        }
+    };
+    std::unordered_map<ClassKey, Trace*, ClassKeyHash> class_cache;
     std::vector<std::string> events;
     uint64_t events_dropped = 0;
     bool trace_on = false;
@@ -672,6 +685,14 @@ inline uint64_t first_uninit(int a, uint64_t off, uint64_t bytes) {
     return z ? uint64_t(static_cast<const uint8_t*>(z) - s) : bytes;
 }
 
+// Appends the decimal digits of v.
+inline void append_u64(std::string& s, uint64_t v) {
+    char buf[24];
+    int n = 0;
+    do { buf[n++] = char('0' + v % 10); v /= 10; } while (v);
+    while (n) s += buf[--n];
+}
+
 // Trace record (per core, per pipe, and per instruction class and dtype).
 inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = "", const char* dtype = "") {
     CoreState& c = core();
@@ -679,16 +700,29 @@ inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = 
     c.trace[pipe].bytes += bytes;
     c.trace[pipe].repeats += repeats;
     if (!c.trace_on) return;
-    if (c.events.size() < 100000)
-        c.events.push_back(fmt("{\"ev\":\"op\",\"pipe\":\"%s\",\"api\":\"%s\",\"dtype\":\"%s\",\"bytes\":%llu,\"repeats\":%llu}",
-                               pipe_name(pipe), api, dtype, (unsigned long long)bytes, (unsigned long long)repeats));
-    else
+    if (c.events.size() < 100000) {
+        std::string e;
+        e.reserve(96);
+        e += "{\"ev\":\"op\",\"pipe\":\"";
+        e += pipe_name(pipe);
+        e += "\",\"api\":\"";
+        e += api;
+        e += "\",\"dtype\":\"";
+        e += dtype;
+        e += "\",\"bytes\":";
+        append_u64(e, bytes);
+        e += ",\"repeats\":";
+        append_u64(e, repeats);
+        e += '}';
+        c.events.push_back(std::move(e));
+    } else {
         c.events_dropped++;
-    std::string key = std::string(pipe_name(pipe)) + "|" + api + "|" + dtype;
-    CoreState::Trace& t = c.by_class[key];
-    t.instrs++;
-    t.bytes += bytes;
-    t.repeats += repeats;
+    }
+    CoreState::Trace*& slot = c.class_cache[CoreState::ClassKey{pipe, api, dtype}];
+    if (!slot) slot = &c.by_class[std::string(pipe_name(pipe)) + "|" + api + "|" + dtype];
+    slot->instrs++;
+    slot->bytes += bytes;
+    slot->repeats += repeats;
 }
 constexpr size_t kMaxTraceEvents = 100000;
 inline void trace_event(const std::string& e) {
