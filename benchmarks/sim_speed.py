@@ -7,7 +7,8 @@ and emulated vector throughput.
    cache; harness objects shared across packages are removed too) and warm (nothing changed).
 2. The op's kernel on one float16 case of N elements (default 16M = 2^24, the template's `large`
    case): wall time of the simulated run (inputs written, harness process, outputs read) against
-   the time of the float64 NumPy golden on the same data, best of R runs.
+   the time of the float64 NumPy golden on the same data, best of R runs; and the time of a
+   trace-only run of the same case (its trace written, no arithmetic, no outputs).
 3. Emulated vector throughput: input + output bytes moved per second of simulated run, and element
    operations (Muls, Add, Relu and two Casts per element) per second.
 
@@ -65,10 +66,15 @@ def run_times(pkg: Path, n: int, repeat: int) -> dict[str, float]:
     runner = SimRunner()
     runner.artifact(spec, CHIP, 0)
     sim = []
+    only = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         out = runner.run(spec, case, 0, CHIP, inputs)
         sim.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        traced = runner.run(spec, case, 0, CHIP, inputs, trace_only=True)
+        only.append(time.perf_counter() - t0)
+        Path(traced.info["trace_file"]).unlink()
     gold = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -76,7 +82,8 @@ def run_times(pkg: Path, n: int, repeat: int) -> dict[str, float]:
         gold.append(time.perf_counter() - t0)
     z = out.outputs["z"].astype(np.float64)
     worst = float(np.max(np.abs(z - g["z"])))
-    return {"sim": min(sim), "golden": min(gold), "worst_abs_err": worst, "block_dim": out.info.get("block_dim", 0)}
+    return {"sim": min(sim), "trace_only": min(only), "golden": min(gold), "worst_abs_err": worst,
+            "block_dim": out.info.get("block_dim", 0)}
 
 
 def main() -> None:
@@ -95,7 +102,8 @@ def main() -> None:
         n = args.elements
         print(f"float16 case of {n} elements on {r['block_dim']} emulated vector cores: simulated run "
               f"{r['sim']:.3f} s, float64 NumPy golden {r['golden']:.3f} s, ratio {r['sim'] / r['golden']:.2f}x "
-              f"(worst |error| {r['worst_abs_err']:.3g})")
+              f"(worst |error| {r['worst_abs_err']:.3g}); trace-only run {r['trace_only']:.3f} s, ratio "
+              f"{r['trace_only'] / r['golden']:.2f}x")
         moved = 3 * 2 * n
         print(f"emulated vector throughput: {moved / r['sim'] / 1e9:.2f} GB/s of GM traffic, "
               f"{6 * n / r['sim'] / 1e9:.2f} G element-ops/s (Cast x2, Muls, Add, Relu, Cast per element)")

@@ -65,6 +65,16 @@ def failure_message(returncode: int, stderr: str, label: str) -> str:
     return f"{label}: the harness exited with code {returncode}" + (f":\n{tail}" if tail else "")
 
 
+def _read_output(path: Path, dtype: Any) -> np.ndarray:
+    """An output file's elements. Large files are mapped copy-on-write instead of read: the array
+    then uses the file's cached pages (no allocation, no copy) and stays valid after the file is
+    removed (POSIX keeps a mapped file's pages until the mapping goes)."""
+    size = path.stat().st_size
+    if os.name == "posix" and size >= (1 << 20) and size % np.dtype(dtype).itemsize == 0:
+        return np.asarray(np.memmap(path, dtype=dtype, mode="c"))
+    return np.fromfile(path, dtype=dtype)
+
+
 class SimRunner:
     """Builds (or reuses) the harness of each op × chip × column and runs cases in it."""
 
@@ -99,8 +109,18 @@ class SimRunner:
                     del self._artifacts[(str(a.spec.dir), a.chip, a.column)]
             raise
 
+    def trace_path(self, spec: Spec, case: Case, column: int, chip: str, trace_only: bool = False) -> Path | None:
+        """Where a run's trace goes: under ``trace_dir`` when set; a trace-only run without one writes
+        it under the package's ``.opkit/traces/`` (its trace is the only thing it produces)."""
+        name = f"{spec.name}.{case.name}.{spec.column_label(column)}.{chip}.trace.json"
+        if self.trace_dir:
+            return self.trace_dir / name
+        if trace_only:
+            return spec.dir / ".opkit" / "traces" / name
+        return None
+
     def request(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any],
-                work: Path) -> dict[str, Any]:
+                work: Path, trace_only: bool = False) -> dict[str, Any]:
         ins = []
         for p in spec.inputs:
             value = inputs.get(p.name)
@@ -122,19 +142,28 @@ class SimRunner:
         outs = [{"name": o.name, "dtype": o.dtypes[column], "format": o.formats[column],
                  "file": str(work / f"out_{o.name}.bin")} for o in spec.outputs]
         attrs = [{"name": a.name, "type": a.type, "value": case.attrs.get(a.name)} for a in spec.attrs]
-        trace = str(self.trace_dir / f"{spec.name}.{case.name}.{spec.column_label(column)}.{chip}.trace.json") \
-            if self.trace_dir else None
-        return {"op_type": spec.op_type, "chip": chip_request(chip), "inputs": ins, "outputs": outs,
-                "attrs": attrs, "trace": trace}
+        tp = self.trace_path(spec, case, column, chip, trace_only)
+        req = {"op_type": spec.op_type, "chip": chip_request(chip), "inputs": ins, "outputs": outs,
+               "attrs": attrs, "trace": str(tp) if tp else None}
+        if trace_only:
+            req["trace_only"] = True
+        return req
 
-    def run(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any]) -> RunOutput:
+    def run(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any],
+            trace_only: bool = False) -> RunOutput:
+        """Run one case. With ``trace_only`` the kernel runs without arithmetic or data bytes (see
+        docs/simulator.md): the RunOutput has no outputs, ``info["trace_only"]`` is True and
+        ``info["trace_file"]`` names the trace."""
         art = self.artifact(spec, chip, column)
         label = f"{spec.name}::{case.name}[{spec.column_label(column)}@{chip}]"
+        if trace_only:
+            label += " (trace-only)"
         with tempfile.TemporaryDirectory(prefix="opkit-run-") as tmp:
             work = Path(tmp)
-            req = self.request(spec, case, column, chip, inputs, work)
-            if self.trace_dir:
-                self.trace_dir.mkdir(parents=True, exist_ok=True)
+            req = self.request(spec, case, column, chip, inputs, work, trace_only=trace_only)
+            if req["trace"]:
+                Path(req["trace"]).parent.mkdir(parents=True, exist_ok=True)
+                Path(req["trace"]).unlink(missing_ok=True)  # never report a previous run's trace
             req_path = work / "request.json"
             req_path.write_text(json.dumps(req), encoding="utf-8")
             env = dict(os.environ)
@@ -154,12 +183,12 @@ class SimRunner:
             except (OSError, ValueError) as exc:
                 raise KernelError(f"{label}: the harness wrote no readable result ({exc})") from None
             outputs = {}
-            for o in spec.outputs:
+            for o in ([] if trace_only else spec.outputs):  # a trace-only run has no results
                 shape = result.get("output_shapes", {}).get(o.name)
                 if shape is None:
                     continue
                 dt = np_dtype(o.dtypes[column])
-                data = np.fromfile(work / f"out_{o.name}.bin", dtype=dt)
+                data = _read_output(work / f"out_{o.name}.bin", dt)
                 if data.size != int(np.prod(shape, dtype=np.int64)):
                     raise KernelError(f"{label}: output '{o.name}' has {data.size} elements; InferShape said {shape}")
                 outputs[o.name] = data.reshape(shape)
@@ -167,4 +196,12 @@ class SimRunner:
                     if k in result}
             if req["trace"] and Path(req["trace"]).is_file():
                 info["trace_file"] = req["trace"]  # read only by those who need it (the perf model)
+            if trace_only:
+                if result.get("trace_only") is not True:
+                    raise KernelError(f"{label}: the harness ran a full run instead of a trace-only one "
+                                      "(it predates trace-only mode: rebuild it with `opkit build`)")
+                info["trace_only"] = True
+                info["output_shapes"] = result.get("output_shapes", {})
+                if "trace_file" not in info:
+                    raise KernelError(f"{label}: the harness wrote no trace")
             return RunOutput(outputs, info)

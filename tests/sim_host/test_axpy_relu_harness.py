@@ -173,6 +173,7 @@ def _fails(r: RunResult, *needles: str) -> str:
             lambda q: q["chip"].__setitem__("ub_size", 262144),
             ["ub_reported is 196352", "GetCoreMemSize(UB) gives 261888"],
         ),
+        (lambda q: q.__setitem__("trace_only", "yes"), ['"trace_only" must be true, false or null']),
     ],
     ids=[
         "unknown-attr",
@@ -185,6 +186,7 @@ def _fails(r: RunResult, *needles: str) -> str:
         "soc-not-configured",
         "chip-mismatch",
         "ub-reported",
+        "trace-only-type",
     ],
 )
 def test_request_errors(harnesses, tmp_path, mutate, needles):
@@ -212,3 +214,25 @@ def test_trace_file_is_written(harnesses, tmp_path):
     assert r.returncode == 0, r.stderr
     t = json.loads(trace.read_text())
     assert t["kernel"] == "axpy_relu" and t["blocks"] == r.result["block_dim"]
+
+
+def test_trace_only_request_then_a_full_one_in_one_process(harnesses, tmp_path):
+    x = np.arange(4096, dtype=np.float16) - 100
+    paths = []
+    for i, only in enumerate((True, False)):
+        d = tmp_path / f"r{i}"
+        d.mkdir()
+        p = _request(d, "float16", x, x, 0.5, trace=str(d / "t.json"))
+        req = json.loads(p.read_text())
+        req["trace_only"] = only
+        paths.append(write_request(p, req))
+    r = run_harness(harnesses["axpy_float16"], *paths)
+    assert r.returncode == 0, r.stderr
+    first, second = (json.loads(Path(str(p) + ".result.json").read_text()) for p in paths)
+    assert first["trace_only"] is True and second["trace_only"] is False
+    assert not (paths[0].parent / "z.bin").exists()  # a trace-only run writes no outputs
+    z = np.fromfile(paths[1].parent / "z.bin", dtype=np.float16)
+    assert np.array_equal(z, _golden(x, x, 0.5, np.float16))  # the mode does not leak into the next request
+    t0, t1 = (json.loads((p.parent / "t.json").read_text()) for p in paths)
+    assert t0["trace_only"] is True and t1["trace_only"] is False
+    assert [c["events"] for c in t0["cores"]] == [c["events"] for c in t1["cores"]]

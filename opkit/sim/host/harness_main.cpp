@@ -496,8 +496,7 @@ struct Tensor {
     ge::Format fmt = ge::FORMAT_ND;
     gert::StorageShape shape;
     std::string file;
-    std::vector<uint8_t> host;  // input bytes
-    void* gm = nullptr;
+    void* gm = nullptr;  // GM allocation (inputs: filled from the file when the request is read)
     uint64_t bytes = 0;
 };
 
@@ -515,6 +514,8 @@ uint64_t Bytes(const gert::Shape& s, ge::DataType dt, const std::string& where) 
     if (sz <= 0) fail(kRun, "%s: dtype %s has no byte size opkit can allocate", where.c_str(), DtypeName(dt).c_str());
     return static_cast<uint64_t>(s.GetShapeSize()) * static_cast<uint64_t>(sz);
 }
+
+void* GmAllocNamed(uint64_t bytes, const std::string& name, bool zero = true);
 
 void ReadParam(const Value& v, const ops::OpParamDef& def, bool is_input, const std::string& where, IrParam* out) {
     out->name = def.name_;
@@ -575,11 +576,23 @@ void ReadParam(const Value& v, const ops::OpParamDef& def, bool is_input, const 
         t.shape.MutableStorageShape() = shapes[k];
         t.file = files[k];
         t.bytes = Bytes(shapes[k], t.dt, where);
-        std::string data = ReadFile(t.file, where);
-        if (data.size() != t.bytes)
-            fail(kRun, "%s: '%s' has %zu bytes; shape %s of %s needs %llu", where.c_str(), t.file.c_str(), data.size(),
+        // The file goes straight into the tensor's GM allocation (no intermediate copies).
+        FILE* f = std::fopen(t.file.c_str(), "rb");
+        if (!f) fail(kRun, "%s: cannot read '%s': %s", where.c_str(), t.file.c_str(), std::strerror(errno));
+        long size = -1;
+        if (std::fseek(f, 0, SEEK_END) == 0) size = std::ftell(f);
+        if (size < 0 || std::fseek(f, 0, SEEK_SET) != 0) fail(kRun, "%s: cannot read '%s': %s", where.c_str(), t.file.c_str(), std::strerror(errno));
+        if (static_cast<uint64_t>(size) != t.bytes)
+            fail(kRun, "%s: '%s' has %ld bytes; shape %s of %s needs %llu", where.c_str(), t.file.c_str(), size,
                  ShapeStr(shapes[k]).c_str(), DtypeName(t.dt).c_str(), static_cast<unsigned long long>(t.bytes));
-        t.host.assign(data.begin(), data.end());
+        // Large files are mapped (in trace-only mode, where data moves read nothing, not even prefaulted).
+        t.gm = opkit::sim::gm_map_file(t.file.c_str(), t.bytes, ("input " + t.name).c_str(), !opkit::sim::trace_only());
+        if (t.gm == nullptr) {
+            t.gm = GmAllocNamed(t.bytes, "input " + t.name, /*zero=*/false);
+            if (t.bytes && std::fread(t.gm, 1, t.bytes, f) != t.bytes)
+                fail(kRun, "%s: reading '%s' failed", where.c_str(), t.file.c_str());
+        }
+        std::fclose(f);
         out->tensors.push_back(std::move(t));
     }
 }
@@ -684,8 +697,8 @@ void InitOutput(const Tensor& t, uint64_t v) {
 }
 
 // GmAlloc with a name: the simulator's GM diagnostics then say which tensor an access missed.
-void* GmAllocNamed(uint64_t bytes, const std::string& name) {
-    return opkit::sim::gm_alloc(bytes, name.c_str());
+void* GmAllocNamed(uint64_t bytes, const std::string& name, bool zero) {
+    return opkit::sim::gm_alloc(bytes, name.c_str(), zero);
 }
 
 // GM block of a dynamic (list) input as ListTensorDesc reads it: [byte offset of the pointer
@@ -776,6 +789,13 @@ void RunOne(const std::string& path) {
     if (rout.type != Value::Array || rout.items.size() != outs.size())
         fail(kRun, "%s: %zu outputs given, %s has %zu", path.c_str(), rout.items.size(), op_type.c_str(), outs.size());
     std::vector<IrParam> pin(ins.size()), pout(outs.size());
+    // Trace-only mode: bookkeeping, checks and the trace without arithmetic or data bytes.
+    bool trace_only = false;
+    if (const Value* to = req.find("trace_only")) {
+        if (to->type == Value::Bool) trace_only = to->b;
+        else if (!to->is_null()) fail(kRun, "%s: \"trace_only\" must be true, false or null", path.c_str());
+    }
+    opkit::sim::set_trace_only(trace_only);
     for (size_t i = 0; i < ins.size(); ++i) ReadParam(rin.items[i], *ins[i], true, "input '" + ins[i]->name_ + "'", &pin[i]);
     for (size_t i = 0; i < outs.size(); ++i) ReadParam(rout.items[i], *outs[i], false, "output '" + outs[i]->name_ + "'", &pout[i]);
     std::vector<const ops::OpParamDef*> all(ins);
@@ -841,7 +861,7 @@ void RunOne(const std::string& path) {
             for (auto& t : pin[ir].tensors) {
                 in_shapes.push_back(t.shape);
                 gtensors.emplace_back(new gert::Tensor(t.shape, gert::StorageFormat(t.fmt, t.fmt), t.dt));
-                if (depend) gtensors.back()->OpkitSetData(t.host.data(), t.host.size());
+                if (depend) gtensors.back()->OpkitSetData(t.gm, t.bytes);
                 ++inst;
             }
         }
@@ -960,11 +980,7 @@ void RunOne(const std::string& path) {
             args.push_back(nullptr);
             continue;
         }
-        for (auto& t : p.tensors) {
-            t.gm = GmAllocNamed(t.bytes, "input " + t.name);
-            if (t.bytes) std::memcpy(t.gm, t.host.data(), t.bytes);
-            to_free.push_back(t.gm);
-        }
+        for (auto& t : p.tensors) to_free.push_back(t.gm);
         if (p.dynamic) {
             void* desc = ListDescriptor(p, "input '" + p.name + "'");
             to_free.push_back(desc);
@@ -1029,7 +1045,7 @@ void RunOne(const std::string& path) {
     std::string shapes;
     for (auto& p : pout) {
         Tensor& t = p.tensors[0];
-        WriteFile(t.file, t.gm, t.bytes, "output '" + t.name + "'");
+        if (!trace_only) WriteFile(t.file, t.gm, t.bytes, "output '" + t.name + "'");  // a trace-only run has no results
         shapes += (shapes.empty() ? "" : ", ") + json::quote(t.name) + ": " + ShapeStr(t.shape.GetStorageShape());
     }
     static const char* hexd = "0123456789abcdef";
@@ -1043,9 +1059,10 @@ void RunOne(const std::string& path) {
                       ", \"tiling_key\": " + std::to_string(tctx.tiling_key_) + ", \"workspace_bytes\": " + std::to_string(ws_bytes) +
                       ", \"tiling_bytes\": " + std::to_string(tiling_bytes) + ", \"tiling_data_hex\": \"" + hex + "\"" +
                       ", \"column\": " + std::to_string(column) + ", \"schedule_mode\": " + std::to_string(tctx.schedule_mode_) +
-                      ", \"chip\": " + json::quote(chip_name) + "}\n";
+                      ", \"chip\": " + json::quote(chip_name) + ", \"trace_only\": " + (trace_only ? "true" : "false") + "}\n";
     WriteFile(path + ".result.json", res.data(), res.size(), "result");
     for (void* p : to_free) opkit::sim::gm_free(p);
+    opkit::sim::set_trace_only(false);
     platform_ascendc::PlatformAscendCManager::OpkitSet(nullptr);
     fe::PlatformInfoManager::Instance().current_ = nullptr;
 }

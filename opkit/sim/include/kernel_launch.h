@@ -254,7 +254,8 @@ inline void write_trace(const std::string& name, int64_t n) {
     if (!f) return;
     auto& v = summaries();
     std::sort(v.begin(), v.end(), [](const CoreSummary& a, const CoreSummary& b) { return a.tid < b.tid; });
-    std::fprintf(f, "{\"kernel\":\"%s\",\"soc\":\"%s\",\"blocks\":%lld,\"cores\":[", name.c_str(), OPKIT_SIM_SOC, (long long)n);
+    std::fprintf(f, "{\"kernel\":\"%s\",\"soc\":\"%s\",\"blocks\":%lld,\"trace_only\":%s,\"cores\":[", name.c_str(), OPKIT_SIM_SOC,
+                 (long long)n, trace_only() ? "true" : "false");
     for (size_t i = 0; i < v.size(); ++i) {
         std::fprintf(f, "%s\n {\"block\":%lld,\"core_type\":\"%s\",\"pipes\":{", i ? "," : "", (long long)v[i].block,
                      v[i].core_type == CT_AIC ? "AIC" : "AIV");

@@ -111,9 +111,10 @@ inline T atomic_combine(int mode, T old, T v) {
 template <class T>
 inline void gm_store(T* dst, const uint8_t* src, uint64_t bytes, const char* api, const SrcLoc& loc) {
     CoreState& c = core();
-    if (c.atomic_mode == 0) { std::memcpy(dst, src, bytes); return; }
-    if (c.atomic_dtype != atomic_tag<T>::v)
+    if (c.atomic_mode != 0 && c.atomic_dtype != atomic_tag<T>::v)
         fail_at(api, loc, "an atomic mode set for another dtype is active while storing this dtype (SetAtomicAdd<T> must match)");
+    if (trace_only()) return;  // no data bytes in trace-only mode
+    if (c.atomic_mode == 0) { std::memcpy(dst, src, bytes); return; }
     std::lock_guard<std::mutex> lk(G().atomic_mu);
     uint64_t n = bytes / sizeof(T);
     for (uint64_t i = 0; i < n; ++i) {
@@ -152,7 +153,7 @@ inline void copy_in(const AscendC::LocalTensor<T>& dst, const T* src, uint32_t c
     for (uint32_t i = 0; i < count; ++i) {
         gm_check(reinterpret_cast<const uint8_t*>(src) + so, blen, api, loc, "read");
         local_touch(dst, dof, blen, pipe, true, seq, site, api, loc, "destination");
-        std::memcpy(dst.address_.absAddr + dof, reinterpret_cast<const uint8_t*>(src) + so, blen);
+        if (!trace_only()) std::memcpy(dst.address_.absAddr + dof, reinterpret_cast<const uint8_t*>(src) + so, blen);
         set_init(a, dst.address_.bufferAddr + dof, blen);
         so += blen + src_gap;
         dof += blen + dst_gap;
@@ -198,9 +199,11 @@ inline void copy_local(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
     for (uint32_t i = 0; i < count; ++i) {
         local_touch(src, so, blen, pipe, false, seq, site, api, loc, "source");
         local_touch(dst, dof, blen, pipe, true, seq, site, api, loc, "destination");
-        std::memmove(dst.address_.absAddr + dof, src.address_.absAddr + so, blen);
-        // the written-state travels with the bytes
-        std::memmove(c.mem(da).init.data() + dst.address_.bufferAddr + dof, c.mem(sa).init.data() + src.address_.bufferAddr + so, blen);
+        if (!trace_only()) {
+            std::memmove(dst.address_.absAddr + dof, src.address_.absAddr + so, blen);
+            // the written-state travels with the bytes
+            std::memmove(c.mem(da).init.data() + dst.address_.bufferAddr + dof, c.mem(sa).init.data() + src.address_.bufferAddr + so, blen);
+        }
         so += blen + src_gap;
         dof += blen + dst_gap;
     }
@@ -292,6 +295,11 @@ inline void data_copy_pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& s
     for (uint32_t i = 0; i < count; ++i) {
         gm_check(g + go, blen, api, loc, "read");
         local_touch(dst, uo, row32, P_MTE2, true, seq, site, api, loc, "destination");
+        if (trace_only()) {  // no data bytes (and no written-state) in trace-only mode
+            go += blen + gm_gap;
+            uo += row32 + ub_gap_blocks * 32;
+            continue;
+        }
         uint8_t* u = dst.address_.absAddr + uo;
         uint64_t ub = dst.address_.bufferAddr + uo;
         std::memcpy(u + left * sizeof(T), g + go, blen);
@@ -377,7 +385,8 @@ inline void InitGlobalMemory(const GlobalTensor<T>& gm, const uint64_t size, con
     T* p = gm.GetPhyAddr();
     gm_check(p, size * sizeof(T), "InitGlobalMemory", loc, "write");
     issue(P_MTE3);
-    for (uint64_t i = 0; i < size; ++i) p[i] = value;
+    if (!trace_only())
+        for (uint64_t i = 0; i < size; ++i) p[i] = value;
     trace(P_MTE3, size * sizeof(T), 1, "InitGlobalMemory", dtype_name<T>());
 }
 template <class T>

@@ -163,6 +163,23 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
     Opd o[2] = {opd(dst, true, 1, 8, "destination", "Cast", loc), opd(src, false, 1, 8, "source", "Cast", loc)};
     uint8_t *d = o[0].p, *s = o[1].p;
     RoundMode m = rm;
+    constexpr bool widen = std::is_same<T, float>::value && opkit::is_f16<U>::value;
+    constexpr bool narrow = std::is_same<U, float>::value && opkit::is_f16<T>::value;
+    if (widen || (narrow && (m == RoundMode::CAST_RINT || m == RoundMode::CAST_NONE))) {
+        // The fast paths of cast_one, a chunk at a time: widening is exact; narrowing with
+        // round-to-nearest-even is the 16-bit type's own conversion.
+        run_count_chunks("Cast", loc, o, count, [&](uint64_t k0, uint64_t n) {
+            float buf[kChunk];
+            if constexpr (widen) {
+                load_up_n<U>(s + k0 * sizeof(U), buf, n);
+                std::memcpy(d + k0 * sizeof(T), buf, n * sizeof(float));
+            } else if constexpr (narrow) {
+                std::memcpy(buf, s + k0 * sizeof(U), n * sizeof(float));
+                store_down_n<T>(d + k0 * sizeof(T), buf, n);
+            }
+        });
+        return;
+    }
     run_count("Cast", loc, o, count, [&](const uint64_t* f) { st<T>(d + f[0] * sizeof(T), cast_one<T, U>(ld<U>(s + f[1] * sizeof(U)), m)); });
 }
 template <class T, class U>

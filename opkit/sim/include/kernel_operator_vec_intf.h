@@ -167,6 +167,8 @@ inline void run_masked(const char* api, const SrcLoc& loc, Opd (&o)[N], uint32_t
     uint16_t site = c.site(api, loc);
     uint64_t off[N];
     bool any_uninit = false;
+    const bool compute = !trace_only();  // trace-only: lanes, bounds and pipe records only
+    if (!compute) propagate = false;
     int64_t lastblk[N];
     for (int i = 0; i < N; ++i) lastblk[i] = -1;
     ArenaMem& m = c.mem(A_UB);
@@ -200,8 +202,10 @@ inline void run_masked(const char* api, const SrcLoc& loc, Opd (&o)[N], uint32_t
                     for (uint32_t k = 0; k < o[i].esz; ++k) src_ok &= s[k] != 0;
                 }
             }
-            if constexpr (std::is_invocable<F, const uint64_t*, int64_t, uint32_t>::value) f(off, r, e);
-            else f(off);
+            if (compute) {
+                if constexpr (std::is_invocable<F, const uint64_t*, int64_t, uint32_t>::value) f(off, r, e);
+                else f(off);
+            }
             if (propagate)
                 for (int i = 0; i < N; ++i)
                     if (o[i].write) std::memset(m.init.data() + o[i].ub + off[i] * o[i].esz, src_ok ? 1 : 0, o[i].esz);
@@ -212,11 +216,11 @@ inline void run_masked(const char* api, const SrcLoc& loc, Opd (&o)[N], uint32_t
     trace(P_V, total_lanes * o[0].esz, uint64_t(reps), api, o[N > 1 ? 1 : 0].dt);
 }
 
-// Count form: `count` contiguous elements in every operand.
-template <int N, class F>
-inline void run_count(const char* api, const SrcLoc& loc, Opd (&o)[N], int64_t count, F&& f) {
+// Count form: `count` contiguous elements in every operand. The checks and the pipe records come
+// first (count_begin), then the arithmetic, then the written-state of the destination (count_end).
+template <int N>
+inline bool count_begin(const char* api, const SrcLoc& loc, Opd (&o)[N], int64_t count) {
     CoreState& c = core();
-    if (c.core_type == CT_AIC) return;  // vector instructions execute on vector cores only (assumed no-op on AIC)
     if (count < 0) fail_at(api, loc, "count %lld is negative", (long long)count);
     uint32_t seq = issue(P_V);
     uint16_t site = c.site(api, loc);
@@ -244,12 +248,11 @@ inline void run_count(const char* api, const SrcLoc& loc, Opd (&o)[N], int64_t c
                         (unsigned long long)d0, (unsigned long long)d1, o[j].role, (unsigned long long)s0, (unsigned long long)s1);
         }
     }
-    uint64_t off[N];
-    ArenaMem& m = c.mem(A_UB);
-    for (int64_t k = 0; k < count; ++k) {
-        for (int i = 0; i < N; ++i) off[i] = uint64_t(k);
-        f(off);
-    }
+    return all_ok;
+}
+template <int N>
+inline void count_end(const char* api, const SrcLoc& loc, Opd (&o)[N], int64_t count, bool all_ok) {
+    ArenaMem& m = core().mem(A_UB);
     if (all_ok) {
         for (int i = 0; i < N; ++i)
             if (o[i].write) set_init(o[i].arena, o[i].ub, uint64_t(count) * o[i].esz);
@@ -267,6 +270,59 @@ inline void run_count(const char* api, const SrcLoc& loc, Opd (&o)[N], int64_t c
     uint32_t wide = 0;
     for (int i = 0; i < N; ++i) wide = std::max(wide, o[i].esz);
     trace(P_V, uint64_t(count) * o[0].esz, (uint64_t(count) * wide + 255) / 256, api, o[N > 1 ? 1 : 0].dt);
+}
+
+// `f(off)` per element (off[i] = element index in operand i).
+template <int N, class F>
+inline void run_count(const char* api, const SrcLoc& loc, Opd (&o)[N], int64_t count, F&& f) {
+    if (core().core_type == CT_AIC) return;  // vector instructions execute on vector cores only (assumed no-op on AIC)
+    bool all_ok = count_begin(api, loc, o, count);
+    uint64_t off[N];
+    if (!trace_only()) {
+        for (int64_t k = 0; k < count; ++k) {
+            for (int i = 0; i < N; ++i) off[i] = uint64_t(k);
+            f(off);
+        }
+    }
+    count_end(api, loc, o, count, all_ok);
+}
+
+// Element-wise instructions in chunks: `f(k0, n)` computes elements [k0, k0 + n), n <= kChunk,
+// reading each chunk of its sources before writing that chunk of its destination (the overlap rule
+// above leaves only same-start overlaps, for which this order is exact).
+constexpr uint64_t kChunk = 256;
+template <int N, class F>
+inline void run_count_chunks(const char* api, const SrcLoc& loc, Opd (&o)[N], int64_t count, F&& f) {
+    if (core().core_type == CT_AIC) return;  // vector instructions execute on vector cores only (assumed no-op on AIC)
+    bool all_ok = count_begin(api, loc, o, count);
+    if (!trace_only())
+        for (uint64_t k0 = 0; k0 < uint64_t(count); k0 += kChunk) f(k0, std::min<uint64_t>(kChunk, uint64_t(count) - k0));
+    count_end(api, loc, o, count, all_ok);
+}
+
+// Chunk loads/stores through the compute type C<T> (the same conversions as up/down).
+// `out` holds kChunk values: lanes from n on are set to zero, so that the compute loops can run
+// over all kChunk lanes (a fixed trip count, which the compiler vectorises at -O2).
+template <class T>
+inline void load_up_n(const uint8_t* p, C<T>* out, uint64_t n) {
+    if (n < kChunk) std::fill(out + n, out + kChunk, C<T>(0));
+    if constexpr (std::is_same<T, half>::value) {
+        fp::half_bits_to_float_n(reinterpret_cast<const uint16_t*>(p), out, n);
+    } else if constexpr (std::is_same<T, float>::value) {
+        std::memcpy(out, p, n * sizeof(float));
+    } else {
+        for (uint64_t i = 0; i < n; ++i) out[i] = up(ld<T>(p + i * sizeof(T)));
+    }
+}
+template <class T>
+inline void store_down_n(uint8_t* p, const C<T>* in, uint64_t n) {
+    if constexpr (std::is_same<T, half>::value) {
+        fp::float_to_half_bits_n(in, reinterpret_cast<uint16_t*>(p), n);
+    } else if constexpr (std::is_same<T, float>::value) {
+        std::memcpy(p, in, n * sizeof(float));
+    } else {
+        for (uint64_t i = 0; i < n; ++i) st<T>(p + i * sizeof(T), down<T>(in[i]));
+    }
 }
 
 // ---- element kernels --------------------------------------------------------------------------
@@ -300,9 +356,15 @@ namespace AscendC {
         Opd o[3] = {opd(dst, true, 1, 8, "destination", #NAME, loc), opd(src0, false, 1, 8, "src0", #NAME, loc),        \
                     opd(src1, false, 1, 8, "src1", #NAME, loc)};                                                         \
         uint8_t *d = o[0].p, *p0 = o[1].p, *p1 = o[2].p;                                                                 \
-        run_count(#NAME, loc, o, count, [&](const uint64_t* f) {                                                        \
-            C<T> a = up(ld<T>(p0 + f[1] * sizeof(T))), b = up(ld<T>(p1 + f[2] * sizeof(T)));                              \
-            st<T>(d + f[0] * sizeof(T), down<T>(EXPR));                                                                  \
+        run_count_chunks(#NAME, loc, o, count, [&](uint64_t k0, uint64_t n) {                                           \
+            C<T> va[kChunk], vb[kChunk];                                                                                 \
+            load_up_n<T>(p0 + k0 * sizeof(T), va, n);                                                                    \
+            load_up_n<T>(p1 + k0 * sizeof(T), vb, n);                                                                    \
+            for (uint64_t i = 0; i < kChunk; ++i) {                                                                      \
+                C<T> a = va[i], b = vb[i];                                                                               \
+                va[i] = C<T>(EXPR);                                                                                      \
+            }                                                                                                            \
+            store_down_n<T>(d + k0 * sizeof(T), va, n);                                                                  \
         });                                                                                                              \
     }                                                                                                                    \
     template <class T>                                                                                                   \
@@ -350,9 +412,14 @@ OPKIT_VEC_BINARY(SubRelu, (opkit::sim::vmax<T>(a - b, C<T>(0))), half, float, in
         using namespace opkit::sim;                                                                                      \
         Opd o[2] = {opd(dst, true, 1, 8, "destination", #NAME, loc), opd(src, false, 1, 8, "source", #NAME, loc)};     \
         uint8_t *d = o[0].p, *s = o[1].p;                                                                                \
-        run_count(#NAME, loc, o, count, [&](const uint64_t* f) {                                                        \
-            C<T> a = up(ld<T>(s + f[1] * sizeof(T)));                                                                    \
-            st<T>(d + f[0] * sizeof(T), down<T>(EXPR));                                                                  \
+        run_count_chunks(#NAME, loc, o, count, [&](uint64_t k0, uint64_t n) {                                           \
+            C<T> va[kChunk];                                                                                             \
+            load_up_n<T>(s + k0 * sizeof(T), va, n);                                                                     \
+            for (uint64_t i = 0; i < kChunk; ++i) {                                                                      \
+                C<T> a = va[i];                                                                                          \
+                va[i] = C<T>(EXPR);                                                                                      \
+            }                                                                                                            \
+            store_down_n<T>(d + k0 * sizeof(T), va, n);                                                                  \
         });                                                                                                              \
     }                                                                                                                    \
     template <class T>                                                                                                   \
@@ -397,9 +464,14 @@ OPKIT_VEC_UNARY(Not, (C<T>(~int64_t(a))), int16_t, uint16_t)
         Opd o[2] = {opd(dst, true, 1, 8, "destination", #NAME, loc), opd(src, false, 1, 8, "source", #NAME, loc)};     \
         uint8_t *d = o[0].p, *s = o[1].p;                                                                                \
         const C<T> b = up(static_cast<T>(scalar));                                                                       \
-        run_count(#NAME, loc, o, count, [&](const uint64_t* f) {                                                        \
-            C<T> a = up(ld<T>(s + f[1] * sizeof(T)));                                                                    \
-            st<T>(d + f[0] * sizeof(T), down<T>(EXPR));                                                                  \
+        run_count_chunks(#NAME, loc, o, count, [&](uint64_t k0, uint64_t n) {                                           \
+            C<T> va[kChunk];                                                                                             \
+            load_up_n<T>(s + k0 * sizeof(T), va, n);                                                                     \
+            for (uint64_t i = 0; i < kChunk; ++i) {                                                                      \
+                C<T> a = va[i];                                                                                          \
+                va[i] = C<T>(EXPR);                                                                                      \
+            }                                                                                                            \
+            store_down_n<T>(d + k0 * sizeof(T), va, n);                                                                  \
         });                                                                                                              \
     }                                                                                                                    \
     template <class T, class U>                                                                                          \
@@ -495,7 +567,8 @@ inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uin
     using namespace opkit::sim;
     Opd o[2] = {opd(dst, true, 1, 8, "destination", "Copy", loc), opd(src, false, 1, 8, "source", "Copy", loc)};
     uint8_t *d = o[0].p, *s = o[1].p;
-    run_count("Copy", loc, o, count, [&](const uint64_t* f) { std::memcpy(d + f[0] * sizeof(T), s + f[1] * sizeof(T), sizeof(T)); });
+    run_count_chunks("Copy", loc, o, count,
+                     [&](uint64_t k0, uint64_t n) { std::memmove(d + k0 * sizeof(T), s + k0 * sizeof(T), n * sizeof(T)); });
 }
 
 }  // namespace AscendC

@@ -361,6 +361,8 @@ __global__ __aicore__ void tpl_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR tiling) {
 
 int main(int argc, char** argv) {
     S = argv[1];
+    // The same scenarios in trace-only mode (no arithmetic, no data bytes, no written-state checks).
+    if (const char* t = std::getenv("OPKIT_TEST_TRACE_ONLY")) opkit::sim::set_trace_only(t[0] == '1');
     uint8_t* x = (uint8_t*)GmAlloc(4096);
     for (int i = 0; i < 2048; ++i) ((half*)x)[i] = half(float(i % 100));
     uint8_t* tiling = (uint8_t*)GmAlloc(64);

@@ -227,7 +227,9 @@ private:
         using Acc = opkit_mm::acc_t<SrcAT>;
         out.assign(size_t(rows) * cols, DstT(0));
         std::vector<Acc> arow(K);
-        for (int i = 0; i < rows; ++i) {
+        // Trace-only mode: no products when both operands are in GM (check_rows covered them).
+        const bool skip = trace_only() && !a_local_ && !b_local_;
+        for (int i = 0; i < (skip ? 0 : rows); ++i) {
             for (int k = 0; k < K; ++k) {
                 uint64_t idx = ta_ ? uint64_t(k) * lda + (r0 + i) : uint64_t(r0 + i) * lda + k;
                 arow[k] = Acc(read(a_, a_local_, a_lt_, idx, "A", loc));
@@ -256,6 +258,7 @@ private:
         for (int i = 0; i < rows; ++i) {
             DstT* row = base + (uint64_t(r0 + i) * ld + c0);
             gm_check(row, uint64_t(cols) * sizeof(DstT), "Matmul", loc, "write of C");
+            if (trace_only()) continue;  // no data bytes in trace-only mode
             for (int j = 0; j < cols; ++j) row[j] = atomic ? DstT(float(row[j]) + float(c[size_t(i) * cols + j])) : c[size_t(i) * cols + j];
         }
         trace(P_FIX, uint64_t(rows) * cols * sizeof(DstT), uint64_t(rows), "Fixpipe", dtype_name<DstT>());
