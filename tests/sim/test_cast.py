@@ -5,7 +5,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-from conftest import compile_snippet
+from sim_util import compile_snippet
 
 rng = np.random.default_rng(99)
 NP = {"f16": np.float16, "f32": np.float32, "bf16": ml_dtypes.bfloat16, "s32": np.int32, "s16": np.int16,

@@ -8,7 +8,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import CPP, build
+from sim_util import CPP, build
 
 SRC = CPP / "checks_harness.cpp"
 

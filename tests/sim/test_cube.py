@@ -9,7 +9,7 @@ import subprocess
 import ml_dtypes
 import numpy as np
 import pytest
-from conftest import CPP, build, compile_snippet
+from sim_util import CPP, build, compile_snippet
 
 SRC = CPP / "cube_harness.cpp"
 rng = np.random.default_rng(11)

@@ -7,7 +7,7 @@ import subprocess
 import ml_dtypes
 import numpy as np
 import pytest
-from conftest import CPP, build
+from sim_util import CPP, build
 
 import opkit.sim as sim
 

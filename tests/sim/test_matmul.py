@@ -7,7 +7,7 @@ import subprocess
 import ml_dtypes
 import numpy as np
 import pytest
-from conftest import CPP, build, compile_snippet
+from sim_util import CPP, build, compile_snippet
 
 rng = np.random.default_rng(5)
 COMBOS = {"f16f32": (np.float16, np.float32, np.float32), "bf16bf16": (ml_dtypes.bfloat16, ml_dtypes.bfloat16, np.float32),
