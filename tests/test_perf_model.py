@@ -319,3 +319,36 @@ def test_replay_ends_with_awkward_numbers() -> None:
     ev += [op("MTE2", 33) for _ in range(200)]
     r = model_trace(trace(*[core(ev, b) for b in range(3)]), toy(hbm=7.0))
     assert r.steady_us == pytest.approx((1e7 + 3 * 200 * 33 / 7.0) / 1000.0, rel=1e-9)
+
+
+def test_short_bursts_move_at_the_alignment_factor() -> None:
+    # A-512B: bursts shorter than the 512-B GM segment move at the factor of the pipe's rate; the
+    # burst is bytes / repeats (one per ND row or block). 1000 B at 10 B/cycle = 100 cycles.
+    p = toy(short_burst_bytes=512.0, short_burst_factor=0.5)
+    long_rows = model_trace(trace(core([op("MTE2", 1000, 1)])), p)
+    short_rows = model_trace(trace(core([op("MTE2", 1000, 10)])), p)  # ten 100-B rows
+    assert long_rows.steady_us == pytest.approx(0.1)
+    assert short_rows.steady_us == pytest.approx(0.2)
+    writes = model_trace(trace(core([op("FIX", 1000, 4)], core_type="AIC")), p)  # 250-B rows out of L0C
+    assert writes.steady_us == pytest.approx(0.2)
+
+
+def test_l2_hits_of_re_read_bytes() -> None:
+    from opkit.perf.model import l2_hit_fraction
+
+    # An AIC reads the same 1000 B four times: 1000 B must come from HBM, 3000 B re-read it.
+    reads = [op("MTE2", 1000, 1) for _ in range(4)]
+    tr = trace(core(reads, core_type="AIC"))
+    p = toy(hbm=10.0, gm_to_l1=40.0, l2_bytes=1e6, l2_read=20.0)
+    assert l2_hit_fraction(tr, p, hbm_bytes=1000) == pytest.approx(0.75)
+    assert l2_hit_fraction(tr, p, hbm_bytes=None) == 0.0
+    assert l2_hit_fraction(tr, dataclasses.replace(p, l2_read=0.0), hbm_bytes=1000) == 0.0
+    # a footprint twice the L2: half of the re-reads hit (est)
+    assert l2_hit_fraction(tr, dataclasses.replace(p, l2_bytes=500.0), hbm_bytes=1000) == pytest.approx(0.375)
+    # writes are not reads that must come from HBM: 1000 B in, 1000 B out, footprint 2000 B
+    tw = trace(core(reads + [op("FIX", 1000, 1)], core_type="AIC"))
+    assert l2_hit_fraction(tw, p, hbm_bytes=2000) == pytest.approx(0.75)
+    # hits at the L2 rate (3000 B / 20 = 150 cycles), misses at the HBM share (1000 B / 10 = 100)
+    res = model_trace(tr, p, l2_hit=0.75)
+    assert res.steady_us == pytest.approx(0.25)
+    assert model_trace(tr, p).steady_us == pytest.approx(0.4)  # no L2: 4000 B at 10 B/cycle

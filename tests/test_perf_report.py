@@ -173,6 +173,7 @@ def test_calibration_anchors_name_runnable_cases() -> None:
     import sys
 
     from opkit import soc
+    from opkit.perf.costs import PIPES
     from opkit.spec import load
 
     path = ROOT / "benchmarks" / "perf_calibration.py"
@@ -194,3 +195,8 @@ def test_calibration_anchors_name_runnable_cases() -> None:
         spec = load(ROOT / a.package)
         spec.case(a.case)
         spec.target(a.chip)
+        assert a.metric == "time" or a.metric in PIPES  # a Task Duration or one pipe's busy time
+    # the large-matmul anchor (A-MM) is runnable: its Task Duration and its MTE2 figures
+    mm = [a for a in mod.ANCHORS if a.name.startswith("A-MM") and not a.pending]
+    assert {a.metric for a in mm} == {"time", "MTE2"}
+    assert {a.package for a in mm} == {"benchmarks/kernels/matmul_custom"}

@@ -76,6 +76,12 @@ class ChipParams:
     sync_cycles: float
     startup_us: float
     sources: dict[str, Any] = field(default_factory=dict)
+    # L2 (0 = not modelled): size in bytes and the per-core rate of a GM read that hits it
+    l2_bytes: float = 0.0
+    l2_read: float = 0.0
+    # GM bursts shorter than short_burst_bytes move at short_burst_factor of the pipe's rate
+    short_burst_bytes: float = 0.0
+    short_burst_factor: float = 1.0
 
     def us(self, cycles: float) -> float:
         """Cycles of this chip's core clock in microseconds."""
@@ -118,6 +124,10 @@ def chip_params(name: str) -> ChipParams:
         sync_cycles=float(_val(p["sync_cycles"])),
         startup_us=float(_val(p["kernel_startup_us"])),
         sources=srcs,
+        l2_bytes=float(_val(c.get("l2_size", 0)) or 0),
+        l2_read=float(_val(p.get("l2_read_bytes_per_cycle", 0))),
+        short_burst_bytes=float(_val(p.get("gm_short_burst_bytes", 0))),
+        short_burst_factor=float(_val(p.get("gm_short_burst_factor", 1.0))),
     )
 
 
@@ -161,9 +171,25 @@ def vector_class(api: str, dtype: str) -> str | None:
     return None
 
 
-def op_cost(ev: dict[str, Any], core_type: str, p: ChipParams) -> Cost:
+def burst_factor(nbytes: float, repeats: float, p: ChipParams) -> float:
+    """Rate factor of a GM copy from its mean burst (bytes / repeats: one burst per ND row or block).
+
+    A burst shorter than ``short_burst_bytes`` (512, the GM segment) cannot be a whole 512-B-aligned
+    segment; it moves at ``short_burst_factor`` (A-512B: 32-B-aligned copies reach ~70 % of the
+    512-B-aligned bandwidth in the worst case). The trace has no GM addresses, so longer bursts are
+    taken as aligned.
+    """
+    if p.short_burst_bytes <= 0 or repeats <= 0 or nbytes <= 0:
+        return 1.0
+    return p.short_burst_factor if nbytes / repeats < p.short_burst_bytes else 1.0
+
+
+def op_cost(ev: dict[str, Any], core_type: str, p: ChipParams, l2_hit: float = 0.0) -> Cost:
     """Cost of one trace ``op`` event (pipe, api, dtype, bytes, repeats) on a core of ``core_type``.
 
+    ``l2_hit`` is the fraction of GM read bytes served by L2 (:func:`opkit.perf.model.l2_hit_fraction`):
+    those move at the core's L2 read rate (``l2_read``, at most the pipe's cap) as part of the
+    instruction's fixed time, without sharing HBM bandwidth; the rest flows from HBM.
     Unknown vector APIs are costed as one-source ops (1 cycle per repeat) with class ``unknown``
     so that callers can list them.
     """
@@ -173,12 +199,15 @@ def op_cost(ev: dict[str, Any], core_type: str, p: ChipParams) -> Cost:
     nbytes = float(ev.get("bytes", 0))
     repeats = float(ev.get("repeats", 0))
     if pipe == "MTE2":
-        cap = p.gm_to_l1 if core_type == "AIC" else p.gm_to_ub
-        return Cost(p.gm_read_fixed, nbytes, cap, "gm_read")
+        f = burst_factor(nbytes, repeats, p)
+        cap = (p.gm_to_l1 if core_type == "AIC" else p.gm_to_ub) * f
+        hit = nbytes * l2_hit if p.l2_read > 0 else 0.0
+        fixed = p.gm_read_fixed + (hit / min(cap, p.l2_read * f) if hit > 0 else 0.0)
+        return Cost(fixed, nbytes - hit, cap, "gm_read")
     if pipe == "MTE3":
-        return Cost(p.gm_write_fixed, nbytes, p.ub_to_gm, "gm_write")
+        return Cost(p.gm_write_fixed, nbytes, p.ub_to_gm * burst_factor(nbytes, repeats, p), "gm_write")
     if pipe == "FIX":
-        return Cost(p.gm_write_fixed, nbytes, p.l0c_to_gm, "gm_write")
+        return Cost(p.gm_write_fixed, nbytes, p.l0c_to_gm * burst_factor(nbytes, repeats, p), "gm_write")
     if pipe == "MTE1":
         return Cost(p.onchip_copy_fixed + nbytes / p.l1_to_l0, klass="onchip")
     if pipe == "M":
@@ -198,4 +227,4 @@ def op_cost(ev: dict[str, Any], core_type: str, p: ChipParams) -> Cost:
     return Cost(0.0, klass="unknown")
 
 
-__all__ = ["PIPES", "ChipParams", "Cost", "chip_params", "op_cost", "vector_class"]
+__all__ = ["PIPES", "ChipParams", "Cost", "burst_factor", "chip_params", "op_cost", "vector_class"]

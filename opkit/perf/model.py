@@ -57,7 +57,8 @@ class ModelResult:
         }
 
 
-def model_trace(trace: dict[str, Any], params: ChipParams | str, keep_graph: bool = False) -> ModelResult:
+def model_trace(trace: dict[str, Any], params: ChipParams | str, keep_graph: bool = False,
+                l2_hit: float = 0.0) -> ModelResult:
     """Replay ``trace`` on a chip (name or :class:`ChipParams`) and return the modelled time.
 
     ``steady_us`` is the slowest core's makespan; ``modelled_us`` adds the chip's pinned kernel
@@ -65,9 +66,10 @@ def model_trace(trace: dict[str, Any], params: ChipParams | str, keep_graph: boo
     (GM copies include the time they were slowed by sharing HBM bandwidth). ``events_dropped``
     counts trace events the simulator did not record (its per-core cap); the replay then
     under-estimates. ``keep_graph`` keeps the timed task graph (``graph``) for a timeline.
+    ``l2_hit``: the fraction of GM read bytes served by L2 (:func:`l2_hit_fraction`).
     """
     p = chip_params(params) if isinstance(params, str) else params
-    graph = build_graph(trace, p)
+    graph = build_graph(trace, p, l2_hit)
     run(graph, p.hbm_bytes_per_cycle)
     n = graph.n_cores
     span = [0.0] * n
@@ -189,12 +191,15 @@ def evaluate(
     ``efficiency`` (bound / modelled_us, None without a bound), ``efficiency_steady`` (bound /
     steady_us: without the kernel start-up), ``bound_launch_us`` / ``efficiency_launch``: the same
     with the compute peak of the cores the launch started, and ``gm_bytes``: the bytes the trace's
-    GM copies move (MTE2, MTE3, FIX). Also returns the :class:`ModelResult` (with the timed graph
+    GM copies move (MTE2, MTE3, FIX), ``l2_hit``: the fraction of GM read bytes modelled as L2 hits
+    (:func:`l2_hit_fraction`). Also returns the :class:`ModelResult` (with the timed graph
     when ``keep_graph``).
     """
     p = chip_params(chip)
-    res = model_trace(trace, p, keep_graph=keep_graph)
+    hit = l2_hit_fraction(trace, p, hbm_bytes)
+    res = model_trace(trace, p, keep_graph=keep_graph, l2_hit=hit)
     out = res.as_dict()
+    out["l2_hit"] = hit
     cube = _uses_cube(trace)
     bound, by = roofline_us(p, flops=flops, hbm_bytes=hbm_bytes, cube_dtype=cube)
     out["bound_us"] = bound
@@ -214,6 +219,35 @@ def evaluate(
     return out, res
 
 
+def _traced_bytes(trace: dict[str, Any], pipes: tuple[str, ...]) -> int:
+    total = 0
+    for c in trace.get("cores", []):
+        for ev in c.get("events", []):
+            if ev.get("ev") == "op" and ev.get("pipe") in pipes:
+                total += int(ev.get("bytes", 0))
+    return total
+
+
+def l2_hit_fraction(trace: dict[str, Any], p: ChipParams, hbm_bytes: float | None) -> float:
+    """Fraction of the trace's GM read bytes modelled as L2 hits: re-reads of data already read.
+
+    The trace has no GM addresses, so reuse is counted in bytes: the golden's ``hbm_bytes`` (every
+    input read once, every output written once) minus the bytes the trace writes is what must come
+    from HBM at least once; every read byte beyond that re-reads data read before. Those re-reads
+    hit when the kernel's footprint (``hbm_bytes``) fits the chip's L2, and in proportion
+    L2 / footprint when it does not (est: a share of the data stays resident). 0 without
+    ``hbm_bytes``, without reads, or when the chip has no L2 figures.
+    """
+    if hbm_bytes is None or hbm_bytes <= 0 or p.l2_bytes <= 0 or p.l2_read <= 0:
+        return 0.0
+    reads = _traced_bytes(trace, ("MTE2",))
+    if reads <= 0:
+        return 0.0
+    writes = _traced_bytes(trace, ("MTE3", "FIX"))
+    first = min(float(reads), max(0.0, hbm_bytes - writes))
+    return (reads - first) / reads * min(1.0, p.l2_bytes / hbm_bytes)
+
+
 def traced_gm_bytes(trace: dict[str, Any]) -> int:
     """Bytes moved between GM and the cores by the trace's copies (MTE2 in, MTE3 and FIX out)."""
     total = 0
@@ -224,5 +258,5 @@ def traced_gm_bytes(trace: dict[str, Any]) -> int:
     return total
 
 
-__all__ = ["LABEL", "CoreTime", "ModelResult", "evaluate", "golden_costs", "model_run", "model_trace", "roofline_us",
-           "traced_gm_bytes"]
+__all__ = ["LABEL", "CoreTime", "ModelResult", "evaluate", "golden_costs", "l2_hit_fraction", "model_run",
+           "model_trace", "roofline_us", "traced_gm_bytes"]

@@ -17,7 +17,8 @@ Graph (per core, from the events in program order):
 
 Timed run: a task starts when all its predecessors have finished. Its ``fixed`` cycles occupy
 its pipe; its ``gm_bytes`` then flow at up to its per-pipe cap, while every flow in flight (all
-pipes, all cores) shares the HBM bandwidth max-min fairly (a fluid model).
+pipes, all cores) shares the HBM bandwidth max-min fairly (a fluid model). The part of a GM read
+served by L2 (``l2_hit``) is in its fixed cycles, at the core's L2 read rate.
 """
 
 from __future__ import annotations
@@ -67,8 +68,9 @@ def _core_ids(cores: list[dict[str, Any]]) -> tuple[dict[tuple[str, int], int], 
 class _Builder:
     """Builds the task graph core by core; cross-core edges are resolved at the end."""
 
-    def __init__(self, trace: dict[str, Any], p: ChipParams) -> None:
+    def __init__(self, trace: dict[str, Any], p: ChipParams, l2_hit: float = 0.0) -> None:
         self.p = p
+        self.l2_hit = l2_hit
         self.cores: list[dict[str, Any]] = list(trace.get("cores", []))
         self.ids, self.ratio = _core_ids(self.cores)
         self.n_aic = sum(1 for c in self.cores if c.get("core_type") == "AIC")
@@ -127,7 +129,7 @@ class _Builder:
         for ev in events:
             kind = ev.get("ev")
             if kind == "op":
-                cost = op_cost(ev, ctype, p)
+                cost = op_cost(ev, ctype, p, self.l2_hit)
                 if cost.klass == "unknown":
                     self.unknown.add(f"{ev.get('pipe')}:{ev.get('api')}")
                 pipe = str(ev.get("pipe"))
@@ -228,9 +230,9 @@ class _Builder:
                     self.link(src, t, "cross")
 
 
-def build_graph(trace: dict[str, Any], p: ChipParams) -> Graph:
-    """Dependency graph of all cores of a trace (see module docstring)."""
-    b = _Builder(trace, p)
+def build_graph(trace: dict[str, Any], p: ChipParams, l2_hit: float = 0.0) -> Graph:
+    """Dependency graph of all cores of a trace (see module docstring); ``l2_hit``: see ``op_cost``."""
+    b = _Builder(trace, p, l2_hit)
     for ci, c in enumerate(b.cores):
         b.core(ci, c)
     b.resolve_waits()

@@ -79,6 +79,9 @@ def summary_lines(perf: dict[str, Any]) -> list[str]:
         lines.append("roofline bound     - (golden.py has no flops / hbm_bytes hooks)")
     lines.append(f"GM traffic         {mb(perf.get('gm_bytes'))} moved by the kernel's copies; "
                  f"{mb(perf.get('hbm_bytes'))} compulsory (golden.py hbm_bytes)")
+    if perf.get("l2_hit"):
+        lines.append(f"L2 hits            {pct(perf['l2_hit'])} of the GM read bytes (re-reads of data read before; "
+                     "docs/perf.md §1)")
     busy = perf.get("per_pipe_busy_us") or {}
     if busy:
         lines.append("busiest core/pipe  " + ", ".join(f"{q} {v:,.2f} us" for q, v in busy.items()))
