@@ -1,6 +1,6 @@
 """Calibration of the performance model against published measurements (npu_perf_model §4.4 anchors).
 
-    python benchmarks/perf_calibration.py [--only SUBSTRING] [--json FILE] [--tolerance 0.15]
+    python benchmarks/perf_calibration.py [--only SUBSTRING] [--json FILE] [--tolerance 0.15] [--full-run]
 
 Each anchor names a kernel package, one of its cases, the chip it was measured on and the published
 figure: the kernel's time (Task Duration) or, with ``metric``, one pipe's busy time (``MTE2``).
@@ -63,13 +63,13 @@ ANCHORS = [
 ]
 
 
-def model(anchor: Anchor, timeout_s: float) -> dict:
+def model(anchor: Anchor, timeout_s: float, trace_only: bool = True) -> dict:
     from opkit.perf.case import perf_case
     from opkit.spec import load
 
     assert anchor.package and anchor.case
     spec = load(ROOT / anchor.package)
-    rep = perf_case(spec, anchor.case, soc_name=anchor.chip, timeout_s=timeout_s)
+    rep = perf_case(spec, anchor.case, soc_name=anchor.chip, timeout_s=timeout_s, trace_only=trace_only)
     return rep.perf
 
 
@@ -79,6 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the table as JSON")
     ap.add_argument("--tolerance", type=float, default=0.15, help="allowed relative error (default 0.15)")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per simulator run")
+    ap.add_argument("--full-run", action="store_true",
+                    help="compute the data too (default: trace-only runs; the calibration kernels' control flow "
+                         "does not depend on their data, so the trace is the same)")
     args = ap.parse_args(argv)
     from opkit.errors import OpkitError
 
@@ -96,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         t0 = time.perf_counter()
         try:
-            perf = model(a, args.timeout)
+            perf = model(a, args.timeout, trace_only=not args.full_run)
         except OpkitError as exc:
             row["error_message"] = exc.message
             worst = float("inf")

@@ -365,6 +365,8 @@ def perf(
                                                "pipes of every core (JSON).")] = None,
     force: Annotated[bool, typer.Option(help="Replace an existing --trace file.")] = False,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds before a run counts as hung.")] = 300.0,
+    trace_only: Annotated[bool, typer.Option("--trace-only", help="Skip the arithmetic and data bytes: the same "
+                                             "trace, much faster on large shapes (see docs/simulator.md).")] = False,
 ) -> None:
     """Run one case on the simulator and model its time on a chip: modelled time, roofline bound,
     efficiency with and without start-up, per-pipe busy time per core, fused against unfused."""
@@ -373,7 +375,8 @@ def perf(
 
     (spec,) = _specs([op])
     sel: Any = int(dtype) if dtype is not None and dtype.isdigit() else dtype
-    report = perf_case(spec, case, dtype=sel, soc_name=soc, timeline=trace, force=force, timeout_s=timeout)
+    report = perf_case(spec, case, dtype=sel, soc_name=soc, timeline=trace, force=force, timeout_s=timeout,
+                       trace_only=trace_only)
     out = _console()
     for item in render(report):
         out.print(item)

@@ -58,3 +58,19 @@ def test_perf_run_and_timeline(cli, tmp_path: Path) -> None:
     procs = [e for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name"]
     assert len(procs) >= 2 and doc["otherData"]["label"] == "modelled"
     assert any(e["ph"] == "X" and e["name"] == "Add" for e in doc["traceEvents"])
+
+
+def test_trace_only_models_the_same_time(cli) -> None:
+    # add_custom's control flow does not depend on its data: the trace-only run has the same trace,
+    # so the same modelled figures, and says that it computed nothing.
+    from opkit.perf.case import perf_case
+    from opkit.spec import load
+
+    spec = load(ADD)
+    full = perf_case(spec, "smoke_db")
+    fast = perf_case(spec, "smoke_db", trace_only=True)
+    assert fast.info.get("trace_only") is True and not full.info.get("trace_only")
+    assert fast.perf["modelled_us"] == pytest.approx(full.perf["modelled_us"], rel=1e-9)
+    code, out, err = cli("perf", str(ADD), "--case", "smoke_db", "--trace-only")
+    assert code == 0, err
+    assert "trace-only run" in out and "modelled time" in out

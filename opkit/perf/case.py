@@ -95,18 +95,23 @@ class PerfReport:
 
 def perf_case(spec: Spec, case_name: str, *, dtype: Any | None = None, soc_name: str | None = None,
               timeline: Path | None = None, force: bool = False, runner: Any | None = None,
-              timeout_s: float = 300.0) -> PerfReport:
+              timeout_s: float = 300.0, trace_only: bool = False) -> PerfReport:
     """Run one case of op.yaml on the simulator (building as needed), model it, optionally write a timeline."""
     from opkit.run.userdata import select_case
 
     case, column = select_case(spec, case_name, dtype)
     return perf_run(spec, case, column, soc_name=soc_name, timeline=timeline, force=force, runner=runner,
-                    timeout_s=timeout_s)
+                    timeout_s=timeout_s, trace_only=trace_only)
 
 
 def perf_run(spec: Spec, case: Case, column: int, *, soc_name: str | None = None, timeline: Path | None = None,
-             force: bool = False, runner: Any | None = None, timeout_s: float = 300.0) -> PerfReport:
-    """Run ``case`` in dtype ``column`` on the simulator, model it, optionally write a timeline."""
+             force: bool = False, runner: Any | None = None, timeout_s: float = 300.0,
+             trace_only: bool = False) -> PerfReport:
+    """Run ``case`` in dtype ``column`` on the simulator, model it, optionally write a timeline.
+
+    ``trace_only`` runs the kernel's control flow and data-movement bookkeeping without arithmetic or
+    data bytes (docs/simulator.md): the same trace for kernels whose control flow does not depend on
+    computed values, in a fraction of the time, for large shapes."""
     from opkit.run.sim_runner import SimRunner
     from opkit.verify.golden import custom_generators
     from opkit.verify.inputs import make_inputs
@@ -119,7 +124,8 @@ def perf_run(spec: Spec, case: Case, column: int, *, soc_name: str | None = None
     with tempfile.TemporaryDirectory(prefix="opkit-perf-") as tmp:
         run = runner or SimRunner(timeout_s=timeout_s, trace_dir=Path(tmp))
         inputs = make_inputs(spec, case, column, custom_generators(spec))
-        out = run.run(spec, case, column, chip, inputs)  # the one call a trace-only runner mode changes
+        out = run.run(spec, case, column, chip, inputs, trace_only=True) if trace_only else \
+            run.run(spec, case, column, chip, inputs)
         trace_file = out.info.get("trace_file")
         if trace_file is None:
             raise OpkitError(f"{spec.name}::{case.name}: the run wrote no trace")

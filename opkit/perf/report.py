@@ -105,6 +105,8 @@ def render(report: Any) -> list[Any]:
     head = (f"[bold]{escape(report.op)}::{escape(report.case)}[/] " + escape(f"[{report.dtype}@{report.chip}]") + " "
             f"block_dim={report.info.get('block_dim', '-')}, tiling_key={report.info.get('tiling_key', '-')}")
     out: list[Any] = [head, *[escape(s) for s in summary_lines(perf)]]
+    if report.info.get("trace_only"):
+        out.insert(1, "trace-only run: control flow and data movement without arithmetic (no outputs were computed)")
     clock = perf.get("clock_mhz")
     if report.cores and clock:
         out.append(core_table(report.cores, clock))
