@@ -298,6 +298,8 @@ def verify(
         line = f"[{done}/{total}] {style.get(r.status, r.status)} {escape(r.id)} ({r.seconds:.2f} s)"
         if r.message and r.status != "pass":
             line += "\n    " + escape(r.message).replace("\n", "\n    ")
+        for w in r.warnings:
+            line += "\n    [yellow]simulator warning:[/] " + escape(w).replace("\n", "\n    ")
         out.print(line)
 
     opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype, full, sweep, sweep_values), profile, out_dir,
@@ -318,6 +320,10 @@ def verify(
                   "traces and the chip's numbers, not measured on an NPU (steady state: without the kernel start-up "
                   "cost)")
     counts = {s: sum(r.status == s for r in outcome.results) for s in ("pass", "fail", "error")}
+    warned = sum(bool(r.warnings) for r in outcome.results)
+    if warned:
+        out.print(f"[yellow]{warned} run(s) had simulator warnings[/] (listed above and in results.json): code the "
+                  "NPU may not run as the simulator did; see docs/simulator.md, Checks")
     out.print(f"{counts['pass']} passed, {counts['fail']} failed, {counts['error']} errors; results: "
               f"{outcome.json_path}" + (f"; JUnit: {outcome.junit}" if outcome.junit else ""))
     for p in outcome.csv_paths:
@@ -340,6 +346,8 @@ def run(
     force: Annotated[bool, typer.Option(help="Replace an existing --out file.")] = False,
 ) -> None:
     """Run the kernel once on the simulator, on a case or on your own data, and save the outputs."""
+    from rich.markup import escape
+
     from opkit.run.sim_runner import SimRunner
     from opkit.run.userdata import run_on_data
 
@@ -349,6 +357,8 @@ def run(
     console = _console(stderr=True)
     summary = run_on_data(spec, SimRunner(), chip, out, case_name=case, inputs_npz=inputs, attr_items=attr or [],
                           dtype=sel, force=force, notice=lambda m: console.print(f"[yellow]note:[/] {m}"))
+    for w in summary.info.get("warnings", []):
+        console.print(f"[yellow]simulator warning:[/] {escape(w)}")
     shapes = ", ".join(f"{k} {list(v)}" for k, v in summary.outputs.items())
     _console().print(f"[green]ran[/] {spec.op_type} [{spec.column_label(summary.column)}@{chip}] "
                      f"block_dim={summary.info.get('block_dim')}: {shapes} -> {summary.out}")

@@ -18,3 +18,15 @@ def test_crash_names_the_signal():
 
 def test_other_exit_codes_show_the_tail():
     assert failure_message(2, "usage: harness ...\n", "x") == "x: the harness exited with code 2:\nusage: harness ..."
+
+
+def test_warnings_are_collected_apart_from_errors():
+    from opkit.run.sim_runner import WARNING_PREFIX, _diagnostics
+
+    err = ("opkit-sim: warning: kernel 'demo' AIV block 0/8: Add: reads UB bytes that were never written\n"
+           "  at op_kernel/demo.h:40\n  extra line\nnoise\n    not a continuation after noise\n"
+           "opkit-sim: error: something else\n  at op_kernel/demo.h:50\n")
+    assert _diagnostics(err, WARNING_PREFIX) == [
+        "kernel 'demo' AIV block 0/8: Add: reads UB bytes that were never written\n  at op_kernel/demo.h:40\n"
+        "  extra line"]
+    assert _diagnostics(err) == ["something else\n  at op_kernel/demo.h:50"]

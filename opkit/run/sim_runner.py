@@ -27,6 +27,7 @@ from opkit.verify.pipeline import RunOutput
 
 DEFAULT_TIMEOUT_S = 300.0
 ERROR_PREFIX = "opkit-sim: error: "
+WARNING_PREFIX = "opkit-sim: warning: "
 
 
 class KernelError(OpkitError):
@@ -38,14 +39,19 @@ def chip_request(chip: str) -> dict[str, Any]:
     return c
 
 
-def _diagnostics(stderr: str) -> list[str]:
-    """The simulator's error lines, each with its indented continuation lines (``  at file:line``)."""
+def _diagnostics(stderr: str, prefix: str = ERROR_PREFIX) -> list[str]:
+    """The simulator's error (or warning) lines, each with its indented continuation lines
+    (``  at file:line``)."""
     out: list[str] = []
+    current = False
     for line in stderr.splitlines():
-        if line.startswith(ERROR_PREFIX):
-            out.append(line[len(ERROR_PREFIX):])
-        elif out and line.startswith((" ", "\t")) and line.strip():
+        if line.startswith(prefix):
+            out.append(line[len(prefix):])
+            current = True
+        elif current and line.startswith((" ", "\t")) and line.strip():
             out[-1] += "\n" + line.rstrip()
+        else:
+            current = False
     return out
 
 
@@ -196,6 +202,9 @@ class SimRunner:
                     if k in result}
             if req["trace"] and Path(req["trace"]).is_file():
                 info["trace_file"] = req["trace"]  # read only by those who need it (the perf model)
+            warnings = _diagnostics(r.stderr, WARNING_PREFIX)
+            if warnings:  # a run that passed may still have done something the NPU would not like
+                info["warnings"] = warnings
             if trace_only:
                 if result.get("trace_only") is not True:
                     raise KernelError(f"{label}: the harness ran a full run instead of a trace-only one "

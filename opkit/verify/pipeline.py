@@ -162,6 +162,7 @@ def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None,
         inputs = make_inputs(spec, case, column, custom_generators(spec))
         golden = run_golden(spec, case, inputs)
         out = runner.run(spec, case, column, job.chip, inputs)
+        res.warnings = list(out.info.get("warnings", []))
         results = []
         reference: dict[str, Any] | None = None
         hooked = set(case.compare.outputs) if case.compare else set()

@@ -30,6 +30,7 @@ class CaseResult:
     perf: dict[str, Any] = field(default_factory=dict)  # modelled figures, when computed
     trace: str | None = None  # the simulator's per-core, per-pipe trace of the run (JSON file)
     compare: HookResult | None = None  # what the package's comparison hook decided
+    warnings: list[str] = field(default_factory=list)  # the simulator's warnings during the run
 
     @property
     def id(self) -> str:
@@ -54,6 +55,7 @@ class CaseResult:
             "seconds": round(self.seconds, 4), "perf": self.perf, "trace": self.trace,
             "outputs": [o.to_dict() for o in self.outputs],
             "compare": self.compare.to_dict() if self.compare else None,
+            "warnings": self.warnings,
         }
 
 
