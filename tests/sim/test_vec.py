@@ -157,6 +157,69 @@ def test_scalar_ops(vec, op, dt):
     assert same_bits(out, want)
 
 
+def _shift_model(a: np.ndarray, n: int, left: bool, round_en: bool = False) -> np.ndarray:
+    """Shifts as documented for A2: logical for unsigned types; arithmetic for signed ones, where a
+    left shift keeps the sign bit (int16 0xAAAA << 1 == 0xD554) and a rounding right shift adds the
+    last bit shifted out."""
+    bits = a.dtype.itemsize * 8
+    u = a.view(np.dtype(f"u{a.dtype.itemsize}")).astype(np.uint64)
+    full = (1 << bits) - 1
+    signed = np.issubdtype(a.dtype, np.signedinteger)
+    if left:
+        moved = (u << np.uint64(n)) & np.uint64(full) if n < bits else np.zeros_like(u)
+        if signed:
+            sign = np.uint64(1 << (bits - 1))
+            moved = (u & sign) | (moved & ~sign & np.uint64(full))
+        return moved.astype(a.view(np.dtype(f"u{a.dtype.itemsize}")).dtype).view(a.dtype)
+    if not signed:
+        return (u >> np.uint64(n)).astype(a.dtype) if n < bits else np.zeros_like(a)
+    v = a.astype(np.int64)
+    r = v >> n if n < bits else np.where(v < 0, -1, 0)
+    if round_en and 0 < n <= bits:
+        r = r + ((v >> (n - 1)) & 1)
+    return r.astype(a.dtype)
+
+
+def test_shift_documented_examples(vec):
+    a = np.full(16, -21846, np.int16)  # 0b1010101010101010
+    out, _, _ = vec("ShiftLeft", np.zeros(16, np.int16), a, dt="s16", n=16, s=1)
+    assert np.all(out.view(np.uint16) == 0b1101010101010100)
+    out, _, _ = vec("ShiftLeft", np.zeros(16, np.int16), a, dt="s16", n=16, s=3)
+    assert np.all(out.view(np.uint16) == 0b1101010101010000)
+    out, _, _ = vec("ShiftLeft", np.zeros(16, np.uint16), a.view(np.uint16), dt="u16", n=16, s=1)
+    assert np.all(out == 0b0101010101010100)
+    out, _, _ = vec("ShiftRight", np.zeros(16, np.int16), a, dt="s16", n=16, s=3)
+    assert np.all(out.view(np.uint16) == 0b1111010101010101)
+    out, _, _ = vec("ShiftRight", np.zeros(16, np.uint16), a.view(np.uint16), dt="u16", n=16, s=1)
+    assert np.all(out == 0b0101010101010101)
+    x = np.full(128, 17, np.int16)  # 17 >> 5 with rounding: bit 4 is 1, so 0 + 1
+    out, _, _ = vec("ShiftRight", np.zeros(128, np.int16), x, dt="s16", rep=1, mask=128, s=5, round=1)
+    assert np.all(out == 1)
+    out, _, _ = vec("ShiftRight", np.zeros(128, np.int16), x, dt="s16", rep=1, mask=128, s=5, round=0)
+    assert np.all(out == 0)
+
+
+@pytest.mark.parametrize("dt", ["s16", "u16", "s32", "u32"])
+@pytest.mark.parametrize("count", [0, 1, 7, 15, 16])
+def test_shifts_against_the_model(vec, dt, count):
+    n = 128
+    info = np.iinfo(DT[dt])
+    a = rng.integers(info.min, info.max, n, dtype=np.int64, endpoint=True).astype(DT[dt])
+    count = count * (2 if dt in ("s32", "u32") else 1)
+    for op, left in (("ShiftLeft", True), ("ShiftRight", False)):
+        out, _, _ = vec(op, np.zeros(n, DT[dt]), a, dt=dt, n=n, s=count)
+        assert np.array_equal(out, _shift_model(a, count, left)), (op, dt, count)
+    if dt.startswith("s"):
+        per = 256 // a.dtype.itemsize
+        out, _, _ = vec("ShiftRight", np.zeros(n, DT[dt]), a, dt=dt, rep=n // per, mask=per, s=count, round=1)
+        assert np.array_equal(out, _shift_model(a, count, False, round_en=True)), (dt, count)
+
+
+def test_shift_count_out_of_range_is_refused(vec):
+    r = vec("ShiftLeft", np.zeros(16, np.int16), np.ones(16, np.int16), dt="s16", n=16, s=17, expect_fail=True)
+    assert "shift count 17 is outside [0, 16]" in r.stderr
+
+
 def test_duplicate_and_bf16_duplicate(vec):
     out, _, _ = vec("Duplicate", np.zeros(64, np.float16), dt="f16", n=50, s=1.5)
     assert np.all(out[:50] == 1.5) and np.all(out[50:] == 0)

@@ -116,6 +116,23 @@ template <class T> bool run_scalar(const std::string& op, Bufs& B) {
     return false;
 }
 
+template <class T> bool run_shift(const std::string& op, Bufs& B) {
+    int n = int(pi("n"));
+    const T sc = static_cast<T>(pi("s", 0));
+    if (op == "ShiftLeft") {
+        if (!P.count("rep")) ShiftLeft(L<T>(B, 3), L<T>(B, 0), sc, n);
+        else ShiftLeft(L<T>(B, 3), L<T>(B, 0), sc, uint64_t(pi("mask")), uint8_t(pi("rep")), uparams());
+        return true;
+    }
+    if (op == "ShiftRight") {
+        if (!P.count("rep")) ShiftRight(L<T>(B, 3), L<T>(B, 0), sc, n);
+        else if (!P.count("round")) ShiftRight(L<T>(B, 3), L<T>(B, 0), sc, uint64_t(pi("mask")), uint8_t(pi("rep")), uparams());
+        else ShiftRight(L<T>(B, 3), L<T>(B, 0), sc, uint64_t(pi("mask")), uint8_t(pi("rep")), uparams(), pi("round") != 0);
+        return true;
+    }
+    return false;
+}
+
 template <class D, class S> void do_cast(Bufs& B) {
     if (P.count("rep")) Cast(L<D>(B, 3), L<S>(B, 0), rmode(), uint64_t(pi("mask")), uint8_t(pi("rep")), uparams());
     else Cast(L<D>(B, 3), L<S>(B, 0), rmode(), uint32_t(pi("n")));
@@ -259,10 +276,10 @@ extern "C" __global__ __aicore__ void vec_kernel(GM_ADDR g0, GM_ADDR g1, GM_ADDR
     if (op == "Cast") ok = run_cast(B);
     else if (dt == "f16") ok = run_binary<half>(op, B) || run_unary<half>(op, B) || run_scalar<half>(op, B) || run_misc<half>(op, B) || run_sort<half>(op, B);
     else if (dt == "f32") ok = run_binary<float>(op, B) || run_unary<float>(op, B) || run_scalar<float>(op, B) || run_misc<float>(op, B) || run_sort<float>(op, B);
-    else if (dt == "s32") ok = run_binary_int<int32_t>(op, B) || run_scalar<int32_t>(op, B) || run_move<int32_t>(op, B) || run_arith<int32_t>(op, B);
-    else if (dt == "s16") ok = run_binary_int<int16_t>(op, B) || run_scalar<int16_t>(op, B) || run_move<int16_t>(op, B) || run_arith<int16_t>(op, B);
-    else if (dt == "u32") ok = run_move<uint32_t>(op, B);
-    else if (dt == "u16") ok = run_move<uint16_t>(op, B);
+    else if (dt == "s32") ok = run_binary_int<int32_t>(op, B) || run_scalar<int32_t>(op, B) || run_shift<int32_t>(op, B) || run_move<int32_t>(op, B) || run_arith<int32_t>(op, B);
+    else if (dt == "s16") ok = run_binary_int<int16_t>(op, B) || run_scalar<int16_t>(op, B) || run_shift<int16_t>(op, B) || run_move<int16_t>(op, B) || run_arith<int16_t>(op, B);
+    else if (dt == "u32") ok = run_shift<uint32_t>(op, B) || run_move<uint32_t>(op, B);
+    else if (dt == "u16") ok = run_shift<uint16_t>(op, B) || run_move<uint16_t>(op, B);
     else if (dt == "bf16") {
         ok = run_move<bfloat16_t>(op, B);
     }
