@@ -90,6 +90,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--elements", type=int, default=1 << 24)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--gemm-size", type=int, default=1024, help="M = N = K of the GEMM figure (0: skip it)")
     args = ap.parse_args()
     cc = find_compiler()
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs; compiler {cc.label}; "
@@ -107,6 +108,23 @@ def main() -> None:
         moved = 3 * 2 * n
         print(f"emulated vector throughput: {moved / r['sim'] / 1e9:.2f} GB/s of GM traffic, "
               f"{6 * n / r['sim'] / 1e9:.2f} G element-ops/s (Cast x2, Muls, Add, Relu, Cast per element)")
+    if args.gemm_size:
+        gemm_figures(args.gemm_size, args.repeat)
+
+
+def gemm_figures(size: int, repeat: int) -> None:
+    """The cube side: simulated GEMM throughput of one emulated core, and the cube template's verify time
+    (the measurements live in benchmarks/sim_gemm.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import sim_gemm
+
+    with tempfile.TemporaryDirectory(prefix="opkit-bench-gemm-") as d:
+        r = sim_gemm.gemm_rate(sim_gemm.build_gemm(Path(d)), size, repeat)
+    print(f"GEMM {size}x{size}x{size} fp16 on one emulated cube core (CPU time, best of {repeat}): whole kernel "
+          f"{r['flops'] / r['kernel_s'] / 1e9:.1f} GFLOP/s, Mmad alone {r['flops'] / r['mmad_s'] / 1e9:.1f} GFLOP/s, "
+          f"MAC loop alone {r['flops'] / r['loop_s'] / 1e9:.1f} GFLOP/s")
+    cold, warm = sim_gemm.verify_times()
+    print(f"opkit verify of a fresh cube-template package: {cold:.1f} s with the build, {warm:.1f} s cached")
 
 
 if __name__ == "__main__":
