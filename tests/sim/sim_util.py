@@ -77,3 +77,12 @@ class VecRunner:
         out = np.frombuffer((d / "out.bin").read_bytes(), dtype=dst.dtype).reshape(dst.shape).copy()
         rsvd = int(r.stdout.strip().split("=")[1])
         return out, rsvd, r
+
+
+def marked_line(src: Path, name: str) -> int:
+    """The line of ``src`` that ends with the marker comment ``// @name`` (the broken-kernel corpora mark
+    the call each diagnostic must point at)."""
+    for i, line in enumerate(src.read_text(encoding="utf-8").splitlines(), 1):
+        if line.rstrip().endswith(f"// @{name}"):
+            return i
+    raise KeyError(name)

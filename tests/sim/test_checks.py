@@ -8,7 +8,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from sim_util import CPP, build
+from sim_util import CPP, build, marked_line
 
 SRC = CPP / "checks_harness.cpp"
 
@@ -19,10 +19,7 @@ def exe():
 
 
 def line_of(name: str) -> int:
-    for i, line in enumerate(SRC.read_text(encoding="utf-8").splitlines(), 1):
-        if line.rstrip().endswith(f"// @{name}"):
-            return i
-    raise KeyError(name)
+    return marked_line(SRC, name)
 
 
 def run(exe, scenario: str, timeout: float = 60, env=None):

@@ -9,7 +9,7 @@ import subprocess
 import ml_dtypes
 import numpy as np
 import pytest
-from sim_util import CPP, build, compile_snippet
+from sim_util import CPP, build, compile_snippet, marked_line
 
 SRC = CPP / "cube_harness.cpp"
 rng = np.random.default_rng(11)
@@ -26,10 +26,7 @@ def exe():
 
 
 def line_of(name: str) -> int:
-    for i, line in enumerate(SRC.read_text(encoding="utf-8").splitlines(), 1):
-        if line.rstrip().endswith(f"// @{name}"):
-            return i
-    raise KeyError(name)
+    return marked_line(SRC, name)
 
 
 # --- NumPy models of the layouts -----------------------------------------------------------------
