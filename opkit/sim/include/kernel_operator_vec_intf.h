@@ -325,6 +325,21 @@ inline void store_down_n(uint8_t* p, const C<T>* in, uint64_t n) {
     }
 }
 
+// The count form of a one-source element-wise instruction: dst[i] = f(src[i]) in the compute type,
+// chunk by chunk (unary instructions, and tensor-scalar ones whose f holds the scalar).
+template <class T, class F>
+inline void unary_count(const char* api, const SrcLoc& loc, const AscendC::LocalTensor<T>& dst,
+                        const AscendC::LocalTensor<T>& src, int32_t count, F f) {
+    Opd o[2] = {opd(dst, true, 1, 8, "destination", api, loc), opd(src, false, 1, 8, "source", api, loc)};
+    uint8_t *d = o[0].p, *s = o[1].p;
+    run_count_chunks(api, loc, o, count, [&](uint64_t k0, uint64_t n) {
+        C<T> va[kChunk];
+        load_up_n<T>(s + k0 * sizeof(T), va, n);
+        for (uint64_t i = 0; i < kChunk; ++i) va[i] = f(va[i]);
+        store_down_n<T>(d + k0 * sizeof(T), va, n);
+    });
+}
+
 // ---- element kernels --------------------------------------------------------------------------
 template <class T> inline bool isnan_(T v) { return std::is_integral<T>::value ? false : std::isnan(float(v)); }
 
@@ -410,17 +425,7 @@ OPKIT_VEC_BINARY(SubRelu, (opkit::sim::vmax<T>(a - b, C<T>(0))), half, float, in
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, OPKIT_LOC) {             \
         OPKIT_DTYPES(#NAME, T, __VA_ARGS__);                                                                            \
         using namespace opkit::sim;                                                                                      \
-        Opd o[2] = {opd(dst, true, 1, 8, "destination", #NAME, loc), opd(src, false, 1, 8, "source", #NAME, loc)};     \
-        uint8_t *d = o[0].p, *s = o[1].p;                                                                                \
-        run_count_chunks(#NAME, loc, o, count, [&](uint64_t k0, uint64_t n) {                                           \
-            C<T> va[kChunk];                                                                                             \
-            load_up_n<T>(s + k0 * sizeof(T), va, n);                                                                     \
-            for (uint64_t i = 0; i < kChunk; ++i) {                                                                      \
-                C<T> a = va[i];                                                                                          \
-                va[i] = C<T>(EXPR);                                                                                      \
-            }                                                                                                            \
-            store_down_n<T>(d + k0 * sizeof(T), va, n);                                                                  \
-        });                                                                                                              \
+        unary_count(#NAME, loc, dst, src, count, [](C<T> a) { return C<T>(EXPR); });                                     \
     }                                                                                                                    \
     template <class T>                                                                                                   \
     inline void opkit_##NAME##_masked(const LocalTensor<T>& dst, const LocalTensor<T>& src, const opkit::sim::MaskSpec& ms, \
@@ -461,21 +466,11 @@ OPKIT_VEC_UNARY(Not, (C<T>(~int64_t(a))), int16_t, uint16_t)
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalar, const int32_t& count, OPKIT_LOC) { \
         OPKIT_DTYPES(#NAME, T, __VA_ARGS__);                                                                            \
         using namespace opkit::sim;                                                                                      \
-        Opd o[2] = {opd(dst, true, 1, 8, "destination", #NAME, loc), opd(src, false, 1, 8, "source", #NAME, loc)};     \
-        uint8_t *d = o[0].p, *s = o[1].p;                                                                                \
         const C<T> b = up(static_cast<T>(scalar));                                                                       \
         const bool flag = false;                                                                                         \
         (void)flag;                                                                                                      \
         PRE;                                                                                                             \
-        run_count_chunks(#NAME, loc, o, count, [&](uint64_t k0, uint64_t n) {                                           \
-            C<T> va[kChunk];                                                                                             \
-            load_up_n<T>(s + k0 * sizeof(T), va, n);                                                                     \
-            for (uint64_t i = 0; i < kChunk; ++i) {                                                                      \
-                C<T> a = va[i];                                                                                          \
-                va[i] = C<T>(EXPR);                                                                                      \
-            }                                                                                                            \
-            store_down_n<T>(d + k0 * sizeof(T), va, n);                                                                  \
-        });                                                                                                              \
+        unary_count(#NAME, loc, dst, src, count, [=](C<T> a) { return C<T>(EXPR); });                                 \
     }                                                                                                                    \
     template <class T, class U>                                                                                          \
     inline void opkit_##NAME##_masked(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalar,               \
