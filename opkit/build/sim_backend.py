@@ -148,13 +148,16 @@ def _link(cc: Compiler, objs: list[Path], exe: Path, label: str, spec: Spec) -> 
     tmp.replace(exe)
 
 
-def _write_template_shim(cc: Compiler, a: Artifact, shim: Unit) -> None:
-    """Link the host-only harness, read the template declarations, write the dispatching shim."""
+def _write_template_shim(cc: Compiler, a: Artifact, shim: Unit, described: dict[Path, dict]) -> None:
+    """Link the host-only harness, read the template declarations, write the dispatching shim.
+    ``described`` keeps each host-only harness's ``describe`` for the other dtype columns."""
     objs = [u.obj for u in a.units if not u.shim]
-    exe = a.exe.parent / f"describe-{digest([], a.spec.dir, [o.name for o in objs])}"
-    if not exe.is_file():
-        _link(cc, objs, exe, f"{a.label} (host-only harness)", a.spec)
-    source = kernel_entry.shim_source(a.spec, opdef_check.describe(exe))
+    exe = a.exe.parent.parent / f"describe-{digest([], a.spec.dir, [o.name for o in objs])}"
+    if exe not in described:
+        if not exe.is_file():
+            _link(cc, objs, exe, f"{a.label} (host-only harness)", a.spec)
+        described[exe] = opdef_check.describe(exe)
+    source = kernel_entry.shim_source(a.spec, described[exe])
     shim.source.parent.mkdir(parents=True, exist_ok=True)
     shim.source.write_text(source, encoding="utf-8")
 
@@ -183,8 +186,9 @@ def build(artifacts: list[Artifact], jobs: int | None = None,
             units[u.obj] = (u, a.spec)
     workers = jobs or max(1, os.cpu_count() or 1)
     _compile_all(cc, list(units.values()), workers, progress)
+    described: dict[Path, dict] = {}
     for u, a in later.values():
-        _write_template_shim(cc, a, u)
+        _write_template_shim(cc, a, u, described)
     _compile_all(cc, [(u, a.spec) for u, a in later.values()], workers, progress)
     for a in todo:
         _link(cc, [u.obj for u in a.units], a.exe, a.label, a.spec)
