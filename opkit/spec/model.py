@@ -114,6 +114,25 @@ class DimLimit:
         return None
 
 
+DEFAULT_HOST_EXCLUDE = ("op_api", "op_graph", "fallback_*.cpp", "tests", "examples")
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """op.yaml ``build``: how the package's C++ is compiled beyond op_host/ and op_kernel/.
+
+    Paths are as written (relative to the package); ``opkit.spec.sections.build.resolve`` turns them
+    into existing files and folders.
+    """
+
+    include_dirs: tuple[str, ...] = ()
+    include_aliases: tuple[tuple[str, str], ...] = ()  # (prefix, folder)
+    sources: tuple[str, ...] = ()  # extra host sources, globs allowed
+    host_exclude: tuple[str, ...] = DEFAULT_HOST_EXCLUDE
+    defines: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+
+
 @dataclass
 class Case:
     name: str
@@ -159,6 +178,7 @@ class Spec:
     compare: CompareHook | None = None
     dims: dict[str, DimLimit] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict)
+    build: BuildOptions = field(default_factory=BuildOptions)
 
     @property
     def dir(self) -> Path:
