@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from opkit import sim
-from opkit.build import kernel_entry, opdef_check
+from opkit.build import kernel_entry, opdef_check, options
 from opkit.build.cache import digest, shared_dir, sim_digest, tree_files
 from opkit.build.toolchain import BuildError, Compiler, explain_failure, find_compiler
 from opkit.dtypes import DTYPES
@@ -72,27 +72,37 @@ def dtype_defines(spec: Spec, column: int) -> list[str]:
     return out
 
 
+def _rel_name(src: Path, base: Path) -> str:
+    try:
+        return src.resolve().relative_to(base.resolve()).as_posix()
+    except ValueError:
+        return str(src.resolve())
+
+
 def plan(spec: Spec, chip: str, column: int, compiler: Compiler | None = None) -> Artifact:
     """What building one harness takes; nothing is compiled."""
     cc = compiler or find_compiler()
     kernel_src = kernel_entry.kernel_source(spec)
     if not kernel_src.is_file():
         raise UsageError(f"{kernel_src}: missing (a package's kernel entry lives in op_kernel/{spec.name}.cpp)")
-    host_srcs = sorted((spec.dir / "op_host").glob("*.cpp"))
+    pkg = options.package_build(spec)
+    host_srcs = pkg.host_sources
     if not host_srcs:
-        raise UsageError(f"{spec.dir / 'op_host'}: no host sources (OpDef, InferShape, tiling)")
+        left = f" ({len(pkg.excluded)} left out by build.host_exclude)" if pkg.excluded else ""
+        raise UsageError(f"{spec.dir / 'op_host'}: no host sources (OpDef, InferShape, tiling){left}")
     harness_srcs = sorted(_host_dir().glob("*.cpp"))
     if not harness_srcs:
         raise BuildError("the simulator's harness sources are missing (opkit/sim/host/*.cpp); reinstall opkit")
     common = sim.cxx_flags(chip, opt=OPT, f16c="-mf16c" in cc.features)
-    base = common + [f"-I{spec.dir / 'op_kernel'}", f"-I{spec.dir / 'op_host'}"]
-    pkg_files = tree_files(spec.dir / "op_kernel") + tree_files(spec.dir / "op_host")
-    extra = [cc.path, ".".join(map(str, cc.version)), sim_digest()]
+    base = common + [f"-I{spec.dir / 'op_kernel'}", f"-I{spec.dir / 'op_host'}", *pkg.flags]
+    pkg_files = tree_files(spec.dir / "op_kernel") + tree_files(spec.dir / "op_host") + pkg.inputs
+    extra = [cc.path, ".".join(map(str, cc.version)), sim_digest(), *pkg.key]
     out = spec.dir / BUILD_DIR
     units: list[Unit] = []
     host_flags = base
     for src in host_srcs:
-        h = digest(pkg_files, spec.dir, [*extra, *host_flags, src.name])
+        rel = _rel_name(src, spec.dir)
+        h = digest(pkg_files, spec.dir, [*extra, *host_flags, rel])
         units.append(Unit(src, out / "obj" / f"host-{src.stem}-{h}.o", host_flags))
     kflags = base + dtype_defines(spec, column)
     templated = kernel_entry.is_template_kernel(spec)
