@@ -347,7 +347,14 @@ void Describe() {
         }
         s += "]}";
     }
-    s += std::string(TilingLayouts().empty() ? "" : "\n  ") + "],\n  \"tiling_key_templates\": [";
+    s += std::string(TilingLayouts().empty() ? "" : "\n  ") + "],\n  \"tiling_data_registrations\": {";
+    // REGISTER_TILING_DATA_CLASS(OpType, Cls) and its per-tiling-key form (OpType_<key>, Cls).
+    first = true;
+    for (const auto& kv : TilingClassOfOp()) {
+        s += std::string(first ? "" : ", ") + json::quote(kv.first) + ": " + json::quote(kv.second);
+        first = false;
+    }
+    s += "},\n  \"tiling_key_templates\": [";
     auto params = [](const std::vector<opkit::tpl::Param>& ps, bool with_bits) {
         std::string o = "[";
         for (size_t i = 0; i < ps.size(); ++i) {
