@@ -52,23 +52,25 @@ def host_sources(spec: Spec) -> tuple[list[Path], list[Path]]:
 
 
 def _alias_tree(spec: Spec, aliases: tuple[tuple[str, Path], ...]) -> Path | None:
-    """A folder where ``PREFIX`` is a symlink to its target, so ``#include "PREFIX/x.h"`` finds it."""
+    """A folder of forwarding headers: ``PREFIX/x.h`` holds ``#include "<target>/x.h"`` for every header
+    under the alias's target, so ``#include "PREFIX/x.h"`` finds it (forwarding headers rather than
+    symlinks: an alias of the package itself would make a symlink cycle that copies and walks trip on).
+    The folder is named by the mapping and the file listing, so a new or removed header gives a new one."""
     if not aliases:
         return None
-    tag = hashlib.sha256(repr(sorted((p, str(t)) for p, t in aliases)).encode()).hexdigest()[:12]
+    listing = [(prefix, str(target), [f.relative_to(target).as_posix() for f in tree_files(target)])
+               for prefix, target in aliases]
+    tag = hashlib.sha256(repr(sorted(listing)).encode()).hexdigest()[:16]
     root = spec.dir / ALIAS_DIR / tag
-    for prefix, target in aliases:
-        link = root / prefix
-        link.parent.mkdir(parents=True, exist_ok=True)
-        if link.is_symlink() and Path(os.readlink(link)) == target:
-            continue
-        if link.is_symlink() or link.exists():
-            link.unlink()
-        try:
-            link.symlink_to(target, target_is_directory=True)
-        except OSError as exc:
-            raise UsageError(f"{spec.path}: build.include_aliases: cannot make the alias '{prefix}' -> {target} "
-                             f"({exc.strerror}); on a file system without symlinks, use include_dirs") from None
+    if (root / ".complete").is_file():
+        return root
+    for prefix, target, files in listing:
+        for rel in files:
+            fwd = root / prefix / rel
+            fwd.parent.mkdir(parents=True, exist_ok=True)
+            real = (Path(target) / rel).as_posix()
+            fwd.write_text(f"// opkit include alias {prefix} -> {target}\n#include \"{real}\"\n", encoding="utf-8")
+    (root / ".complete").write_text("", encoding="utf-8")
     return root
 
 

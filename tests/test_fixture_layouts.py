@@ -1,0 +1,100 @@
+"""Operator folders in the layouts Ascend developers already have build and verify unmodified.
+
+The fixtures (tests/fixtures/layouts/) are operators of our own in ops-transformer's layout (tiling in
+op_host/op_tiling/, a tiling base class and shared sources in the library's common/, an include
+prefix that differs from the folder, aclnn files in op_host/ that must be left out) and in msOpGen's
+(op_host/<op>.cpp + op_host/<op>_tiling.h with BEGIN_TILING_DATA_DEF). None of their C++ has a line
+for opkit: the kernels call GET_TILING_DATA without REGISTER_TILING_DEFAULT.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+FIXTURES = Path(__file__).parent / "fixtures" / "layouts"
+CHIP = "ascend910b2"
+
+
+@pytest.fixture(scope="module")
+def layouts(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("layouts")
+    shutil.copytree(FIXTURES, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    return root
+
+
+def _tiling_keys(pkg: Path) -> set[int]:
+    """The tiling key each case of the package ran with, in its first dtype column."""
+    from opkit.run.sim_runner import SimRunner
+    from opkit.spec import load
+    from opkit.verify.inputs import make_inputs
+
+    spec = load(pkg)
+    runner = SimRunner(jobs=1)
+    return {runner.run(spec, case, case.columns[0], CHIP, make_inputs(spec, case, case.columns[0])).info["tiling_key"]
+            for case in spec.cases}
+
+
+@pytest.mark.parametrize("pkg, keys", [
+    ("optrans/demos/row_scale", {100, 200}),
+    ("optrans/demos/sq_diff", {1, 2}),
+    ("msopgen/leaky_clamp", {1, 2}),
+])
+def test_layout_fixture_builds_and_verifies(cli, layouts, tmp_path, pkg, keys):
+    code, out, err = cli("verify", layouts / pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
+    assert code == 0, out + err
+    assert "0 failed, 0 errors" in out and "simulator warning" not in out, out
+    results = json.loads((tmp_path / "v" / "results.json").read_text())
+    assert {c["status"] for c in results["cases"]} == {"pass"}
+    assert _tiling_keys(layouts / pkg) == keys  # every tiling-key path of the fixture is covered
+
+
+def test_aclnn_and_graph_files_are_left_out_unless_asked(cli, layouts, tmp_path):
+    shutil.copytree(layouts / "optrans", tmp_path / "optrans")
+    pkg = tmp_path / "optrans" / "demos" / "row_scale"
+    text = (pkg / "op.yaml").read_text()
+    (pkg / "op.yaml").write_text(text.replace("  sources:", "  host_exclude: [op_api]\n  sources:"))
+    code, out, err = cli("build", pkg, "--soc", CHIP, "-j", "1")
+    assert code != 0
+    assert "fallback_row_scale.cpp" in out + err and "fallback/fallback_comm.h" in out + err
+    assert "Traceback" not in out + err
+
+
+def test_missing_build_paths_are_one_clear_message(cli, layouts, tmp_path):
+    shutil.copytree(layouts / "optrans", tmp_path / "optrans")
+    pkg = tmp_path / "optrans" / "demos" / "sq_diff"
+    text = (pkg / "op.yaml").read_text()
+    text = text.replace("[../../common/include]", "[../../common/inc]").replace("shape_utils.cpp", "nope_*.cpp")
+    (pkg / "op.yaml").write_text(text)
+    code, out, err = cli("build", pkg, "--soc", CHIP)
+    assert code != 0 and "Traceback" not in out + err
+    msg = out + err
+    assert "build.include_dirs[0]" in msg and "'../../common/inc' does not exist" in msg
+    assert "build.sources[0]" in msg and "matches no file" in msg
+
+
+def test_include_environment_and_options_are_in_the_cache_key(layouts, monkeypatch):
+    from opkit.build import sim_backend
+    from opkit.spec import load
+
+    spec = load(layouts / "optrans" / "demos" / "sq_diff")
+    base = sim_backend.plan(spec, CHIP, 0).exe
+    monkeypatch.setenv("CPLUS_INCLUDE_PATH", str(layouts))
+    assert sim_backend.plan(spec, CHIP, 0).exe != base
+    monkeypatch.delenv("CPLUS_INCLUDE_PATH")
+    assert sim_backend.plan(spec, CHIP, 0).exe == base
+    shared = layouts / "optrans" / "common" / "src" / "shape_utils.cpp"
+    old = shared.read_text()
+    shared.write_text(old + "\n// changed\n")
+    try:
+        assert sim_backend.plan(spec, CHIP, 0).exe != base  # an extra source outside the package
+    finally:
+        shared.write_text(old)
+    header = layouts / "optrans" / "common" / "include" / "fixture_base" / "tiling_flow.h"
+    os.utime(header)  # a touch without a change rebuilds nothing
+    assert sim_backend.plan(spec, CHIP, 0).exe == base
