@@ -44,6 +44,7 @@ def _tiling_keys(pkg: Path) -> set[int]:
     ("optrans/demos/row_scale", {100, 200}),
     ("optrans/demos/sq_diff", {1, 2}),
     ("msopgen/leaky_clamp", {1, 2}),
+    ("msopgen/complex_scale", {0}),  # complex64, written in place (no output in its OpDef)
 ])
 def test_layout_fixture_builds_and_verifies(cli, layouts, tmp_path, pkg, keys):
     code, out, err = cli("verify", layouts / pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
@@ -98,3 +99,19 @@ def test_include_environment_and_options_are_in_the_cache_key(layouts, monkeypat
     header = layouts / "optrans" / "common" / "include" / "fixture_base" / "tiling_flow.h"
     os.utime(header)  # a touch without a change rebuilds nothing
     assert sim_backend.plan(spec, CHIP, 0).exe == base
+
+
+def test_without_infershape_output_shapes_come_from_op_yaml(cli, layouts, tmp_path):
+    shutil.copytree(layouts / "optrans", tmp_path / "optrans")
+    pkg = tmp_path / "optrans" / "demos" / "sq_diff"
+    (pkg / "op_host" / "sq_diff_infershape.cpp").unlink()
+    code, out, err = cli("verify", pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
+    assert code == 0 and "0 failed, 0 errors" in out, out + err
+    code, out, err = cli("build", pkg, "--soc", CHIP)
+    assert code == 0, out + err
+    text = (pkg / "op.yaml").read_text()
+    (pkg / "op.yaml").write_text(text.replace("{name: z, dtypes: [float16, float32], shape: [...N]}",
+                                              "{name: z, dtypes: [float16, float32]}"))
+    code, out, err = cli("build", pkg, "--soc", CHIP)
+    assert code != 0 and "Traceback" not in out + err
+    assert "infershape function: not registered" in out + err and "outputs ['z']: no 'shape'" in out + err

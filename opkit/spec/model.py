@@ -45,6 +45,7 @@ class Param:
     index: int  # position among the inputs, or among the outputs
     description: str = ""
     when: Condition | None = None
+    inplace: str | None = None  # an output the kernel writes into this input's buffer (not an OpDef output)
 
     @property
     def upper(self) -> str:
@@ -187,6 +188,11 @@ class Spec:
     @property
     def params(self) -> list[Param]:
         return [*self.inputs, *self.outputs]
+
+    @property
+    def device_outputs(self) -> list[Param]:
+        """The outputs the OpDef declares and the kernel gets a buffer for (in-place results excluded)."""
+        return [o for o in self.outputs if o.inplace is None]
 
     @property
     def n_columns(self) -> int:

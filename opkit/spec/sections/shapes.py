@@ -70,3 +70,25 @@ def shape_roles(sym: tuple, shape: list[int], bound: dict[str, Any]) -> list[tup
             continue
         roles.append(next(((p, None) for p in parts if not p.isdigit() and bound.get(p) == v), None))
     return roles
+
+
+def concrete_shape(sym: tuple, dims: dict[str, Any]) -> list[int] | None:
+    """The shape a symbolic shape takes under a case's bound symbols (``Case.dims``); None when a symbol is
+    unbound. An alternative (``B|1``) takes its first bound symbol, else its first literal."""
+    out: list[int] = []
+    for s in sym:
+        if isinstance(s, int):
+            out.append(s)
+        elif s.startswith("..."):
+            if s[3:] not in dims:
+                return None
+            out.extend(dims[s[3:]])
+        else:
+            parts = s.split("|")
+            hit = next((dims[p] for p in parts if not p.isdigit() and p in dims), None)
+            if hit is None:
+                hit = next((int(p) for p in parts if p.isdigit()), None)
+            if hit is None:
+                return None
+            out.append(int(hit))
+    return out

@@ -114,8 +114,24 @@ def check(c: Checker, d: dict[str, Any], attrs: dict[str, Attr]) -> tuple[list[P
                 else:
                     when = parsed
             shape = tuple(p["shape"]) if "shape" in p else None
+            inplace = p.get("inplace")
+            if inplace is not None:
+                target = next((q for q in params if not q.is_output and q.name == inplace), None)
+                if target is None:
+                    c.err(path + ("inplace",), f"'{inplace}' is not an input (inputs: "
+                          f"{', '.join(q.name for q in params if not q.is_output) or 'none'})")
+                elif target.param == "dynamic":
+                    c.err(path + ("inplace",), f"'{inplace}' is a dynamic (list) input; an in-place result needs "
+                          "one tensor")
+                elif target.dtypes != dtypes:
+                    c.err(path + ("dtypes",), f"is written in place into '{inplace}', whose dtypes are "
+                          f"{list(target.dtypes)}: give the same columns")
+                elif when is not None:
+                    c.err(path + ("when",), "an in-place result cannot be conditional")
+                else:
+                    shape = shape if shape is not None else target.shape
             params.append(Param(pname, dtypes, formats, kind, shape, group == "outputs", i,
-                                p.get("description", ""), when))
+                                p.get("description", ""), when, inplace))
     return params, n_columns
 
 
