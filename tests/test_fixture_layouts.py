@@ -115,3 +115,26 @@ def test_without_infershape_output_shapes_come_from_op_yaml(cli, layouts, tmp_pa
     code, out, err = cli("build", pkg, "--soc", CHIP)
     assert code != 0 and "Traceback" not in out + err
     assert "infershape function: not registered" in out + err and "outputs ['z']: no 'shape'" in out + err
+
+
+def test_a_soc_the_simulator_does_not_model_is_skipped_with_a_note(cli, layouts, tmp_path):
+    shutil.copytree(layouts / "optrans", tmp_path / "optrans")
+    pkg = tmp_path / "optrans" / "demos" / "sq_diff"
+    d = pkg / "op_host" / "sq_diff_def.cpp"
+    d.write_text(d.read_text().replace('AddConfig("ascend910b");', 'AddConfig("ascend910_95");\n'
+                                       '        this->AICore().AddConfig("ascend910b");'))
+    text = (pkg / "op.yaml").read_text()
+    (pkg / "op.yaml").write_text(text.replace("socs: [ascend910b]", "socs: [ascend910_95, ascend910b]"))
+    code, out, err = cli("build", pkg, "-j", "1")
+    assert code == 0, out + err
+    assert "skipping ascend910_95 (registered, not modelled by the simulator)" in out
+    assert "op.yaml matches the OpDef" in out
+    code, out, err = cli("verify", pkg, "-j", "1", "--out", tmp_path / "v")
+    assert code == 0 and "0 failed, 0 errors" in out and "@ascend910b2" in out, out + err
+    code, out, err = cli("verify", pkg, "--soc", "ascend910_95", "--out", tmp_path / "v2")
+    assert code != 0 and "Traceback" not in out + err
+    assert "the simulator does not model ascend910_95" in out + err
+    from opkit.listing import list_packages
+
+    rows = {r.name: r for r in list_packages(tmp_path / "optrans")}
+    assert rows["sq_diff"].socs == "ascend910b, ascend910_95 (not modelled)"

@@ -71,6 +71,7 @@ class SocTarget:
 
     key: str
     columns: tuple[int, ...] | None = None
+    modelled: bool = True  # False: a SoC key the simulator has no chip data for (built and verified elsewhere)
 
     def supports(self, column: int) -> bool:
         return self.columns is None or column in self.columns
@@ -227,6 +228,10 @@ class Spec:
         (attrs not given take their defaults)."""
         full = {a.name: a.default for a in self.attrs} | dict(attrs)
         return [o for o in self.outputs if o.when is None or o.when.holds(full)]
+
+    @property
+    def modelled_socs(self) -> list[SocTarget]:
+        return [s for s in self.socs if s.modelled]
 
     def target(self, chip: str) -> tuple[str, SocTarget]:
         """The chip's full name (a chip or an OpDef key is accepted) and the SoC entry of this spec it

@@ -13,7 +13,7 @@ from opkit.spec.sections.tensors import resolve_column
 def check(c: Checker, d: dict[str, Any], inputs: list[Param], outputs: list[Param],
           n_columns: int | None) -> list[SocTarget]:
     socs: list[SocTarget] = []
-    keys = soc.opdef_keys()
+    keys = soc.known_keys()
     for i, s in enumerate(d["socs"]):
         key = s if isinstance(s, str) else s["soc"]
         path = ("socs", i) if isinstance(s, str) else ("socs", i, "soc")
@@ -33,5 +33,6 @@ def check(c: Checker, d: dict[str, Any], inputs: list[Param], outputs: list[Para
                 else:
                     picked.append(r)
             columns = tuple(sorted(set(picked)))
-        socs.append(SocTarget(key, columns))
-    return socs
+        socs.append(SocTarget(key, columns, soc.is_modelled(key)))
+    # Modelled SoCs first: a command that picks the package's first SoC picks one it can run.
+    return sorted(socs, key=lambda t: not t.modelled)
