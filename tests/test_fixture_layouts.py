@@ -96,6 +96,11 @@ def test_include_environment_and_options_are_in_the_cache_key(layouts, monkeypat
         assert sim_backend.plan(spec, CHIP, 0).exe != base  # an extra source outside the package
     finally:
         shared.write_text(old)
+    with_define = type(spec.build)(**{**spec.build.__dict__, "defines": ("SQ_DIFF_TRACE=1",)})
+    spec.build = with_define
+    changed = sim_backend.plan(spec, CHIP, 0)
+    assert changed.exe != base and all("-DSQ_DIFF_TRACE=1" in u.flags for u in changed.units if "host-" in u.obj.name)
+    spec.build = type(spec.build)(**{**spec.build.__dict__, "defines": ()})
     header = layouts / "optrans" / "common" / "include" / "fixture_base" / "tiling_flow.h"
     os.utime(header)  # a touch without a change rebuilds nothing
     assert sim_backend.plan(spec, CHIP, 0).exe == base

@@ -151,6 +151,8 @@ def kernel_tiling_header(described: Mapping[str, Any], op_type: str) -> str | No
         main = distinct[0]
     guard = "OPKIT_TILING_" + re.sub(r"\W", "_", op_type).upper() + "_H"
     body = kernel_struct_header([layouts[n] for n in reach], guard=guard)
+    # The library structs a class may nest (TCubeTiling, ...) are the kernel's own.
+    body = body.replace("#include <cstdint>\n", '#include <cstdint>\n#include "kernel_tiling/kernel_tiling.h"\n', 1)
     tail = (f"// GET_TILING_DATA of {op_type} reads {main} (REGISTER_TILING_DATA_CLASS).\n"
             "#undef OPKIT_TILING_DATA_TYPE\n"
             f"#define OPKIT_TILING_DATA_TYPE ::{main}\n")
