@@ -143,3 +143,22 @@ def test_a_soc_the_simulator_does_not_model_is_skipped_with_a_note(cli, layouts,
 
     rows = {r.name: r for r in list_packages(tmp_path / "optrans")}
     assert rows["sq_diff"].socs == "ascend910b, ascend910_95 (not modelled)"
+
+
+def test_a_kernel_with_its_own_tiling_struct_gets_none_generated(cli, layouts, tmp_path):
+    """flash_attention_score_grad's way: the kernel defines structs under the host classes' names and
+    names its default with REGISTER_TILING_DEFAULT; generating them too would define them twice."""
+    shutil.copytree(layouts / "optrans", tmp_path / "optrans")
+    pkg = tmp_path / "optrans" / "demos" / "sq_diff"
+    (pkg / "op_kernel" / "sq_diff_tiling_data.h").write_text(
+        "#pragma once\n#include <cstdint>\n"
+        "struct SqDiffTilingData {\n    int64_t total;\n    int64_t perCore;\n    int32_t tile;\n"
+        "    uint8_t reserved[2];\n};\n")
+    k = pkg / "op_kernel" / "sq_diff.cpp"
+    text = k.read_text().replace('#include "sq_diff_tiling_key.h"', '#include "sq_diff_tiling_key.h"\n'
+                                 '#include "sq_diff_tiling_data.h"')
+    k.write_text(text.replace("    GET_TILING_DATA(tilingData, tiling);",
+                              "    REGISTER_TILING_DEFAULT(SqDiffTilingData);\n    GET_TILING_DATA(tilingData, tiling);"))
+    code, out, err = cli("verify", pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
+    assert code == 0 and "0 failed, 0 errors" in out, out + err
+    assert not list((pkg / ".opkit" / "sim" / "gen").glob("tiling-*.h"))

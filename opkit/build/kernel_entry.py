@@ -108,6 +108,23 @@ def registers_tiling_class(files: list[Path]) -> bool:
     return False
 
 
+_OWN_TILING = re.compile(rb"\bREGISTER_TILING_(?:DEFAULT|FOR_TILINGKEY)\s*\(|\bREGISTER_NONE_TILING\b")
+
+
+def kernel_declares_tiling(files: list[Path]) -> bool:
+    """True when a kernel file says which struct its tiling is (REGISTER_TILING_DEFAULT,
+    REGISTER_TILING_FOR_TILINGKEY, REGISTER_NONE_TILING): as in CANN's build, the kernel then brings its
+    own structs and none is generated from the host's TilingData classes."""
+    for f in files:
+        try:
+            text = f.read_bytes()
+        except OSError:
+            continue
+        if _OWN_TILING.search(re.sub(rb"//[^\n]*|/\*.*?\*/", b" ", text, flags=re.S)):
+            return True
+    return False
+
+
 def shim_source(spec: Spec, described: dict[str, Any] | None = None, tiling_header: Path | None = None) -> str:
     """The shim's C++; ``described`` (the harness's ``describe``) is needed for a template kernel;
     ``tiling_header`` is the generated kernel-side tiling header, included before the kernel."""
