@@ -173,6 +173,10 @@ class SimRunner:
             if not opdef_check.infers_shapes(art.exe, spec.op_type):  # output shapes from op.yaml
                 for o, entry in zip(spec.device_outputs, req["outputs"], strict=True):
                     entry["shape"] = concrete_shape(o.shape, case.dims) if o.shape is not None else None
+                    if entry["shape"] is None:
+                        raise KernelError(f"{label}: {spec.op_type} registers no InferShape, so output '{o.name}' "
+                                          "takes its shape from op.yaml; give it a 'shape' whose symbols the inputs "
+                                          f"bind (now: {list(o.shape) if o.shape else 'none'})")
             if req["trace"]:
                 Path(req["trace"]).parent.mkdir(parents=True, exist_ok=True)
                 Path(req["trace"]).unlink(missing_ok=True)  # never report a previous run's trace
