@@ -84,7 +84,8 @@ def package_build(spec: Spec) -> PackageBuild:
     if isinstance(resolved, list):
         raise UsageError(f"{spec.path}: " + "\n".join(resolved))
     kept, left = host_sources(spec)
-    sources = kept + [s for s in resolved.sources if s not in kept]
+    mine = {k.resolve() for k in kept}
+    sources = kept + [s for s in resolved.sources if s not in mine]  # a source named twice is compiled once
     flags: list[str] = []
     inputs: list[Path] = list(resolved.sources)
     for folder in resolved.include_dirs:
