@@ -453,4 +453,13 @@ def render(checks: list[Check]) -> str:
     lines.append("sim backend: " + ("ready" if sim_ready(checks) else "NOT ready (needs Python >= 3.10 and a C++17 "
                                                                       "compiler, see above)"))
     lines.append("cann backend: not available in opkit yet; NPU builds cannot be made with opkit today")
+    lines.append(soc_summary())
     return "\n".join(lines)
+
+
+def soc_summary() -> str:
+    """Which OpDef SoC keys the simulator models (with their chips) and which it only accepts in op.yaml."""
+    modelled = "; ".join(f"{k} ({', '.join(soc.chips_for(k))})" for k in soc.opdef_keys())
+    return (f"simulated SoCs: {modelled}\n"
+            f"registered but not modelled (packages may list them; build and verify skip them): "
+            f"{', '.join(soc.unmodelled_keys()) or 'none'}")

@@ -12,7 +12,7 @@ class DType:
     ge_value: int  # its numeric value (ORIG_DTYPE_<ARG> macros)
     cpp: str  # the C++ type in Ascend C kernels
     size: int  # bytes per element
-    kind: str  # "float" | "int" | "uint" | "bool"
+    kind: str  # "float" | "int" | "uint" | "bool" | "complex"
     numpy: str  # NumPy dtype used for host-side data ("bfloat16" travels as uint16 bits in .npz)
 
     @property
@@ -34,6 +34,8 @@ _TABLE = [
     DType("int64", "DT_INT64", 9, "int64_t", 8, "int", "int64"),
     DType("uint64", "DT_UINT64", 10, "uint64_t", 8, "uint", "uint64"),
     DType("bool", "DT_BOOL", 12, "bool", 1, "bool", "bool"),
+    # Interleaved (real, imaginary) float32 pairs, as CANN stores them; compared part by part.
+    DType("complex64", "DT_COMPLEX64", 16, "complex64", 8, "complex", "complex64"),
 ]
 
 DTYPES: dict[str, DType] = {d.name: d for d in _TABLE}

@@ -50,5 +50,6 @@ def list_packages(root: Path) -> list[Row]:
             continue
         rows.append(Row(
             d, spec.family, spec.name, spec.op_type, ", ".join(spec.dtypes_used()),
-            ", ".join(s.key for s in spec.socs), str(len(spec.cases)), "valid"))
+            ", ".join(s.key if s.modelled else f"{s.key} (not modelled)" for s in spec.socs), str(len(spec.cases)),
+            "valid"))
     return rows

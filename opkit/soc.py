@@ -68,6 +68,27 @@ def opdef_keys() -> list[str]:
     return list(_raw()["opdef_keys"])
 
 
+def unmodelled_keys() -> list[str]:
+    """OpDef SoC keys of current CANN the simulator has no chip data for (``ascend910_95``, ...)."""
+    return list(_raw().get("unmodelled_keys", {}))
+
+
+def known_keys() -> list[str]:
+    """Every OpDef SoC key op.yaml accepts: the modelled ones first."""
+    return opdef_keys() + unmodelled_keys()
+
+
+def is_modelled(opdef_key: str) -> bool:
+    return opdef_key in _raw()["opdef_keys"]
+
+
+def key_note(opdef_key: str) -> str:
+    """What the table says of a key (its note), modelled or not."""
+    raw = _raw()
+    entry = raw["opdef_keys"].get(opdef_key) or raw.get("unmodelled_keys", {}).get(opdef_key) or {}
+    return str(entry.get("note", ""))
+
+
 def chips() -> list[str]:
     """All chip names in the table."""
     return list(_raw()["chips"])
@@ -91,6 +112,11 @@ def resolve(name: str) -> str:
         return str(norm)
     if norm in raw["opdef_keys"]:
         return default_chip(str(norm))
+    if norm in raw.get("unmodelled_keys", {}):
+        raise KeyError(
+            f"the simulator does not model {norm} ({key_note(str(norm))}); modelled OpDef keys: "
+            f"{', '.join(opdef_keys())}; chips: {', '.join(chips())}"
+        )
     raise KeyError(
         f"unknown SoC {name!r}; valid chips: {', '.join(chips())}; "
         f"valid OpDef keys: {', '.join(opdef_keys())}"
@@ -119,7 +145,11 @@ __all__ = [
     "chips",
     "chips_for",
     "default_chip",
+    "is_modelled",
+    "key_note",
+    "known_keys",
     "opdef_keys",
     "resolve",
     "sources",
+    "unmodelled_keys",
 ]

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from opkit import soc as socdata
 from opkit.build import opdef_check, sim_backend
+from opkit.errors import UsageError
 from opkit.spec import Spec
 
 
@@ -24,8 +25,12 @@ class BuildReport:
 
 
 def default_chips(spec: Spec) -> list[str]:
-    """The default chip of every SoC the package targets."""
-    return [socdata.default_chip(s.key) for s in spec.socs]
+    """The default chip of every SoC the package targets that the simulator models."""
+    chips = [socdata.default_chip(s.key) for s in spec.modelled_socs]
+    if not chips:
+        raise UsageError(f"{spec.path}: socs {[s.key for s in spec.socs]}: the simulator models none of them "
+                         f"(it models {', '.join(socdata.opdef_keys())}); add one to build and verify with opkit")
+    return chips
 
 
 def build_packages(specs: list[Spec], chips: list[str] | None = None, jobs: int | None = None,
@@ -34,6 +39,9 @@ def build_packages(specs: list[Spec], chips: list[str] | None = None, jobs: int 
     report = BuildReport()
     for spec in specs:
         wanted = chips or default_chips(spec)
+        skipped = [s.key for s in spec.socs if not s.modelled]
+        if skipped and not chips and progress:
+            progress(f"{spec.name}: skipping {', '.join(skipped)} (registered, not modelled by the simulator)")
         report.artifacts += sim_backend.artifacts_for(spec, wanted)
     sim_backend.build(report.artifacts, jobs=jobs, progress=progress)
     checked: set[str] = set()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import subprocess
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ def spec_view(spec: Spec) -> dict[str, Any]:
                 for p in ps]
     return {
         "op_type": spec.op_type,
-        "inputs": params(spec.inputs), "outputs": params(spec.outputs),
+        "inputs": params(spec.inputs), "outputs": params(spec.device_outputs),
         "attrs": [{"name": a.name, "type": a.type, "required": a.required, "default": a.default}
                   for a in spec.attrs],
         "socs": [s.key for s in spec.socs],
@@ -77,10 +78,22 @@ def differences(spec: Spec, described: dict[str, Any]) -> list[str]:
                 lines += [f"- attr {name}.default: {a['default']!r}", f"+ attr {name}.default: {b.get('default')!r}"]
     if sorted(want["socs"]) != sorted(op.get("socs", [])):
         lines += [f"- socs: {want['socs']}", f"+ socs (AddConfig): {op.get('socs', [])}"]
-    for role in ("has_tiling", "has_infershape"):
-        if op.get(role) is False:
-            lines.append(f"+ {role.replace('has_', '')} function: not registered")
+    if op.get("has_tiling") is False:
+        lines.append("+ tiling function: not registered")
+    if op.get("has_infershape") is False:
+        shapeless = [o.name for o in spec.device_outputs if o.shape is None]
+        if shapeless:  # without InferShape, output shapes come from op.yaml
+            lines += [f"- outputs {shapeless}: no 'shape' in op.yaml",
+                      "+ infershape function: not registered (give each output a symbolic 'shape' in op.yaml, "
+                      "or register InferShape)"]
     return lines
+
+
+@lru_cache(maxsize=256)
+def infers_shapes(exe: Path, op_type: str) -> bool:
+    """Whether the harness's operator registers an InferShape function (else output shapes come from op.yaml)."""
+    ops = [o for o in describe(exe).get("ops", []) if o.get("op_type") == op_type]
+    return not ops or ops[0].get("has_infershape") is not False
 
 
 def check(spec: Spec, exe: Path) -> None:

@@ -9,6 +9,7 @@ that goes into them, so an unchanged package rebuilds nothing.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import threading
@@ -18,16 +19,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from opkit import sim
-from opkit.build import kernel_entry, opdef_check
+from opkit.build import kernel_entry, opdef_check, options
 from opkit.build.cache import digest, shared_dir, sim_digest, tree_files
 from opkit.build.toolchain import BuildError, Compiler, explain_failure, find_compiler
 from opkit.dtypes import DTYPES
 from opkit.errors import UsageError
+from opkit.sim.host import tiling_struct
 from opkit.spec import Spec
 
 OPT = "-O2"
 BUILD_DIR = ".opkit/sim"
 _GENERATOR = digest([Path(kernel_entry.__file__)], Path(kernel_entry.__file__).parent, [])
+_TILING_GENERATOR = digest([Path(tiling_struct.__file__)], Path(tiling_struct.__file__).parent, [])
 
 
 @dataclass
@@ -53,6 +56,7 @@ class Artifact:
     exe: Path
     units: list[Unit] = field(default_factory=list)
     template_kernel: bool = False  # the shim dispatches to template instantiations (needs ``describe``)
+    tiling_classes: bool = False  # the host registers TilingData classes: the kernel gets generated structs
     built: bool = False  # compiled in this call (False: taken from the cache)
 
     @property
@@ -72,33 +76,46 @@ def dtype_defines(spec: Spec, column: int) -> list[str]:
     return out
 
 
+def _rel_name(src: Path, base: Path) -> str:
+    try:
+        return src.resolve().relative_to(base.resolve()).as_posix()
+    except ValueError:
+        return str(src.resolve())
+
+
 def plan(spec: Spec, chip: str, column: int, compiler: Compiler | None = None) -> Artifact:
     """What building one harness takes; nothing is compiled."""
     cc = compiler or find_compiler()
     kernel_src = kernel_entry.kernel_source(spec)
     if not kernel_src.is_file():
         raise UsageError(f"{kernel_src}: missing (a package's kernel entry lives in op_kernel/{spec.name}.cpp)")
-    host_srcs = sorted((spec.dir / "op_host").glob("*.cpp"))
+    pkg = options.package_build(spec)
+    host_srcs = pkg.host_sources
     if not host_srcs:
-        raise UsageError(f"{spec.dir / 'op_host'}: no host sources (OpDef, InferShape, tiling)")
+        left = f" ({len(pkg.excluded)} left out by build.host_exclude)" if pkg.excluded else ""
+        raise UsageError(f"{spec.dir / 'op_host'}: no host sources (OpDef, InferShape, tiling){left}")
     harness_srcs = sorted(_host_dir().glob("*.cpp"))
     if not harness_srcs:
         raise BuildError("the simulator's harness sources are missing (opkit/sim/host/*.cpp); reinstall opkit")
     common = sim.cxx_flags(chip, opt=OPT, f16c="-mf16c" in cc.features)
-    base = common + [f"-I{spec.dir / 'op_kernel'}", f"-I{spec.dir / 'op_host'}"]
-    pkg_files = tree_files(spec.dir / "op_kernel") + tree_files(spec.dir / "op_host")
-    extra = [cc.path, ".".join(map(str, cc.version)), sim_digest()]
+    base = common + [f"-I{spec.dir / 'op_kernel'}", f"-I{spec.dir / 'op_host'}", *pkg.flags]
+    pkg_files = tree_files(spec.dir / "op_kernel") + tree_files(spec.dir / "op_host") + pkg.inputs
+    extra = [cc.path, ".".join(map(str, cc.version)), sim_digest(), *pkg.key]
     out = spec.dir / BUILD_DIR
     units: list[Unit] = []
     host_flags = base
     for src in host_srcs:
-        h = digest(pkg_files, spec.dir, [*extra, *host_flags, src.name])
+        rel = _rel_name(src, spec.dir)
+        h = digest(pkg_files, spec.dir, [*extra, *host_flags, rel])
         units.append(Unit(src, out / "obj" / f"host-{src.stem}-{h}.o", host_flags))
     kflags = base + dtype_defines(spec, column)
     templated = kernel_entry.is_template_kernel(spec)
+    tiling_classes = kernel_entry.registers_tiling_class(pkg_files) and not kernel_entry.kernel_declares_tiling(
+        tree_files(spec.dir / "op_kernel"))
     # The shim follows from the package files (a template kernel's instantiations from its host
-    # sources' declarations) and from the generator itself.
-    h = digest(pkg_files, spec.dir, [*extra, *kflags, kernel_entry.shim_source(spec), _GENERATOR, str(templated)])
+    # sources' declarations, the generated tiling structs from its TilingData classes) and from the generators.
+    h = digest(pkg_files, spec.dir, [*extra, *kflags, kernel_entry.shim_source(spec), _GENERATOR, _TILING_GENERATOR,
+                                     str(templated)])
     shim = out / "gen" / f"entry-{h}.cpp"
     units.append(Unit(shim, out / "obj" / f"kernel-{h}.o", kflags, shim=True))
     for src in harness_srcs:  # the same for every package: kept in opkit's shared cache
@@ -106,7 +123,7 @@ def plan(spec: Spec, chip: str, column: int, compiler: Compiler | None = None) -
         units.append(Unit(src, shared_dir() / "sim-obj" / f"harness-{src.stem}-{h}.o", common))
     link = digest([], spec.dir, [*extra, *[u.obj.name for u in units]])
     exe = out / chip / spec.column_label(column) / f"harness-{link}"
-    return Artifact(spec, chip, column, exe, units, template_kernel=templated)
+    return Artifact(spec, chip, column, exe, units, template_kernel=templated, tiling_classes=tiling_classes)
 
 
 def _compile(cc: Compiler, unit: Unit, spec: Spec) -> None:
@@ -149,17 +166,37 @@ def _link(cc: Compiler, objs: list[Path], exe: Path, label: str, spec: Spec) -> 
 
 
 def _write_template_shim(cc: Compiler, a: Artifact, shim: Unit, described: dict[Path, dict]) -> None:
-    """Link the host-only harness, read the template declarations, write the dispatching shim.
-    ``described`` keeps each host-only harness's ``describe`` for the other dtype columns."""
+    """Link the host-only harness, read what the shim needs from its ``describe`` (a template kernel's
+    declarations, the TilingData classes the host registers), write the shim and the generated tiling
+    header. ``described`` keeps each host-only harness's ``describe`` for the other dtype columns."""
     objs = [u.obj for u in a.units if not u.shim]
     exe = a.exe.parent.parent / f"describe-{digest([], a.spec.dir, [o.name for o in objs])}"
     if exe not in described:
         if not exe.is_file():
             _link(cc, objs, exe, f"{a.label} (host-only harness)", a.spec)
         described[exe] = opdef_check.describe(exe)
-    source = kernel_entry.shim_source(a.spec, described[exe])
+    header = _tiling_header(a.spec, described[exe]) if a.tiling_classes else None
+    source = kernel_entry.shim_source(a.spec, described[exe] if a.template_kernel else None, header)
     shim.source.parent.mkdir(parents=True, exist_ok=True)
     shim.source.write_text(source, encoding="utf-8")
+
+
+def _tiling_header(spec: Spec, described: dict) -> Path | None:
+    """CANN's tiling-data step: the kernel-side structs of the TilingData classes the host registers for
+    the op, written once per content under the package's build folder."""
+    try:
+        text = tiling_struct.kernel_tiling_header(described, spec.op_type)
+    except ValueError as exc:
+        raise BuildError(f"{spec.dir / 'op_host'}: {exc}") from None
+    if text is None:
+        return None
+    path = spec.dir / BUILD_DIR / "gen" / f"tiling-{hashlib.sha256(text.encode()).hexdigest()[:20]}.h"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    return path
 
 
 def build(artifacts: list[Artifact], jobs: int | None = None,
@@ -177,7 +214,7 @@ def build(artifacts: list[Artifact], jobs: int | None = None,
         for u in a.units:
             if u.done() or u.obj in units or u.obj in later:
                 continue
-            if u.shim and a.template_kernel:
+            if u.shim and (a.template_kernel or a.tiling_classes):
                 later[u.obj] = (u, a)
                 continue
             if u.shim:

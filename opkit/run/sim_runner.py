@@ -19,10 +19,11 @@ from typing import Any
 import numpy as np
 
 from opkit import soc as socdata
-from opkit.build import sim_backend
+from opkit.build import opdef_check, sim_backend
 from opkit.errors import OpkitError
 from opkit.numerics import np_dtype
 from opkit.spec import Case, Spec
+from opkit.spec.sections.shapes import concrete_shape
 from opkit.verify.pipeline import RunOutput
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -144,9 +145,11 @@ class SimRunner:
                 f = work / f"in_{p.name}.bin"
                 np.ascontiguousarray(value).tofile(f)
                 entry.update({"shape": list(np.shape(value)), "file": str(f)})
+                if any(o.inplace == p.name for o in spec.outputs):  # the kernel writes its result here
+                    entry["result_file"] = str(work / f"inplace_{p.name}.bin")
             ins.append(entry)
         outs = [{"name": o.name, "dtype": o.dtypes[column], "format": o.formats[column],
-                 "file": str(work / f"out_{o.name}.bin")} for o in spec.outputs]
+                 "file": str(work / f"out_{o.name}.bin")} for o in spec.device_outputs]
         attrs = [{"name": a.name, "type": a.type, "value": case.attrs.get(a.name)} for a in spec.attrs]
         tp = self.trace_path(spec, case, column, chip, trace_only)
         req = {"op_type": spec.op_type, "chip": chip_request(chip), "inputs": ins, "outputs": outs,
@@ -167,6 +170,13 @@ class SimRunner:
         with tempfile.TemporaryDirectory(prefix="opkit-run-") as tmp:
             work = Path(tmp)
             req = self.request(spec, case, column, chip, inputs, work, trace_only=trace_only)
+            if not opdef_check.infers_shapes(art.exe, spec.op_type):  # output shapes from op.yaml
+                for o, entry in zip(spec.device_outputs, req["outputs"], strict=True):
+                    entry["shape"] = concrete_shape(o.shape, case.dims) if o.shape is not None else None
+                    if entry["shape"] is None:
+                        raise KernelError(f"{label}: {spec.op_type} registers no InferShape, so output '{o.name}' "
+                                          "takes its shape from op.yaml; give it a 'shape' whose symbols the inputs "
+                                          f"bind (now: {list(o.shape) if o.shape else 'none'})")
             if req["trace"]:
                 Path(req["trace"]).parent.mkdir(parents=True, exist_ok=True)
                 Path(req["trace"]).unlink(missing_ok=True)  # never report a previous run's trace
@@ -190,6 +200,11 @@ class SimRunner:
                 raise KernelError(f"{label}: the harness wrote no readable result ({exc})") from None
             outputs = {}
             for o in ([] if trace_only else spec.outputs):  # a trace-only run has no results
+                if o.inplace is not None:
+                    src = np.shape(inputs[o.inplace])
+                    outputs[o.name] = _read_output(work / f"inplace_{o.inplace}.bin", np_dtype(o.dtypes[column]))
+                    outputs[o.name] = outputs[o.name].reshape(src)
+                    continue
                 shape = result.get("output_shapes", {}).get(o.name)
                 if shape is None:
                     continue

@@ -45,6 +45,7 @@ class Param:
     index: int  # position among the inputs, or among the outputs
     description: str = ""
     when: Condition | None = None
+    inplace: str | None = None  # an output the kernel writes into this input's buffer (not an OpDef output)
 
     @property
     def upper(self) -> str:
@@ -70,6 +71,7 @@ class SocTarget:
 
     key: str
     columns: tuple[int, ...] | None = None
+    modelled: bool = True  # False: a SoC key the simulator has no chip data for (built and verified elsewhere)
 
     def supports(self, column: int) -> bool:
         return self.columns is None or column in self.columns
@@ -112,6 +114,25 @@ class DimLimit:
         if value % self.multiple_of:
             return f"{self.name} = {value} is not a multiple of {self.multiple_of} (op.yaml dims.{self.name})"
         return None
+
+
+DEFAULT_HOST_EXCLUDE = ("op_api", "op_graph", "fallback_*.cpp", "tests", "examples")
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """op.yaml ``build``: how the package's C++ is compiled beyond op_host/ and op_kernel/.
+
+    Paths are as written (relative to the package); ``opkit.spec.sections.build.resolve`` turns them
+    into existing files and folders.
+    """
+
+    include_dirs: tuple[str, ...] = ()
+    include_aliases: tuple[tuple[str, str], ...] = ()  # (prefix, folder)
+    sources: tuple[str, ...] = ()  # extra host sources, globs allowed
+    host_exclude: tuple[str, ...] = DEFAULT_HOST_EXCLUDE
+    defines: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
 
 
 @dataclass
@@ -159,6 +180,7 @@ class Spec:
     compare: CompareHook | None = None
     dims: dict[str, DimLimit] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict)
+    build: BuildOptions = field(default_factory=BuildOptions)
 
     @property
     def dir(self) -> Path:
@@ -167,6 +189,11 @@ class Spec:
     @property
     def params(self) -> list[Param]:
         return [*self.inputs, *self.outputs]
+
+    @property
+    def device_outputs(self) -> list[Param]:
+        """The outputs the OpDef declares and the kernel gets a buffer for (in-place results excluded)."""
+        return [o for o in self.outputs if o.inplace is None]
 
     @property
     def n_columns(self) -> int:
@@ -201,6 +228,10 @@ class Spec:
         (attrs not given take their defaults)."""
         full = {a.name: a.default for a in self.attrs} | dict(attrs)
         return [o for o in self.outputs if o.when is None or o.when.holds(full)]
+
+    @property
+    def modelled_socs(self) -> list[SocTarget]:
+        return [s for s in self.socs if s.modelled]
 
     def target(self, chip: str) -> tuple[str, SocTarget]:
         """The chip's full name (a chip or an OpDef key is accepted) and the SoC entry of this spec it

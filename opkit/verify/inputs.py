@@ -32,6 +32,10 @@ def _special_value(token: Any, dtype: str) -> float:
 def _draw(dist: Any, shape: tuple[int, ...], dtype: str, rng: np.random.Generator,
           custom: Callable[[str], Callable[..., Any]] | None, attrs: dict[str, Any]) -> np.ndarray:
     kind = np.dtype(np_dtype(dtype)).kind if dtype != "bfloat16" else "f"
+    if kind == "c":  # complex: real and imaginary parts drawn independently from the distribution
+        parts = [_draw(dist, shape, "float32", rng, custom, attrs) for _ in range(2)] if not _is_custom(dist) else None
+        if parts is not None:
+            return parts[0] + 1j * parts[1]
     if dist is None:
         dist = "uniform" if kind == "f" else "randint"
     if isinstance(dist, str):
@@ -57,17 +61,28 @@ def _draw(dist: Any, shape: tuple[int, ...], dtype: str, rng: np.random.Generato
     return out
 
 
+def _is_custom(dist: Any) -> bool:
+    return isinstance(dist, dict) and "custom" in dist
+
+
 def _sprinkle(values: np.ndarray, special: Any, dtype: str, rng: np.random.Generator) -> np.ndarray:
     tokens = special["values"] if isinstance(special, dict) else special
     fraction = special.get("fraction", DEFAULT_SPECIAL_FRACTION) if isinstance(special, dict) else \
         DEFAULT_SPECIAL_FRACTION
-    flat = values.astype(np.float64).reshape(-1) if values.dtype.kind == "f" else values.reshape(-1).copy()
+    if values.dtype.kind == "c":  # special values go into the real part
+        flat = values.astype(np.complex128).reshape(-1)
+    elif values.dtype.kind == "f":
+        flat = values.astype(np.float64).reshape(-1)
+    else:
+        flat = values.reshape(-1).copy()
     if flat.size == 0:
         return values
     count = min(flat.size, max(len(tokens), int(round(fraction * flat.size))))
     where = rng.choice(flat.size, size=count, replace=False)
+    part = "float32" if dtype == "complex64" else dtype
     for i, pos in enumerate(where):
-        flat[pos] = _special_value(tokens[i % len(tokens)], dtype)
+        value = _special_value(tokens[i % len(tokens)], part)
+        flat[pos] = value + 1j * flat[pos].imag if flat.dtype.kind == "c" else value
     return flat.reshape(values.shape)
 
 
@@ -112,4 +127,6 @@ def as_golden_input(value: Any) -> Any:
     arr = np.asarray(value)
     if arr.dtype.kind == "f" or arr.dtype.name == "bfloat16":
         return arr.astype(np.float64)
+    if arr.dtype.kind == "c":
+        return arr.astype(np.complex128)
     return arr

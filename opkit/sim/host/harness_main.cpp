@@ -347,7 +347,14 @@ void Describe() {
         }
         s += "]}";
     }
-    s += std::string(TilingLayouts().empty() ? "" : "\n  ") + "],\n  \"tiling_key_templates\": [";
+    s += std::string(TilingLayouts().empty() ? "" : "\n  ") + "],\n  \"tiling_data_registrations\": {";
+    // REGISTER_TILING_DATA_CLASS(OpType, Cls) and its per-tiling-key form (OpType_<key>, Cls).
+    first = true;
+    for (const auto& kv : TilingClassOfOp()) {
+        s += std::string(first ? "" : ", ") + json::quote(kv.first) + ": " + json::quote(kv.second);
+        first = false;
+    }
+    s += "},\n  \"tiling_key_templates\": [";
     auto params = [](const std::vector<opkit::tpl::Param>& ps, bool with_bits) {
         std::string o = "[";
         for (size_t i = 0; i < ps.size(); ++i) {
@@ -498,6 +505,7 @@ struct Tensor {
     std::string file;
     void* gm = nullptr;  // GM allocation (inputs: filled from the file when the request is read)
     uint64_t bytes = 0;
+    std::string result_file;  // an input the kernel writes in place: its bytes after the launch go here
 };
 
 struct IrParam {
@@ -576,6 +584,8 @@ void ReadParam(const Value& v, const ops::OpParamDef& def, bool is_input, const 
         t.shape.MutableStorageShape() = shapes[k];
         t.file = files[k];
         t.bytes = Bytes(shapes[k], t.dt, where);
+        const Value* rf = v.find("result_file");
+        if (rf && rf->type == Value::String && !out->dynamic) t.result_file = rf->text;
         // The file goes straight into the tensor's GM allocation (no intermediate copies).
         FILE* f = std::fopen(t.file.c_str(), "rb");
         if (!f) fail(kRun, "%s: cannot read '%s': %s", where.c_str(), t.file.c_str(), std::strerror(errno));
@@ -1041,7 +1051,11 @@ void RunOne(const std::string& path) {
         std::_Exit(lrc);
     }
 
-    // Outputs and the result.
+    // Outputs and the result (an in-place input's bytes too).
+    if (!trace_only)
+        for (auto& p : pin)
+            for (auto& t : p.tensors)
+                if (!t.result_file.empty()) WriteFile(t.result_file, t.gm, t.bytes, "in-place input '" + t.name + "'");
     std::string shapes;
     for (auto& p : pout) {
         Tensor& t = p.tensors[0];

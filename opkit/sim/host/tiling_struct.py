@@ -19,7 +19,7 @@ LIBRARY_STRUCTS = frozenset(
     {"TCubeTiling", "SoftMaxTiling", "Mc2InitTiling", "Mc2CcTiling", "TopkTiling", "RmsNormTiling"}
 )
 
-_SCALARS = {"int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t", "float"}
+_SCALARS = {"int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t", "float", "bool"}
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -95,3 +95,65 @@ def kernel_struct_header(
         checks.append(f'static_assert(sizeof({name}) == {c["size"]}, "size of {name}");')
     out += ["#pragma pack(pop)", "", *checks, "", f"#endif  // {guard}", ""]
     return "\n".join(out)
+
+
+def registered_classes(described: Mapping[str, Any], op_type: str) -> tuple[str | None, dict[int, str]]:
+    """The class REGISTER_TILING_DATA_CLASS binds to ``op_type`` (None when none) and the classes bound
+    per tiling key (``OpType_<key>``), from ``harness describe``."""
+    regs = described.get("tiling_data_registrations", {})
+    per_key = {}
+    for name, cls in regs.items():
+        head, _, key = name.rpartition("_")
+        if head == op_type and key.isdigit():
+            per_key[int(key)] = cls
+    return regs.get(op_type), per_key
+
+
+def kernel_tiling_header(described: Mapping[str, Any], op_type: str) -> str | None:
+    """The kernel-side tiling header CANN's build generates for ``op_type``, or None when its host
+    registers no TilingData class.
+
+    It defines a plain struct for every class registered for the op (per tiling key too) and the
+    structs they nest, and makes ``GET_TILING_DATA`` read the op's class: the one registered for the
+    OpType; with only per-key registrations, the one class they all name. Keys bound to other classes
+    read them with ``GET_TILING_DATA_WITH_STRUCT``, as in CANN's dynamic-shape build.
+    """
+    default, per_key = registered_classes(described, op_type)
+    if default is None and not per_key:
+        return None
+    layouts = {c["class"]: c for c in described.get("tiling_data_classes", [])}
+    wanted = [default] if default else []
+    wanted += [c for c in per_key.values() if c not in wanted]
+    missing = [c for c in wanted if c not in layouts]
+    if missing:
+        raise ValueError(f"TilingData class {missing[0]} is registered for {op_type} but its layout is unknown")
+    reach: list[str] = []
+
+    def visit(name: str) -> None:
+        if name in reach or name in LIBRARY_STRUCTS or name not in layouts:
+            return
+        for f in layouts[name]["fields"]:
+            if f["kind"] == "struct":
+                visit(f["type"])
+        reach.append(name)
+
+    for name in wanted:
+        visit(name)
+    main = default
+    if main is None:
+        distinct = sorted(set(per_key.values()))
+        if len(distinct) > 1:
+            raise ValueError(
+                f"{op_type} registers no TilingData class of its own, and its tiling keys name different ones "
+                f"({', '.join(f'{k}: {c}' for k, c in sorted(per_key.items()))}): GET_TILING_DATA cannot pick "
+                f"one; register the default with REGISTER_TILING_DATA_CLASS({op_type}, Cls), or read each key's "
+                "struct with GET_TILING_DATA_WITH_STRUCT")
+        main = distinct[0]
+    guard = "OPKIT_TILING_" + re.sub(r"\W", "_", op_type).upper() + "_H"
+    body = kernel_struct_header([layouts[n] for n in reach], guard=guard)
+    # The library structs a class may nest (TCubeTiling, ...) are the kernel's own.
+    body = body.replace("#include <cstdint>\n", '#include <cstdint>\n#include "kernel_tiling/kernel_tiling.h"\n', 1)
+    tail = (f"// GET_TILING_DATA of {op_type} reads {main} (REGISTER_TILING_DATA_CLASS).\n"
+            "#undef OPKIT_TILING_DATA_TYPE\n"
+            f"#define OPKIT_TILING_DATA_TYPE ::{main}\n")
+    return body.replace(f"#endif  // {guard}", tail + f"#endif  // {guard}")

@@ -476,7 +476,13 @@ static_assert(int(KERNEL_TYPE_MIX_AIC_1_2) == int(opkit::sim::KT_MIX_AIC_1_2) &&
     T var;                                                                                           \
     ::opkit::sim::gm_check((tiling), sizeof(T), "GET_TILING_DATA", ::opkit::sim::SrcLoc(), "read");  \
     std::memcpy(&var, (const void*)(tiling), sizeof(T))
-#define GET_TILING_DATA(var, tiling) GET_TILING_DATA_WITH_STRUCT(opkit_tiling_default_t__, var, tiling)
+// GET_TILING_DATA reads the op's TilingData type: the class its host registers with
+// REGISTER_TILING_DATA_CLASS (the build's generated tiling header redefines OPKIT_TILING_DATA_TYPE,
+// as CANN's build generates the kernel-side struct), else the kernel's REGISTER_TILING_DEFAULT type.
+#ifndef OPKIT_TILING_DATA_TYPE
+#define OPKIT_TILING_DATA_TYPE opkit_tiling_default_t__
+#endif
+#define GET_TILING_DATA(var, tiling) GET_TILING_DATA_WITH_STRUCT(OPKIT_TILING_DATA_TYPE, var, tiling)
 #define GET_TILING_DATA_MEMBER(T, member, var, tiling)                                                           \
     decltype(T::member) var;                                                                                     \
     ::opkit::sim::gm_check((tiling) + offsetof(T, member), sizeof(var), "GET_TILING_DATA_MEMBER", ::opkit::sim::SrcLoc(), "read"); \

@@ -12,7 +12,8 @@
 // element size; a struct field starts at a multiple of 8; the class size is rounded up to a
 // multiple of 8. Padding bytes are zero. This is the layout of the kernel-side plain struct
 // under #pragma pack(8) when every nested struct is 8-byte aligned.
-// Field types: int8_t..uint64_t and float only (a compile error otherwise).
+// Field types: int8_t..uint64_t, float and bool (one byte, as CANN's build lays it out); a compile
+// error otherwise.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -35,7 +36,7 @@ struct OpkitTilingFieldType
                                        std::is_same<T, int16_t>::value || std::is_same<T, uint16_t>::value ||
                                        std::is_same<T, int32_t>::value || std::is_same<T, uint32_t>::value ||
                                        std::is_same<T, int64_t>::value || std::is_same<T, uint64_t>::value ||
-                                       std::is_same<T, float>::value> {};
+                                       std::is_same<T, float>::value || std::is_same<T, bool>::value> {};
 
 struct FieldInfo {
     FieldInfo(const char* dtype, const char* name) : dtype_(dtype), name_(name), classType_("0") {}
@@ -177,7 +178,7 @@ private:
 #define TILING_DATA_FIELD_DEF(data_type, field_name)                                                                    \
     static_assert(::optiling::OpkitTilingFieldType<data_type>::value,                                                  \
                   "TILING_DATA_FIELD_DEF: field '" #field_name "' has type " #data_type                                \
-                  "; only int8_t..uint64_t and float are allowed");                                                    \
+                  "; only int8_t..uint64_t, float and bool are allowed");                                                    \
                                                                                                                         \
 public:                                                                                                                 \
     void set_##field_name(data_type v) { OpkitSet<data_type>(field_name##_opkit_off_, v); }                            \
@@ -189,7 +190,7 @@ private:                                                                        
 #define TILING_DATA_FIELD_DEF_ARR(arr_type, arr_size, field_name)                                                      \
     static_assert(::optiling::OpkitTilingFieldType<arr_type>::value,                                                   \
                   "TILING_DATA_FIELD_DEF_ARR: field '" #field_name "' has type " #arr_type                             \
-                  "; only int8_t..uint64_t and float are allowed");                                                    \
+                  "; only int8_t..uint64_t, float and bool are allowed");                                                    \
                                                                                                                         \
 public:                                                                                                                 \
     void set_##field_name(const arr_type* p) {                                                                          \

@@ -1,0 +1,101 @@
+"""What op.yaml's ``build`` section adds to a package's compile: host sources found under op_host/
+(recursively, minus the aclnn/graph-layer files), extra sources, include folders, include aliases
+(a shadow tree of symlinks under ``.opkit/``), defines and flags; and every file and environment
+value those bring into the cache key."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from opkit.build.cache import tree_files
+from opkit.errors import UsageError
+from opkit.spec import Spec
+from opkit.spec.sections import build as build_section
+
+HOST_SUFFIXES = (".cpp", ".cc", ".cxx")
+# The environment the compiler reads for include folders: a change must rebuild.
+COMPILER_ENV = ("CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH")
+ALIAS_DIR = ".opkit/include-alias"
+
+
+@dataclass(frozen=True)
+class PackageBuild:
+    host_sources: list[Path]  # op_host/ sources (recursive, exclusions applied), then build.sources
+    flags: list[str]  # include folders, alias tree, defines, flags: for host and kernel
+    inputs: list[Path]  # every file whose content the build depends on (besides opkit's own)
+    key: list[str]  # strings that go into every cache key (the compiler's include-path environment)
+    excluded: list[Path]  # op_host/ sources left out
+
+
+def excluded(rel: Path, patterns: tuple[str, ...]) -> bool:
+    """True when a path relative to op_host/ matches a pattern: one of its components, or the whole path."""
+    text = rel.as_posix()
+    return any(fnmatch.fnmatch(part, pat) or fnmatch.fnmatch(text, pat) for pat in patterns for part in rel.parts)
+
+
+def host_sources(spec: Spec) -> tuple[list[Path], list[Path]]:
+    """(kept, excluded) host sources under op_host/, recursively, sorted by relative path."""
+    root = spec.dir / "op_host"
+    kept: list[Path] = []
+    left: list[Path] = []
+    if not root.is_dir():
+        return kept, left
+    for p in sorted(root.rglob("*")):
+        if not p.is_file() or p.suffix not in HOST_SUFFIXES or ".opkit" in p.parts:
+            continue
+        (left if excluded(p.relative_to(root), spec.build.host_exclude) else kept).append(p)
+    return kept, left
+
+
+def _alias_tree(spec: Spec, aliases: tuple[tuple[str, Path], ...]) -> Path | None:
+    """A folder of forwarding headers: ``PREFIX/x.h`` holds ``#include "<target>/x.h"`` for every header
+    under the alias's target, so ``#include "PREFIX/x.h"`` finds it (forwarding headers rather than
+    symlinks: an alias of the package itself would make a symlink cycle that copies and walks trip on).
+    The folder is named by the mapping and the file listing, so a new or removed header gives a new one."""
+    if not aliases:
+        return None
+    listing = [(prefix, str(target), [f.relative_to(target).as_posix() for f in tree_files(target)])
+               for prefix, target in aliases]
+    tag = hashlib.sha256(repr(sorted(listing)).encode()).hexdigest()[:16]
+    root = spec.dir / ALIAS_DIR / tag
+    if (root / ".complete").is_file():
+        return root
+    for prefix, target, files in listing:
+        for rel in files:
+            fwd = root / prefix / rel
+            fwd.parent.mkdir(parents=True, exist_ok=True)
+            real = (Path(target) / rel).as_posix()
+            fwd.write_text(f"// opkit include alias {prefix} -> {target}\n#include \"{real}\"\n", encoding="utf-8")
+    (root / ".complete").write_text("", encoding="utf-8")
+    return root
+
+
+def compiler_env() -> list[str]:
+    """The include-path environment the compiler reads, as cache-key strings."""
+    return [f"{v}={os.environ.get(v, '')}" for v in COMPILER_ENV]
+
+
+def package_build(spec: Spec) -> PackageBuild:
+    resolved = build_section.resolve(spec.build, spec.dir)
+    if isinstance(resolved, list):
+        raise UsageError(f"{spec.path}: " + "\n".join(resolved))
+    kept, left = host_sources(spec)
+    mine = {k.resolve() for k in kept}
+    sources = kept + [s for s in resolved.sources if s not in mine]  # a source named twice is compiled once
+    flags: list[str] = []
+    inputs: list[Path] = list(resolved.sources)
+    for folder in resolved.include_dirs:
+        flags.append(f"-I{folder}")
+        inputs += tree_files(folder)
+    alias_root = _alias_tree(spec, resolved.include_aliases)
+    if alias_root is not None:
+        flags.append(f"-I{alias_root}")
+        for _, target in resolved.include_aliases:
+            inputs += tree_files(target)
+    flags += [f"-D{d}" for d in spec.build.defines]
+    flags += list(spec.build.flags)
+    return PackageBuild(sources, flags, inputs, compiler_env(), left)

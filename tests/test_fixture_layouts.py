@@ -1,0 +1,164 @@
+"""Operator folders in the layouts Ascend developers already have build and verify unmodified.
+
+The fixtures (tests/fixtures/layouts/) are operators of our own in ops-transformer's layout (tiling in
+op_host/op_tiling/, a tiling base class and shared sources in the library's common/, an include
+prefix that differs from the folder, aclnn files in op_host/ that must be left out) and in msOpGen's
+(op_host/<op>.cpp + op_host/<op>_tiling.h with BEGIN_TILING_DATA_DEF). None of their C++ has a line
+for opkit: the kernels call GET_TILING_DATA without REGISTER_TILING_DEFAULT.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+FIXTURES = Path(__file__).parent / "fixtures" / "layouts"
+CHIP = "ascend910b2"
+
+
+@pytest.fixture(scope="module")
+def layouts(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("layouts")
+    shutil.copytree(FIXTURES, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    return root
+
+
+def _tiling_keys(pkg: Path) -> set[int]:
+    """The tiling key each case of the package ran with, in its first dtype column."""
+    from opkit.run.sim_runner import SimRunner
+    from opkit.spec import load
+    from opkit.verify.inputs import make_inputs
+
+    spec = load(pkg)
+    runner = SimRunner(jobs=1)
+    return {runner.run(spec, case, case.columns[0], CHIP, make_inputs(spec, case, case.columns[0])).info["tiling_key"]
+            for case in spec.cases}
+
+
+@pytest.mark.parametrize("pkg, keys", [
+    ("optrans/demos/row_scale", {100, 200}),
+    ("optrans/demos/sq_diff", {1, 2}),
+    ("msopgen/leaky_clamp", {1, 2}),
+    ("msopgen/complex_scale", {0}),  # complex64, written in place (no output in its OpDef)
+])
+def test_layout_fixture_builds_and_verifies(cli, layouts, tmp_path, pkg, keys):
+    code, out, err = cli("verify", layouts / pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
+    assert code == 0, out + err
+    assert "0 failed, 0 errors" in out and "simulator warning" not in out, out
+    results = json.loads((tmp_path / "v" / "results.json").read_text())
+    assert {c["status"] for c in results["cases"]} == {"pass"}
+    assert _tiling_keys(layouts / pkg) == keys  # every tiling-key path of the fixture is covered
+
+
+def test_aclnn_and_graph_files_are_left_out_unless_asked(cli, layouts, tmp_path):
+    shutil.copytree(layouts / "optrans", tmp_path / "optrans")
+    pkg = tmp_path / "optrans" / "demos" / "row_scale"
+    text = (pkg / "op.yaml").read_text()
+    (pkg / "op.yaml").write_text(text.replace("  sources:", "  host_exclude: [op_api]\n  sources:"))
+    code, out, err = cli("build", pkg, "--soc", CHIP, "-j", "1")
+    assert code != 0
+    assert "fallback_row_scale.cpp" in out + err and "fallback/fallback_comm.h" in out + err
+    assert "Traceback" not in out + err
+
+
+def test_missing_build_paths_are_one_clear_message(cli, layouts, tmp_path):
+    shutil.copytree(layouts / "optrans", tmp_path / "optrans")
+    pkg = tmp_path / "optrans" / "demos" / "sq_diff"
+    text = (pkg / "op.yaml").read_text()
+    text = text.replace("[../../common/include]", "[../../common/inc]").replace("shape_utils.cpp", "nope_*.cpp")
+    (pkg / "op.yaml").write_text(text)
+    code, out, err = cli("build", pkg, "--soc", CHIP)
+    assert code != 0 and "Traceback" not in out + err
+    msg = out + err
+    assert "build.include_dirs[0]" in msg and "'../../common/inc' does not exist" in msg
+    assert "build.sources[0]" in msg and "matches no file" in msg
+
+
+def test_include_environment_and_options_are_in_the_cache_key(layouts, monkeypatch):
+    from opkit.build import sim_backend
+    from opkit.spec import load
+
+    spec = load(layouts / "optrans" / "demos" / "sq_diff")
+    base = sim_backend.plan(spec, CHIP, 0).exe
+    monkeypatch.setenv("CPLUS_INCLUDE_PATH", str(layouts))
+    assert sim_backend.plan(spec, CHIP, 0).exe != base
+    monkeypatch.delenv("CPLUS_INCLUDE_PATH")
+    assert sim_backend.plan(spec, CHIP, 0).exe == base
+    shared = layouts / "optrans" / "common" / "src" / "shape_utils.cpp"
+    old = shared.read_text()
+    shared.write_text(old + "\n// changed\n")
+    try:
+        assert sim_backend.plan(spec, CHIP, 0).exe != base  # an extra source outside the package
+    finally:
+        shared.write_text(old)
+    with_define = type(spec.build)(**{**spec.build.__dict__, "defines": ("SQ_DIFF_TRACE=1",)})
+    spec.build = with_define
+    changed = sim_backend.plan(spec, CHIP, 0)
+    assert changed.exe != base and all("-DSQ_DIFF_TRACE=1" in u.flags for u in changed.units if "host-" in u.obj.name)
+    spec.build = type(spec.build)(**{**spec.build.__dict__, "defines": ()})
+    header = layouts / "optrans" / "common" / "include" / "fixture_base" / "tiling_flow.h"
+    os.utime(header)  # a touch without a change rebuilds nothing
+    assert sim_backend.plan(spec, CHIP, 0).exe == base
+
+
+def test_without_infershape_output_shapes_come_from_op_yaml(cli, layouts, tmp_path):
+    shutil.copytree(layouts / "optrans", tmp_path / "optrans")
+    pkg = tmp_path / "optrans" / "demos" / "sq_diff"
+    (pkg / "op_host" / "sq_diff_infershape.cpp").unlink()
+    code, out, err = cli("verify", pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
+    assert code == 0 and "0 failed, 0 errors" in out, out + err
+    code, out, err = cli("build", pkg, "--soc", CHIP)
+    assert code == 0, out + err
+    text = (pkg / "op.yaml").read_text()
+    (pkg / "op.yaml").write_text(text.replace("{name: z, dtypes: [float16, float32], shape: [...N]}",
+                                              "{name: z, dtypes: [float16, float32]}"))
+    code, out, err = cli("build", pkg, "--soc", CHIP)
+    assert code != 0 and "Traceback" not in out + err
+    assert "infershape function: not registered" in out + err and "outputs ['z']: no 'shape'" in out + err
+
+
+def test_a_soc_the_simulator_does_not_model_is_skipped_with_a_note(cli, layouts, tmp_path):
+    shutil.copytree(layouts / "optrans", tmp_path / "optrans")
+    pkg = tmp_path / "optrans" / "demos" / "sq_diff"
+    d = pkg / "op_host" / "sq_diff_def.cpp"
+    d.write_text(d.read_text().replace('AddConfig("ascend910b");', 'AddConfig("ascend910_95");\n'
+                                       '        this->AICore().AddConfig("ascend910b");'))
+    text = (pkg / "op.yaml").read_text()
+    (pkg / "op.yaml").write_text(text.replace("socs: [ascend910b]", "socs: [ascend910_95, ascend910b]"))
+    code, out, err = cli("build", pkg, "-j", "1")
+    assert code == 0, out + err
+    assert "skipping ascend910_95 (registered, not modelled by the simulator)" in out
+    assert "op.yaml matches the OpDef" in out
+    code, out, err = cli("verify", pkg, "-j", "1", "--out", tmp_path / "v")
+    assert code == 0 and "0 failed, 0 errors" in out and "@ascend910b2" in out, out + err
+    code, out, err = cli("verify", pkg, "--soc", "ascend910_95", "--out", tmp_path / "v2")
+    assert code != 0 and "Traceback" not in out + err
+    assert "the simulator does not model ascend910_95" in out + err
+    from opkit.listing import list_packages
+
+    rows = {r.name: r for r in list_packages(tmp_path / "optrans")}
+    assert rows["sq_diff"].socs == "ascend910b, ascend910_95 (not modelled)"
+
+
+def test_a_kernel_with_its_own_tiling_struct_gets_none_generated(cli, layouts, tmp_path):
+    """flash_attention_score_grad's way: the kernel defines structs under the host classes' names and
+    names its default with REGISTER_TILING_DEFAULT; generating them too would define them twice."""
+    shutil.copytree(layouts / "optrans", tmp_path / "optrans")
+    pkg = tmp_path / "optrans" / "demos" / "sq_diff"
+    (pkg / "op_kernel" / "sq_diff_tiling_data.h").write_text(
+        "#pragma once\n#include <cstdint>\n"
+        "struct SqDiffTilingData {\n    int64_t total;\n    int64_t perCore;\n    int32_t tile;\n"
+        "    uint8_t reserved[2];\n};\n")
+    k = pkg / "op_kernel" / "sq_diff.cpp"
+    text = k.read_text().replace('#include "sq_diff_tiling_key.h"', '#include "sq_diff_tiling_key.h"\n'
+                                 '#include "sq_diff_tiling_data.h"')
+    k.write_text(text.replace("    GET_TILING_DATA(tilingData, tiling);",
+                              "    REGISTER_TILING_DEFAULT(SqDiffTilingData);\n    GET_TILING_DATA(tilingData, tiling);"))
+    code, out, err = cli("verify", pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
+    assert code == 0 and "0 failed, 0 errors" in out, out + err
+    assert not list((pkg / ".opkit" / "sim" / "gen").glob("tiling-*.h"))
