@@ -35,7 +35,7 @@ _COMPLEX64 = ("#ifndef OPKIT_SIM_COMPLEX64\n#define OPKIT_SIM_COMPLEX64\n"
 
 
 def kernel_source(spec: Spec) -> Path:
-    return spec.dir / "op_kernel" / f"{spec.name}.cpp"
+    return spec.src_dir / "op_kernel" / f"{spec.name}.cpp"
 
 
 def is_template_kernel(spec: Spec) -> bool:

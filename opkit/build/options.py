@@ -14,6 +14,7 @@ from pathlib import Path
 from opkit.build.cache import tree_files
 from opkit.errors import UsageError
 from opkit.spec import Spec
+from opkit.spec.model import BuildOptions
 from opkit.spec.sections import build as build_section
 
 HOST_SUFFIXES = (".cpp", ".cc", ".cxx")
@@ -39,7 +40,12 @@ def excluded(rel: Path, patterns: tuple[str, ...]) -> bool:
 
 def host_sources(spec: Spec) -> tuple[list[Path], list[Path]]:
     """(kept, excluded) host sources under op_host/, recursively, sorted by relative path."""
-    root = spec.dir / "op_host"
+    return host_sources_in(spec.src_dir, spec.build.host_exclude)
+
+
+def host_sources_in(src_dir: Path, exclude: tuple[str, ...]) -> tuple[list[Path], list[Path]]:
+    """(kept, excluded) host sources under ``src_dir``/op_host/ (a package's, or a folder being adopted)."""
+    root = src_dir / "op_host"
     kept: list[Path] = []
     left: list[Path] = []
     if not root.is_dir():
@@ -47,11 +53,11 @@ def host_sources(spec: Spec) -> tuple[list[Path], list[Path]]:
     for p in sorted(root.rglob("*")):
         if not p.is_file() or p.suffix not in HOST_SUFFIXES or ".opkit" in p.parts:
             continue
-        (left if excluded(p.relative_to(root), spec.build.host_exclude) else kept).append(p)
+        (left if excluded(p.relative_to(root), exclude) else kept).append(p)
     return kept, left
 
 
-def _alias_tree(spec: Spec, aliases: tuple[tuple[str, Path], ...]) -> Path | None:
+def _alias_tree(pkg_dir: Path, aliases: tuple[tuple[str, Path], ...]) -> Path | None:
     """A folder of forwarding headers: ``PREFIX/x.h`` holds ``#include "<target>/x.h"`` for every header
     under the alias's target, so ``#include "PREFIX/x.h"`` finds it (forwarding headers rather than
     symlinks: an alias of the package itself would make a symlink cycle that copies and walks trip on).
@@ -61,7 +67,7 @@ def _alias_tree(spec: Spec, aliases: tuple[tuple[str, Path], ...]) -> Path | Non
     listing = [(prefix, str(target), [f.relative_to(target).as_posix() for f in tree_files(target)])
                for prefix, target in aliases]
     tag = hashlib.sha256(repr(sorted(listing)).encode()).hexdigest()[:16]
-    root = spec.dir / ALIAS_DIR / tag
+    root = pkg_dir / ALIAS_DIR / tag
     if (root / ".complete").is_file():
         return root
     for prefix, target, files in listing:
@@ -80,10 +86,16 @@ def compiler_env() -> list[str]:
 
 
 def package_build(spec: Spec) -> PackageBuild:
-    resolved = build_section.resolve(spec.build, spec.dir)
+    return package_build_at(spec.dir, spec.src_dir, spec.build, spec.path)
+
+
+def package_build_at(pkg_dir: Path, src_dir: Path, build: BuildOptions, where: Path) -> PackageBuild:
+    """The build of the package in ``pkg_dir`` whose op_host/ and op_kernel/ are in ``src_dir``; ``where``
+    (its op.yaml) names it in messages."""
+    resolved = build_section.resolve(build, pkg_dir)
     if isinstance(resolved, list):
-        raise UsageError(f"{spec.path}: " + "\n".join(resolved))
-    kept, left = host_sources(spec)
+        raise UsageError(f"{where}: " + "\n".join(resolved))
+    kept, left = host_sources_in(src_dir, build.host_exclude)
     mine = {k.resolve() for k in kept}
     sources = kept + [s for s in resolved.sources if s not in mine]  # a source named twice is compiled once
     flags: list[str] = []
@@ -91,11 +103,11 @@ def package_build(spec: Spec) -> PackageBuild:
     for folder in resolved.include_dirs:
         flags.append(f"-I{folder}")
         inputs += tree_files(folder)
-    alias_root = _alias_tree(spec, resolved.include_aliases)
+    alias_root = _alias_tree(pkg_dir, resolved.include_aliases)
     if alias_root is not None:
         flags.append(f"-I{alias_root}")
         for _, target in resolved.include_aliases:
             inputs += tree_files(target)
-    flags += [f"-D{d}" for d in spec.build.defines]
-    flags += list(spec.build.flags)
+    flags += [f"-D{d}" for d in build.defines]
+    flags += list(build.flags)
     return PackageBuild(sources, flags, inputs, compiler_env(), left)

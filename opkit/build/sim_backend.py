@@ -83,6 +83,39 @@ def _rel_name(src: Path, base: Path) -> str:
         return str(src.resolve())
 
 
+@dataclass
+class _HostPlan:
+    """The host side of a build: the package's host sources and the harness main, compiled and ready to
+    link with a kernel (a harness) or alone (the host-only harness ``describe`` runs)."""
+
+    units: list[Unit]
+    base: list[str]  # flags of every package unit (the kernel's add its dtype defines)
+    pkg_files: list[Path]  # every package file the build depends on
+    extra: list[str]  # compiler, simulator and environment strings of every cache key
+
+
+def _host_plan(pkg_dir: Path, src_dir: Path, pkg: options.PackageBuild, chip: str, cc: Compiler) -> _HostPlan:
+    if not pkg.host_sources:
+        left = f" ({len(pkg.excluded)} left out by build.host_exclude)" if pkg.excluded else ""
+        raise UsageError(f"{src_dir / 'op_host'}: no host sources (OpDef, InferShape, tiling){left}")
+    harness_srcs = sorted(_host_dir().glob("*.cpp"))
+    if not harness_srcs:
+        raise BuildError("the simulator's harness sources are missing (opkit/sim/host/*.cpp); reinstall opkit")
+    common = sim.cxx_flags(chip, opt=OPT, f16c="-mf16c" in cc.features)
+    base = common + [f"-I{src_dir / 'op_kernel'}", f"-I{src_dir / 'op_host'}", *pkg.flags]
+    pkg_files = tree_files(src_dir / "op_kernel") + tree_files(src_dir / "op_host") + pkg.inputs
+    extra = [cc.path, ".".join(map(str, cc.version)), sim_digest(), *pkg.key]
+    out = pkg_dir / BUILD_DIR
+    units: list[Unit] = []
+    for src in pkg.host_sources:
+        h = digest(pkg_files, pkg_dir, [*extra, *base, _rel_name(src, pkg_dir)])
+        units.append(Unit(src, out / "obj" / f"host-{src.stem}-{h}.o", base))
+    for src in harness_srcs:  # the same for every package: kept in opkit's shared cache
+        h = digest([src], src.parent, [*extra, *common])
+        units.append(Unit(src, shared_dir() / "sim-obj" / f"harness-{src.stem}-{h}.o", common))
+    return _HostPlan(units, base, pkg_files, extra)
+
+
 def plan(spec: Spec, chip: str, column: int, compiler: Compiler | None = None) -> Artifact:
     """What building one harness takes; nothing is compiled."""
     cc = compiler or find_compiler()
@@ -90,43 +123,49 @@ def plan(spec: Spec, chip: str, column: int, compiler: Compiler | None = None) -
     if not kernel_src.is_file():
         raise UsageError(f"{kernel_src}: missing (a package's kernel entry lives in op_kernel/{spec.name}.cpp)")
     pkg = options.package_build(spec)
-    host_srcs = pkg.host_sources
-    if not host_srcs:
-        left = f" ({len(pkg.excluded)} left out by build.host_exclude)" if pkg.excluded else ""
-        raise UsageError(f"{spec.dir / 'op_host'}: no host sources (OpDef, InferShape, tiling){left}")
-    harness_srcs = sorted(_host_dir().glob("*.cpp"))
-    if not harness_srcs:
-        raise BuildError("the simulator's harness sources are missing (opkit/sim/host/*.cpp); reinstall opkit")
-    common = sim.cxx_flags(chip, opt=OPT, f16c="-mf16c" in cc.features)
-    base = common + [f"-I{spec.dir / 'op_kernel'}", f"-I{spec.dir / 'op_host'}", *pkg.flags]
-    pkg_files = tree_files(spec.dir / "op_kernel") + tree_files(spec.dir / "op_host") + pkg.inputs
-    extra = [cc.path, ".".join(map(str, cc.version)), sim_digest(), *pkg.key]
-    out = spec.dir / BUILD_DIR
-    units: list[Unit] = []
-    host_flags = base
-    for src in host_srcs:
-        rel = _rel_name(src, spec.dir)
-        h = digest(pkg_files, spec.dir, [*extra, *host_flags, rel])
-        units.append(Unit(src, out / "obj" / f"host-{src.stem}-{h}.o", host_flags))
-    kflags = base + dtype_defines(spec, column)
+    host = _host_plan(spec.dir, spec.src_dir, pkg, chip, cc)
+    pkg_files, extra = host.pkg_files, host.extra
+    kflags = host.base + dtype_defines(spec, column)
     templated = kernel_entry.is_template_kernel(spec)
     tiling_classes = kernel_entry.registers_tiling_class(pkg_files) and not kernel_entry.kernel_declares_tiling(
-        tree_files(spec.dir / "op_kernel"))
+        tree_files(spec.src_dir / "op_kernel"))
     # The shim follows from the package files (a template kernel's instantiations from its host
     # sources' declarations, the generated tiling structs from its TilingData classes) and from the generators.
     h = digest(pkg_files, spec.dir, [*extra, *kflags, kernel_entry.shim_source(spec), _GENERATOR, _TILING_GENERATOR,
                                      str(templated)])
-    shim = out / "gen" / f"entry-{h}.cpp"
-    units.append(Unit(shim, out / "obj" / f"kernel-{h}.o", kflags, shim=True))
-    for src in harness_srcs:  # the same for every package: kept in opkit's shared cache
-        h = digest([src], src.parent, [*extra, *common])
-        units.append(Unit(src, shared_dir() / "sim-obj" / f"harness-{src.stem}-{h}.o", common))
+    shim = spec.dir / BUILD_DIR / "gen" / f"entry-{h}.cpp"
+    units = [*host.units, Unit(shim, spec.dir / BUILD_DIR / "obj" / f"kernel-{h}.o", kflags, shim=True)]
     link = digest([], spec.dir, [*extra, *[u.obj.name for u in units]])
-    exe = out / chip / spec.column_label(column) / f"harness-{link}"
+    exe = spec.dir / BUILD_DIR / chip / spec.column_label(column) / f"harness-{link}"
     return Artifact(spec, chip, column, exe, units, template_kernel=templated, tiling_classes=tiling_classes)
 
 
-def _compile(cc: Compiler, unit: Unit, spec: Spec) -> None:
+def describe_folder(src_dir: Path, pkg_dir: Path, build: options.BuildOptions, chip: str = "ascend910b",
+                    jobs: int | None = None) -> dict:
+    """``describe`` of the host code of an operator folder that has no op.yaml yet (``opkit adopt``):
+    its host sources and the harness main compiled with the build options, linked alone, and run. The
+    objects go to ``pkg_dir``'s build folder, where a later ``opkit build`` finds them."""
+    cc = find_compiler()
+    pkg = options.package_build_at(pkg_dir, src_dir, build, pkg_dir / "op.yaml")
+    host = _host_plan(pkg_dir, src_dir, pkg, chip, cc)
+    owner = _Owner(src_dir.name, src_dir)
+    _compile_all(cc, [(u, owner) for u in host.units if not u.done()], jobs or max(1, os.cpu_count() or 1), None)
+    objs = [u.obj for u in host.units]
+    exe = pkg_dir / BUILD_DIR / chip / f"describe-{digest([], pkg_dir, [o.name for o in objs])}"
+    if not exe.is_file():
+        _link(cc, objs, exe, f"{src_dir.name} (host-only harness)", owner)
+    return opdef_check.describe(exe)
+
+
+@dataclass(frozen=True)
+class _Owner:
+    """Whose files a compile step builds: names them in messages (a Spec serves, or this for a folder)."""
+
+    name: str
+    dir: Path
+
+
+def _compile(cc: Compiler, unit: Unit, spec: Spec | _Owner) -> None:
     unit.obj.parent.mkdir(parents=True, exist_ok=True)
     tmp = unit.obj.with_suffix(f".tmp{os.getpid()}-{threading.get_ident()}.o")
     cmd = [cc.path, *unit.flags, "-c", str(unit.source), "-o", str(tmp)]
@@ -137,7 +176,7 @@ def _compile(cc: Compiler, unit: Unit, spec: Spec) -> None:
     tmp.replace(unit.obj)
 
 
-def _compile_all(cc: Compiler, units: list[tuple[Unit, Spec]], workers: int,
+def _compile_all(cc: Compiler, units: list[tuple[Unit, Spec | _Owner]], workers: int,
                  progress: Callable[[str], None] | None) -> None:
     if not units:
         return
@@ -155,7 +194,7 @@ def _compile_all(cc: Compiler, units: list[tuple[Unit, Spec]], workers: int,
             raise BuildError("\n".join(dict.fromkeys(errors)))
 
 
-def _link(cc: Compiler, objs: list[Path], exe: Path, label: str, spec: Spec) -> None:
+def _link(cc: Compiler, objs: list[Path], exe: Path, label: str, spec: Spec | _Owner) -> None:
     exe.parent.mkdir(parents=True, exist_ok=True)
     tmp = exe.with_name(exe.name + f".tmp{os.getpid()}")
     r = subprocess.run([cc.path, "-pthread", *[str(o) for o in objs], "-o", str(tmp)], capture_output=True, text=True)
@@ -187,7 +226,7 @@ def _tiling_header(spec: Spec, described: dict) -> Path | None:
     try:
         text = tiling_struct.kernel_tiling_header(described, spec.op_type)
     except ValueError as exc:
-        raise BuildError(f"{spec.dir / 'op_host'}: {exc}") from None
+        raise BuildError(f"{spec.src_dir / 'op_host'}: {exc}") from None
     if text is None:
         return None
     path = spec.dir / BUILD_DIR / "gen" / f"tiling-{hashlib.sha256(text.encode()).hexdigest()[:20]}.h"

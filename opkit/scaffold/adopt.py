@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from opkit.paths import GENERIC_TEMPLATE, templates_dir
 from opkit.scaffold.context import template_context
 from opkit.scaffold.ut_cases import UtCase, UtScan, find_ut_cases
 from opkit.spec import Spec, load_string
+from opkit.spec.model import BuildOptions
 from opkit.spec.yamlio import dump
 
 # A UT case larger than this (elements over all inputs) becomes a `full` case, outside the default run.
@@ -272,12 +274,28 @@ def adopt(path: str | Path, *, directory: str | Path | None = None, op_type: str
         srcs.append(_rel(p, package) if p is not None else s)
     build = build_section(package, source_dir, incs, als, srcs, list(defines))
 
+    options = BuildOptions(
+        source_dir=build.get("source_dir", "."), include_dirs=tuple(build.get("include_dirs", ())),
+        include_aliases=tuple(build.get("include_aliases", {}).items()), sources=tuple(build.get("sources", ())),
+        defines=tuple(build.get("defines", ())))
+    created = not package.exists()
+    package.mkdir(parents=True, exist_ok=True)  # the build options' relative paths start here
+    try:
+        return _adopt_into(package, source_dir, options, build, op_type, family, chip, force, describe)
+    except BaseException:
+        if created:
+            shutil.rmtree(package, ignore_errors=True)
+        raise
+
+
+def _adopt_into(package: Path, source_dir: Path, options: BuildOptions, build: dict[str, Any], op_type: str | None,
+                family: str | None, chip: str, force: bool, describe: Any) -> AdoptResult:
     if describe is None:
         from opkit.build.sim_backend import describe_folder
 
-        described = describe_folder(source_dir, package, build, chip)
+        described = describe_folder(source_dir, package, options, chip)
     else:
-        described = describe(source_dir, package, build, chip)
+        described = describe(source_dir, package, options, chip)
     op = _pick_op(described, source_dir, op_type)
     name = naming.snake_of(op["op_type"])
     problem = naming.name_problem(name)

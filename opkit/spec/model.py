@@ -127,6 +127,7 @@ class BuildOptions:
     into existing files and folders.
     """
 
+    source_dir: str = "."  # the folder holding op_host/ and op_kernel/
     include_dirs: tuple[str, ...] = ()
     include_aliases: tuple[tuple[str, str], ...] = ()  # (prefix, folder)
     sources: tuple[str, ...] = ()  # extra host sources, globs allowed
@@ -184,7 +185,13 @@ class Spec:
 
     @property
     def dir(self) -> Path:
+        """The package folder: op.yaml, golden.py and the build output (``.opkit/``)."""
         return self.path.parent
+
+    @property
+    def src_dir(self) -> Path:
+        """The folder holding op_host/ and op_kernel/: the package itself unless ``build.source_dir`` says."""
+        return self.dir if self.build.source_dir == "." else (self.dir / self.build.source_dir).resolve()
 
     @property
     def params(self) -> list[Param]:

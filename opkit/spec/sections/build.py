@@ -23,6 +23,7 @@ class ResolvedBuild:
 def check(c: Checker, d: dict[str, Any], spec_dir: Path | None) -> BuildOptions:
     raw = d.get("build", {})
     options = BuildOptions(
+        source_dir=raw.get("source_dir", "."),
         include_dirs=tuple(raw.get("include_dirs", ())),
         include_aliases=tuple(raw.get("include_aliases", {}).items()),
         sources=tuple(raw.get("sources", ())),
@@ -44,6 +45,10 @@ def check(c: Checker, d: dict[str, Any], spec_dir: Path | None) -> BuildOptions:
 def problems(options: BuildOptions, spec_dir: Path) -> list[tuple[tuple, str]]:
     """(field path, message) for every path of ``options`` that does not exist."""
     out: list[tuple[tuple, str]] = []
+    src = spec_dir / options.source_dir
+    if options.source_dir != "." and not (src / "op_host").is_dir():
+        out.append((("source_dir",), f"'{options.source_dir}' holds no op_host/ folder (looked in {src.resolve()}; "
+                    "the path is relative to the package)"))
     for i, folder in enumerate(options.include_dirs):
         if not (spec_dir / folder).is_dir():
             out.append((("include_dirs", i), f"include folder '{folder}' does not exist "

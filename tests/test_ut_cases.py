@@ -1,0 +1,98 @@
+"""Cases read from an operator library's tiling unit tests (opkit.scaffold.ut_cases)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from opkit.scaffold.ut_cases import find_ut_cases, scan_file
+
+UT = r'''
+#include <gtest/gtest.h>
+// TEST_F(Commented, out) { gert::TilingContextPara p("ScaleRows", {}, {}, &ci); }
+TEST_F(ScaleRowsTiling, scale_rows_fp16_small)
+{
+    optiling::ScaleRowsCompileInfo compileInfo = {};
+    gert::TilingContextPara tilingContextPara("ScaleRows",
+        {
+            {{{4, 48}, {4, 48}}, ge::DT_FLOAT16, ge::FORMAT_ND},   /* x */
+            {{{48}, {48}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+        },
+        {
+            {{{4, 48}, {4, 48}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+        },
+        {
+            {"alpha", Ops::Transformer::AnyValue::CreateFrom<float>(0.5)},
+            {"mode", Ops::Transformer::AnyValue::CreateFrom<int64_t>(-2)},
+            {"relu", Ops::Transformer::AnyValue::CreateFrom<bool>(true)},
+        },
+        &compileInfo);
+    uint64_t expectTilingKey = 2000;
+    string expectTilingData = "1 2 3 ";
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, expectTilingKey, expectTilingData, {32});
+}
+
+TEST_F(ScaleRowsTiling, scale_rows_bad_rank)
+{
+    optiling::ScaleRowsCompileInfo compileInfo = {};
+    gert::TilingContextPara tilingContextPara("ScaleRows",
+        {{{{4, 4, 48}, {4, 4, 48}}, ge::DT_BF16, ge::FORMAT_ND}, {{{48}, {48}}, ge::DT_BF16, ge::FORMAT_ND}},
+        {{{{4, 4, 48}, {4, 4, 48}}, ge::DT_BF16, ge::FORMAT_ND}},
+        &compileInfo);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED, 0, "", {});
+}
+
+TEST_F(ScaleRowsTiling, other_op)
+{
+    gert::TilingContextPara p("OtherOp", {{{{1}, {1}}, ge::DT_FLOAT, ge::FORMAT_ND}}, {}, &ci);
+    ExecuteTestCase(p, ge::GRAPH_SUCCESS, 7, "", {});
+}
+
+TEST_F(ScaleRowsTiling, shape_from_a_variable)
+{
+    gert::TilingContextPara p("ScaleRows", {{{{rows, 48}, {rows, 48}}, ge::DT_FLOAT16, ge::FORMAT_ND}}, {}, &ci);
+    ExecuteTestCase(p, ge::GRAPH_SUCCESS, 1, "", {});
+}
+
+TEST_F(ScaleRowsTiling, no_expectation)
+{
+    gert::TilingContextPara p("ScaleRows", {{{{2, 48}, {2, 48}}, ge::DT_FLOAT16, ge::FORMAT_ND}}, {}, &ci);
+}
+'''
+
+
+def _write(tmp_path: Path) -> Path:
+    f = tmp_path / "scale_rows" / "tests" / "ut" / "op_host" / "test_scale_rows_tiling.cpp"
+    f.parent.mkdir(parents=True)
+    f.write_text(UT, encoding="utf-8")
+    return f
+
+
+def test_reads_shapes_dtypes_attrs_and_the_expected_key(tmp_path):
+    scan = scan_file(_write(tmp_path), "ScaleRows")
+    ok, bad = scan.cases
+    assert ok.name == "scale_rows_fp16_small" and ok.success and ok.tiling_key == 2000
+    assert [t.shape for t in ok.inputs] == [[4, 48], [48]] and [t.dtype for t in ok.inputs] == ["float16"] * 2
+    assert [t.shape for t in ok.outputs] == [[4, 48]] and ok.inputs[0].format == "ND"
+    assert ok.attrs == {"alpha": 0.5, "mode": -2, "relu": True}
+    assert isinstance(ok.attrs["alpha"], float) and isinstance(ok.attrs["relu"], bool)
+    assert ok.line == UT[:UT.index("TEST_F(ScaleRowsTiling, scale_rows_fp16_small")].count("\n") + 1
+    assert not bad.success and bad.tiling_key == 0 and bad.inputs[0].dtype == "bfloat16"
+
+
+def test_other_ops_are_left_and_unreadable_cases_are_named_not_guessed(tmp_path):
+    scan = scan_file(_write(tmp_path), "ScaleRows")
+    assert [c.name for c in scan.cases] == ["scale_rows_fp16_small", "scale_rows_bad_rank"]
+    assert len(scan.skipped) == 2
+    variable, missing = scan.skipped
+    assert "shape_from_a_variable" in variable and "integers" in variable
+    assert "no_expectation" in missing and "ExecuteTestCase" in missing
+    assert [c.op_type for c in scan_file(tmp_path / "scale_rows/tests/ut/op_host/test_scale_rows_tiling.cpp").cases] \
+        == ["ScaleRows", "ScaleRows", "OtherOp"]
+
+
+def test_find_ut_cases_looks_in_the_operators_tiling_tests(tmp_path):
+    _write(tmp_path)
+    infer = tmp_path / "scale_rows" / "tests" / "ut" / "op_host" / "test_scale_rows_infershape.cpp"
+    infer.write_text(UT, encoding="utf-8")  # not a tiling test: not read
+    assert len(find_ut_cases(tmp_path / "scale_rows", "ScaleRows").cases) == 2
+    assert find_ut_cases(tmp_path / "elsewhere", "ScaleRows").cases == []
