@@ -106,7 +106,7 @@ inline void OpkitReportPredefined(const char* code, const std::string& entity, c
     do {                                                                                                             \
         if (CheckLogLevel(OP_MODULE_ID, level) == 1)                                                                 \
             ::opkit::host::oplog::log(::opkit::host::oplog::from_dlog(level), __FILE__, __LINE__, __FUNCTION__,     \
-                                      std::string(Ops::Base::GetSafeStr(opInfo)), code, fmt, ##__VA_ARGS__);         \
+                                      std::string(Ops::Base::GetSafeStr(opInfo)), code, "" fmt, ##__VA_ARGS__);      \
         else                                                                                                         \
             ::opkit::host::oplog::note_below();                                                                      \
     } while (0)
