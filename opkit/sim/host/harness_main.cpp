@@ -729,6 +729,7 @@ void* ListDescriptor(const IrParam& p, const std::string& where) {
 }
 
 void RunOne(const std::string& path) {
+    opkit::host::oplog::reset();  // a failure shows what the op logged during this request only
     const std::string text = ReadFile(path, "request");
     Value req;
     try {
