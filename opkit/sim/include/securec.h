@@ -80,7 +80,7 @@ inline errno_t memcpy_s(void* dest, size_t destMax, const void* src, size_t coun
         std::memset(dest, 0, destMax);
         return EOVERLAP_AND_RESET;
     }
-    std::memcpy(dest, src, count);
+    std::memmove(dest, src, count);  // the ranges are disjoint here; memmove keeps compilers quiet about it
     return EOK;
 }
 

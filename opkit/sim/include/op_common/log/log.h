@@ -102,13 +102,17 @@ inline void OpkitReportPredefined(const char* code, const std::string& entity, c
 
 // ---- the records -----------------------------------------------------------------------------
 
+// `"" fmt`: the format is a string literal, or nothing at all (OP_LOGD(name) logs an empty line), as
+// with ops-base, whose macros paste it after their own prefix.
 #define OPKIT_OP_LOG_RECORD(level, code, opInfo, fmt, ...)                                                           \
     do {                                                                                                             \
+        _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wformat-zero-length\"")                    \
         if (CheckLogLevel(OP_MODULE_ID, level) == 1)                                                                 \
             ::opkit::host::oplog::log(::opkit::host::oplog::from_dlog(level), __FILE__, __LINE__, __FUNCTION__,     \
                                       std::string(Ops::Base::GetSafeStr(opInfo)), code, "" fmt, ##__VA_ARGS__);      \
         else                                                                                                         \
             ::opkit::host::oplog::note_below();                                                                      \
+        _Pragma("GCC diagnostic pop")                                                                                \
     } while (0)
 
 #define OpLogSub(moduleId, level, opInfo, fmt, ...)                                                                  \
