@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +30,7 @@ from opkit.verify.pipeline import RunOutput
 DEFAULT_TIMEOUT_S = 300.0
 ERROR_PREFIX = "opkit-sim: error: "
 WARNING_PREFIX = "opkit-sim: warning: "
+LOG_PREFIX = "opkit-sim: log: "  # the op's own log lines, printed live when OPKIT_LOG_LEVEL is set
 
 
 class KernelError(OpkitError):
@@ -70,6 +72,15 @@ def failure_message(returncode: int, stderr: str, label: str) -> str:
         return f"{label}: the kernel process died with {name}" + (f":\n{tail}" if tail else "")
     tail = "\n".join(stderr.strip().splitlines()[-8:])
     return f"{label}: the harness exited with code {returncode}" + (f":\n{tail}" if tail else "")
+
+
+def _relay_op_log(stderr: str, label: str) -> None:
+    """With OPKIT_LOG_LEVEL set, the harness prints the op's log lines (OP_LOGD/I/W/E of its tiling and
+    InferShape) as they happen; after a successful run they reach the user's stderr, labelled with the run.
+    A failing run shows them under its error instead (the harness attaches them to its diagnostic)."""
+    lines = [line[len(LOG_PREFIX):] for line in stderr.splitlines() if line.startswith(LOG_PREFIX)]
+    for line in lines:
+        print(f"{label}: {line}", file=sys.stderr)
 
 
 def _read_output(path: Path, dtype: Any) -> np.ndarray:
@@ -191,8 +202,9 @@ class SimRunner:
             except subprocess.TimeoutExpired:
                 raise KernelError(f"{label}: no result after {self.timeout_s:.0f} s: the kernel hangs (a SyncAll or "
                                   "WaitFlag that is never satisfied?) or the case is too large") from None
-            if r.returncode != 0:
+            if r.returncode != 0:  # the diagnostic carries the op's log records
                 raise KernelError(failure_message(r.returncode, r.stderr, label))
+            _relay_op_log(r.stderr, label)
             result_path = req_path.with_name(req_path.name + ".result.json")
             try:
                 result = json.loads(result_path.read_text(encoding="utf-8"))

@@ -161,3 +161,26 @@ def run_harness(exe: Path, *requests: Path) -> RunResult:
 def write_request(path: Path, req: dict[str, Any]) -> Path:
     path.write_text(json.dumps(req), encoding="utf-8")
     return path
+
+
+def build_program(name: str, out_dir: Path) -> Path:
+    """Compile the stand-alone check program cpp/<name>.cpp against the simulator's headers with
+    -Wall -Wextra -Werror (a header that warns fails the test); returns the executable."""
+    exe = out_dir / name
+    cmd = [sim.find_cxx(), *_flags(), "-Wall", "-Wextra", "-Werror", str(CPP / f"{name}.cpp"), "-o", str(exe)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"compiling {name}.cpp failed:\n{r.stderr[-6000:]}")
+    return exe
+
+
+def key_values(exe: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, str]:
+    """Run a check program that prints key=value lines; returns them (the program must exit 0)."""
+    r = subprocess.run([str(exe), *args], capture_output=True, text=True, env=env, timeout=60)
+    if r.returncode != 0:
+        raise RuntimeError(f"{exe.name} {' '.join(args)} exited {r.returncode}:\n{r.stderr[-4000:]}")
+    out = {}
+    for line in r.stdout.splitlines():
+        key, _, value = line.partition("=")
+        out[key] = value
+    return out

@@ -520,6 +520,8 @@ struct IrParam {
 uint64_t Bytes(const gert::Shape& s, ge::DataType dt, const std::string& where) {
     int sz = ge::GetSizeByDataType(dt);
     if (sz <= 0) fail(kRun, "%s: dtype %s has no byte size opkit can allocate", where.c_str(), DtypeName(dt).c_str());
+    if (sz > ge::kDataTypeSizeBitOffset)  // packed sub-byte elements
+        return (static_cast<uint64_t>(s.GetShapeSize()) * static_cast<uint64_t>(sz - ge::kDataTypeSizeBitOffset) + 7) / 8;
     return static_cast<uint64_t>(s.GetShapeSize()) * static_cast<uint64_t>(sz);
 }
 
@@ -698,6 +700,10 @@ void WriteFile(const std::string& path, const void* data, size_t n, const std::s
 // OpParamDef::InitValue(v): every element of the output holds v before the launch.
 void InitOutput(const Tensor& t, uint64_t v) {
     const int sz = ge::GetSizeByDataType(t.dt);
+    if (sz > ge::kDataTypeSizeBitOffset && v != 0)
+        fail("OpParamDef::InitValue", "output '%s': InitValue(%llu) on the sub-byte type %s; opkit simulates only 0",
+             t.name.c_str(), static_cast<unsigned long long>(v), DtypeName(t.dt).c_str());
+    if (sz > ge::kDataTypeSizeBitOffset) return;  // zeros already
     const bool is_float = t.dt == ge::DT_FLOAT || t.dt == ge::DT_FLOAT16 || t.dt == ge::DT_BF16 || t.dt == ge::DT_DOUBLE;
     if (is_float && v != 0)
         fail("OpParamDef::InitValue", "output '%s': InitValue(%llu) on %s; opkit simulates 0 for float outputs",
@@ -733,6 +739,7 @@ void* ListDescriptor(const IrParam& p, const std::string& where) {
 }
 
 void RunOne(const std::string& path) {
+    opkit::host::oplog::reset();  // a failure shows what the op logged during this request only
     const std::string text = ReadFile(path, "request");
     Value req;
     try {

@@ -125,6 +125,9 @@ enum Format {
 };
 
 // Bytes per element; -1 for types without a fixed byte size (strings, sub-byte types).
+// Bytes per element; for sub-byte types kDataTypeSizeBitOffset plus the bits per element; -1 when
+// the type has no size.
+constexpr int kDataTypeSizeBitOffset = 1000;
 inline int GetSizeByDataType(DataType t) {
     switch (t) {
         case DT_FLOAT: case DT_INT32: case DT_UINT32: case DT_QINT32: case DT_COMPLEX32: return 4;
@@ -134,6 +137,11 @@ inline int GetSizeByDataType(DataType t) {
             return 1;
         case DT_INT64: case DT_UINT64: case DT_DOUBLE: case DT_COMPLEX64: case DT_RESOURCE: case DT_VARIANT: return 8;
         case DT_COMPLEX128: return 16;
+        // Sub-byte types: kDataTypeSizeBitOffset + their bit width, as CANN encodes them.
+        case DT_UINT1: return kDataTypeSizeBitOffset + 1;
+        case DT_INT2: case DT_UINT2: return kDataTypeSizeBitOffset + 2;
+        case DT_INT4: case DT_FLOAT4_E2M1: case DT_FLOAT4_E1M2: case DT_HIFLOAT4: return kDataTypeSizeBitOffset + 4;
+        case DT_FLOAT6_E3M2: case DT_FLOAT6_E2M3: return kDataTypeSizeBitOffset + 6;
         default: return -1;
     }
 }
@@ -142,4 +150,22 @@ inline int GetSizeByDataType(DataType t) {
 inline int32_t GetPrimaryFormat(int32_t format) { return format & 0xff; }
 inline int32_t GetSubFormat(int32_t format) { return (format >> 8) & 0xffff; }
 inline bool HasSubFormat(int32_t format) { return GetSubFormat(format) > 0; }
+
+// The name of a format's primary part ("ND", "FRACTAL_NZ", ...); "UNKNOWN_FORMAT" for a value
+// out of the list.
+inline const char* GetFormatName(Format format) {
+    static const char* const kNames[] = {
+        "NCHW", "NHWC", "ND", "NC1HWC0", "FRACTAL_Z", "NC1C0HWPAD", "NHWC1C0", "FSR_NCHW", "FRACTAL_DECONV",
+        "C1HWNC0", "FRACTAL_DECONV_TRANSPOSE", "FRACTAL_DECONV_SP_STRIDE_TRANS", "NC1HWC0_C04", "FRACTAL_Z_C04",
+        "CHWN", "FRACTAL_DECONV_SP_STRIDE8_TRANS", "HWCN", "NC1KHKWHWC0", "BN_WEIGHT", "FILTER_HWCK",
+        "HASHTABLE_LOOKUP_LOOKUPS", "HASHTABLE_LOOKUP_KEYS", "HASHTABLE_LOOKUP_VALUE", "HASHTABLE_LOOKUP_OUTPUT",
+        "HASHTABLE_LOOKUP_HITS", "C1HWNCoC0", "MD", "NDHWC", "FRACTAL_ZZ", "FRACTAL_NZ", "NCDHW", "DHWCN",
+        "NDC1HWC0", "FRACTAL_Z_3D", "CN", "NC", "DHWNC", "FRACTAL_Z_3D_TRANSPOSE", "FRACTAL_ZN_LSTM", "FRACTAL_Z_G",
+        "RESERVED", "ALL", "NULL", "ND_RNN_BIAS", "FRACTAL_ZN_RNN", "NYUV", "NYUV_A", "NCL", "FRACTAL_Z_WINO",
+        "C1HWC0", "FRACTAL_NZ_C0_16", "FRACTAL_NZ_C0_32", "FRACTAL_NZ_C0_2", "FRACTAL_NZ_C0_4", "FRACTAL_NZ_C0_8",
+    };
+    const int32_t f = GetPrimaryFormat(static_cast<int32_t>(format));
+    if (f < 0 || f >= static_cast<int32_t>(sizeof(kNames) / sizeof(kNames[0]))) return "UNKNOWN_FORMAT";
+    return kNames[f];
+}
 }  // namespace ge

@@ -1,6 +1,7 @@
 // opkit simulator (host side): the one diagnostic the host side ends a run with.
 //
 //   opkit-sim: error: <function>: <reason>
+//     [ERROR] foo_tiling.cpp:42 CheckShapes() [Foo:Foo]: ...   (what the op logged, see oplog.h)
 //
 // on stderr, then exit code 3 (the kernel side's fail_at uses the same prefix and code).
 #pragma once
@@ -8,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+
+#include "opkit_host/oplog.h"
 
 namespace opkit {
 namespace host {
@@ -38,7 +41,9 @@ constexpr int kExitCode = 3;
     std::string msg = vformat(f, ap);
     va_end(ap);
     std::fflush(stdout);
-    std::fprintf(stderr, "opkit-sim: error: %s: %s\n", function, msg.c_str());
+    // The op's own log lines of this request follow, indented (they belong to this diagnostic).
+    const std::string logged = oplog::shown_block();
+    std::fprintf(stderr, "opkit-sim: error: %s: %s\n%s", function, msg.c_str(), logged.c_str());
     std::fflush(stderr);
     std::_Exit(kExitCode);
 }

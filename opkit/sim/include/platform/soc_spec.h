@@ -8,6 +8,8 @@ enum class NpuArch : uint32_t {
     DAV_2002 = 2002,
     DAV_2201 = 2201,
     DAV_3002 = 3002,
+    DAV_3003 = 3003,
     DAV_3510 = 3510,
+    DAV_5102 = 5102,
     DAV_RESV = 0xFFFFFFFFU,
 };

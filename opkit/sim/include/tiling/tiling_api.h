@@ -5,13 +5,15 @@
 // helpers GetSigmoidMaxMinTmpSize, GetSortTmpSize, GetConcatTmpSize
 // (tiling/opkit_adv_api_tiling.h), and the Matmul tiling API with optiling::TCubeTiling
 // (tiling/opkit_matmul_tiling.h), the SoftMaxTiling and TopkTiling classes
-// (tiling/opkit_library_tiling_data.h). Not provided yet: BatchMatmulTiling, the softmax, topk,
-// HCCL ... tiling functions (AscendC::SoftMaxFlashV2TilingFunc, ...); code that uses them fails to
-// compile here ("not declared"), never silently.
+// (tiling/opkit_library_tiling_data.h), the SoftMax family's tiling functions
+// (tiling/opkit_softmax_tiling.h: SoftMaxTilingFunc, SoftMaxFlashV2TilingFunc, Get*TmpSize, ...).
+// Not provided yet: BatchMatmulTiling, the topk, layernorm, HCCL ... tiling functions; code that
+// uses them fails to compile here ("not declared"), never silently.
 #pragma once
 #include "graph/tensor.h"
 #include "register/tilingdata_base.h"
 #include "tiling/opkit_adv_api_tiling.h"
 #include "tiling/opkit_library_tiling_data.h"
 #include "tiling/opkit_matmul_tiling.h"
+#include "tiling/opkit_softmax_tiling.h"
 #include "tiling/platform/platform_ascendc.h"

@@ -20,7 +20,9 @@ public:
     int64_t GetShapeSize() const { return shape_.GetStorageShape().GetShapeSize(); }
     const Shape& GetStorageShape() const { return shape_.GetStorageShape(); }
     const Shape& GetOriginShape() const { return shape_.GetOriginShape(); }
-    const Shape& GetShape() const { return shape_.GetStorageShape(); }
+    // The origin and storage shapes together, as CANN's Tensor::GetShape gives them.
+    const StorageShape& GetShape() const { return shape_; }
+    StorageShape& MutableShape() { return shape_; }
     Shape& MutableStorageShape() { return shape_.MutableStorageShape(); }
     Shape& MutableOriginShape() { return shape_.MutableOriginShape(); }
     ge::DataType GetDataType() const { return dtype_; }

@@ -1,5 +1,6 @@
 // opkit simulator (host side): ge::TypeUtils, names of dtypes and formats for messages.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "graph/ascend_string.h"
@@ -30,6 +31,14 @@ public:
 #undef OPKIT_FMT
             default: return "FORMAT_" + std::to_string(static_cast<int>(f));
         }
+    }
+    // The byte size of one element: true and `length` for whole-byte types, false (length untouched)
+    // for sub-byte types (DT_INT4, ...) and types without a size.
+    static bool GetDataTypeLength(const DataType data_type, uint32_t& length) {
+        const int size = GetSizeByDataType(data_type);
+        if (size <= 0 || size > 16) return false;
+        length = static_cast<uint32_t>(size);
+        return true;
     }
     static AscendString FormatToAscendString(Format f) { return AscendString(FormatToSerialString(f).c_str()); }
 };

@@ -1,0 +1,4 @@
+// opkit simulator (host side): runtime/infer_datatype_context.h, the exe_graph/runtime header under the shorter path
+// CANN's include/exe_graph directory gives it.
+#pragma once
+#include "exe_graph/runtime/infer_datatype_context.h"
