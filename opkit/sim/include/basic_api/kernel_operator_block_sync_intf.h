@@ -62,6 +62,5 @@ inline void PipeBarrier() {
 }
 template <pipe_t p>
 inline void pipe_barrier() { PipeBarrier<p>(); }
-inline void pipe_barrier(pipe_t p) { if (p == PIPE_ALL) opkit::sim::barrier_all(); }
 
 }  // namespace AscendC

@@ -36,7 +36,10 @@ inline void wait_flag(pipe_t pipe, pipe_t tpipe, event_t eventId, OPKIT_LOC) {
 inline void wait_flag(pipe_t pipe, pipe_t tpipe, int eventId, OPKIT_LOC) {
     AscendC::wait_flag_impl(opkit::sim::hard_event_of(pipe, tpipe, "wait_flag", loc), int32_t(eventId), loc);
 }
-inline void pipe_barrier(pipe_t pipe) { AscendC::pipe_barrier(pipe); }
+// pipe_barrier(PIPE_ALL) waits for every pipe; a barrier on one pipe orders that pipe with itself (in order anyway).
+inline void pipe_barrier(pipe_t pipe) {
+    if (pipe == PIPE_ALL) opkit::sim::barrier_all();
+}
 inline void set_vector_mask(uint64_t maskHigh, uint64_t maskLow) {
     auto& c = opkit::sim::core();
     c.mask_hi = maskHigh;
