@@ -238,7 +238,8 @@ INSTALLED = [
     "impl/dav_c220/kernel_operator_reg_others_impl.h", "lib/math/sin.h", "lib/math/power.h", "lib/math/clamp.h",
     "lib/activation/softmaxflashv2.h", "lib/activation/sigmoid.h", "lib/pad/broadcast.h", "lib/sort/sort.h",
     "lib/quantization/ascend_dequant.h", "lib/index/arithprogression.h", "lib/utils/init_global_memory.h",
-    "basic_api/kernel_operator_intf.h", "adv_api/kernel_api.h",
+    "basic_api/kernel_operator_intf.h", "adv_api/kernel_api.h", "kernel_log.h", "kernel_macros.h", "kernel_event.h",
+    "kernel_common.h",
 ]
 
 
@@ -270,3 +271,65 @@ def test_every_new_vector_api_has_a_cost_class():
     for api in [*MATH, "Exp", "ClampMax", "ClampMin", "Power", "Axpy"]:
         c = costs.op_cost({"pipe": "V", "api": api, "dtype": "float16", "bytes": 512, "repeats": 2}, "AIV", p)
         assert c.klass != "unknown", api
+
+
+def test_muls_with_cann_template_spelling_uses_the_mask_register(names):
+    x = rng.uniform(-2, 2, 64).astype(np.float32)
+    out, _, _ = names("MulsNoSetMask", np.zeros(64, np.float32), x, dt="f32", n=64, lo=0xF0, s=3.0)
+    want = np.zeros(64, np.float32)
+    want[4:8] = x[4:8] * np.float32(3.0)  # lanes 4..7 of the register set before Muls<float, false>
+    assert np.array_equal(out, want)
+
+
+def test_concat_then_sort_orders_the_scores(names):
+    scores = rng.permutation(32).astype(np.float32)
+    idx = np.arange(32, dtype=np.uint32)
+    out, _, _ = names("ConcatSort", np.zeros(64, np.float32), scores, idx, np.zeros(256, np.float32), dt="f32")
+    pairs = out.view(np.uint32).reshape(32, 2)
+    assert np.array_equal(pairs[:, 0].view(np.float32), np.sort(scores)[::-1])
+    assert np.array_equal(pairs[:, 1], np.argsort(-scores, kind="stable").astype(np.uint32))
+
+
+def test_mrgsort_array_form_reports_the_merged_counts(names):
+    n = 8
+    a = np.sort(rng.uniform(0, 1, n).astype(np.float32))[::-1]
+    b = np.sort(rng.uniform(0, 1, n).astype(np.float32))[::-1]
+    lists = np.zeros((2 * n, 2), np.uint32)
+    lists[:n, 0] = a.view(np.uint32)
+    lists[:n, 1] = np.arange(n)
+    lists[n:, 0] = b.view(np.uint32)
+    lists[n:, 1] = np.arange(n) + 100
+    out, _, _ = names("MrgSortArray", np.zeros(4 * n + 8, np.float32), lists.view(np.float32).ravel(), dt="f32", n=n)
+    merged = out[: 4 * n].view(np.uint32).reshape(2 * n, 2)
+    assert np.array_equal(merged[:, 0].view(np.float32), np.sort(np.concatenate([a, b]))[::-1])
+    assert out[4 * n: 4 * n + 2].view(np.uint32).tolist() == [n, n]  # sortedNum: every element of both lists
+
+
+def test_broadcast_current_spelling(names):
+    row = rng.uniform(-1, 1, 16).astype(np.float16)
+    out, _, _ = names("BroadcastRow", np.zeros((4, 16), np.float16), row, dt="f16", m=4, k=16)
+    assert np.array_equal(out, np.broadcast_to(row, (4, 16)))
+
+
+def test_named_constants_and_bf16_round_trip(names):
+    out, _, _ = names("Constants", np.zeros(8, np.int32), dt="s32")
+    assert out.tolist() == [8, 16, 64, 8, 16, 1, 15, 24]
+
+
+def test_ascendc_assert_runs_its_log_then_stops(names):
+    out, _, r = names("AscendcAssert", np.zeros(8, np.int32), dt="s32", a=4)
+    assert out[0] == 4 and "[INFO]" in r.stderr and "x = 4" in r.stderr
+    r = names("AscendcAssert", np.zeros(8, np.int32), dt="s32", a=11, expect_fail=True)
+    assert r.returncode == 3
+    assert "[ERROR]" in r.stderr and "x is 11, must be below 10" in r.stderr
+    assert "ASCENDC_ASSERT" in r.stderr and f"names_harness.cpp:{marked_line(HARNESS, 'ascendc_assert')}" in r.stderr
+
+
+def test_data_copy_params_braces_pick_the_four_field_struct(tmp_path):
+    # {count, len, srcStride, dstStride} is a DataCopyParams: DataCopyExtParams takes five fields (rsv too), as in CANN
+    code = ('#include "kernel_operator.h"\nusing namespace AscendC;\n'
+            "void f(LocalTensor<half>& l, GlobalTensor<half>& g) {\n"
+            "    DataCopyPad(l, g, {1, static_cast<uint16_t>(64), 0, 0}, {false, 0, 0, 0});\n"
+            "    DataCopyPad(l, g, {1, 64u, 0u, 0u, 0u}, {false, 0, 0, half(0)});\n}\n")
+    r = compile_snippet(code, tmp_path)
+    assert r.returncode == 0, r.stderr

@@ -103,6 +103,39 @@ template <class T> bool run_math(const std::string& op, Bufs& B) {
         d.SetValue(4, v1);
         return true;
     }
+    if (op == "MulsNoSetMask") {  // CANN's <T, isSetMask> spelling with the register set beforehand
+        SetVectorMask<T>(0, pu("lo"));
+        Muls<T, false>(L<T>(B, 3), L<T>(B, 0), T(float(pf("s"))), MASK_PLACEHOLDER, 1, {1, 1, DEFAULT_REPEAT_STRIDE, DEFAULT_REPEAT_STRIDE});
+        ResetMask();
+        return true;
+    }
+    if (op == "ConcatSort") {  // Concat then Sort of 32 scores (one repeat), as ops-transformer's top-k kernels do
+        LocalTensor<T> concat;
+        LocalTensor<T> src = L<T>(B, 0);
+        Concat(concat, src, L<T>(B, 2), 1);
+        LocalTensor<T> tmp = L<T>(B, 2);
+        Sort<T, true>(L<T>(B, 3), concat, L<uint32_t>(B, 1), tmp, 1);
+        return true;
+    }
+    if (op == "MrgSortArray") {  // two sorted lists of n pairs each, merged with the array form
+        uint32_t n = uint32_t(pi("n"));
+        LocalTensor<T> s = L<T>(B, 0);
+        MrgSortSrcList<T> lists(s, s[n * 8 / sizeof(T)], s, s);
+        uint16_t counts[4] = {uint16_t(n), uint16_t(n), 0, 0};
+        uint32_t sorted[4] = {9, 9, 9, 9};
+        MrgSort<T, false>(L<T>(B, 3), lists, counts, sorted, 3, 1);
+        set_flag(PIPE_V, PIPE_S, EVENT_ID2);
+        wait_flag(PIPE_V, PIPE_S, EVENT_ID2);
+        LocalTensor<uint32_t> d = L<uint32_t>(B, 3);
+        d.SetValue(4 * n, sorted[0]);
+        d.SetValue(4 * n + 1, sorted[1]);
+        return true;
+    }
+    if (op == "BroadcastRow") {  // Broadcast (current spelling): [1, k] -> [m, k]
+        uint32_t dstShape[2] = {uint32_t(pi("m")), uint32_t(pi("k"))}, srcShape[2] = {1, uint32_t(pi("k"))};
+        Broadcast<T, 2, 0>(L<T>(B, 3), L<T>(B, 0), dstShape, srcShape);
+        return true;
+    }
     if (op == "SetMaskAdd") {
         // AscendCUtils::SetMask<T>(len), then Add with isSetMask = false uses that register
         AscendCUtils::SetMask<T>(int32_t(pi("len")));
@@ -170,6 +203,24 @@ bool run_scalar_names(const std::string& op, Bufs& B) {
         d.SetValue(10, (likely(v > 0) ? 1 : 0) + (unlikely(v == 0) ? 2 : 0));
         return true;
     }
+    if (op == "Constants") {
+        d.SetValue(0, int32_t(ONE_BYTE_BIT_SIZE));
+        d.SetValue(1, int32_t(BLOCK_CUBE));
+        d.SetValue(2, int32_t(CACHE_LINE_SIZE));
+        d.SetValue(3, int32_t(ONE_BLK_FLOAT_NUM));
+        d.SetValue(4, int32_t(ONE_BLK_HALF_NUM));
+        d.SetValue(5, int32_t(g_coreType == AIV_TYPE));
+        d.SetValue(6, int32_t(ToFloat(ToBfloat16(1.5f)) * 10));
+        d.SetValue(7, int32_t(B16_BYTE_SIZE) * 10 + int32_t(B32_BYTE_SIZE));
+        return true;
+    }
+    if (op == "AscendcAssert") {
+        int32_t x = int32_t(pi("a"));
+        ASCENDC_ASSERT((x < 10), { KERNEL_LOG(KERNEL_ERROR, "x is %d, must be below %d", x, 10); });  // @ascendc_assert
+        KERNEL_LOG(KERNEL_INFO, "x = %d", x);
+        d.SetValue(0, x);
+        return true;
+    }
     if (op == "Assert") {
         int32_t x = int32_t(pi("a"));
         ASSERT(x < 10);  // @assert
@@ -179,6 +230,8 @@ bool run_scalar_names(const std::string& op, Bufs& B) {
     return false;
 }
 
+// CANN's declarations carry pipe annotations; kernels copy that style.
+__aicore__ inline __inout_pipe__(S) void annotated(int32_t& x) { x += 1; }
 __forceinline__ __aicore__ int32_t forced_twice(int32_t x) { return 2 * x; }
 
 extern "C" __global__ __aicore__ void names_kernel(GM_ADDR g0, GM_ADDR g1, GM_ADDR g2, GM_ADDR gd, GM_ADDR ws, GM_ADDR tiling) {
@@ -205,7 +258,9 @@ extern "C" __global__ __aicore__ void names_kernel(GM_ADDR g0, GM_ADDR g1, GM_AD
         LocalTensor<int32_t> d = L<int32_t>(B, 3);
         d.SetValue(0, int32_t(get_block_idx()));
         d.SetValue(1, int32_t(get_block_num()));
-        d.SetValue(2, forced_twice(21));
+        int32_t y = 20;
+        annotated(y);
+        d.SetValue(2, forced_twice(y));
         ok = true;
     } else if (op == "ListTensor" || op == "ListTensorBad") {
         LocalTensor<int32_t> d = L<int32_t>(B, 3);

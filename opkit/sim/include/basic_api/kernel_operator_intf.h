@@ -3,6 +3,8 @@
 #pragma once
 #include "utils/kernel_utils_macros.h"
 #include "utils/kernel_utils_ceil.h"
+#include "utils/kernel_log.h"
+#include "utils/kernel_utils_constants.h"
 #include "basic_api/kernel_base_types.h"
 #include "basic_api/kernel_tensor.h"
 #include "basic_api/kernel_tpipe.h"

@@ -182,3 +182,41 @@ inline uint32_t GetSortLen(const uint32_t elemCount) {
 }
 
 }  // namespace AscendC
+
+namespace AscendC {
+
+// MrgSort with the element counts as an array: merges up to 4 sorted lists (validBit 3, 7 or 15);
+// with isExhaustedSuspension the merge stops when the first list runs out, and sortedNum[i]
+// receives how many elements of list i were merged (what GetMrgSortResult reports).
+template <class T, bool isExhaustedSuspension = false>
+inline void MrgSort(const LocalTensor<T>& dst, const MrgSortSrcList<T>& sortList, const uint16_t elementCountList[4],
+                    uint32_t sortedNum[4], uint16_t validBit, const int32_t repeatTime, OPKIT_LOC) {
+    MrgSort4Info info(elementCountList, isExhaustedSuspension, validBit, uint16_t(repeatTime));
+    MrgSort(dst, sortList, info, loc);
+    uint16_t c[4];
+    GetMrgSortResult(c[0], c[1], c[2], c[3]);
+    for (int i = 0; i < 4; ++i) sortedNum[i] = c[i];
+}
+
+}  // namespace AscendC
+
+namespace AscendC {
+
+// Concat: prepares scores for Sort. On A2/A3 Sort reads the scores as they are, so `concat` becomes
+// a view of `src` (the documented behaviour); the 200-series region-proposal form is not modelled.
+template <class T>
+inline void Concat(LocalTensor<T>& concat, const LocalTensor<T>& src, const LocalTensor<T>& tmp, const int32_t repeatTime,
+                   OPKIT_LOC) {
+    OPKIT_DTYPES("Concat", T, half, float);
+    (void)tmp;
+    if (repeatTime < 0 || repeatTime > 255) opkit::sim::fail_at("Concat", loc, "repeatTime %d is outside [0, 255]", repeatTime);
+#if __NPU_ARCH__ == 2002
+    opkit::sim::fail_at("Concat", loc, "the region-proposal form of NPU arch 2002 is not modelled by the simulator");
+#else
+    if (uint64_t(repeatTime) * 32 > src.GetSize())
+        opkit::sim::fail_at("Concat", loc, "src holds %u elements, %d repeats need %d", src.GetSize(), repeatTime, repeatTime * 32);
+    concat = src;
+#endif
+}
+
+}  // namespace AscendC

@@ -35,11 +35,12 @@ inline int64_t GetSFFValue(uint64_t valueIn) {
 template <int countValue>
 inline int64_t ScalarGetSFFValue(uint64_t valueIn) { return GetSFFValue<countValue>(valueIn); }
 
-// Scalar conversions (exact widening; narrowing rounds to nearest even as the scalar unit does).
+// Scalar conversions (ToFloat, ToBfloat16; exact widening; narrowing rounds to nearest even as the scalar unit does).
 template <class T>
 inline float ToFloat(const T& bVal) { return float(bVal); }
 inline float Cast(const bfloat16_t& bVal) { return float(bVal); }
 inline bfloat16_t Cast(const float& fVal) { return bfloat16_t(fVal); }
+inline bfloat16_t ToBfloat16(const float& fVal) { return bfloat16_t(fVal); }
 template <class T, class U, RoundMode roundMode>
 inline U Cast(T valueIn) {
     double v = double(valueIn);

@@ -42,6 +42,17 @@ namespace AscendC {
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalar, uint64_t mask,                \
                      const uint8_t repeatTime, const UnaryRepeatParams& p, OPKIT_LOC) {                                  \
         opkit_##NAME##_masked(dst, src, scalar, isSetMask ? opkit::sim::mask_cont(mask) : opkit::sim::mask_reg(), repeatTime, p, loc); \
+    } \
+    /* CANN's <T, isSetMask> spelling: the scalar has the tensor's type (NAME<float, false>(...)) */                       \
+    template <class T, bool isSetMask = true>                                                                            \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalar, const uint64_t mask[],        \
+                     const uint8_t repeatTime, const UnaryRepeatParams& p, OPKIT_LOC) {                                  \
+        opkit_##NAME##_masked(dst, src, scalar, isSetMask ? opkit::sim::mask_bits(mask) : opkit::sim::mask_reg(), repeatTime, p, loc); \
+    }                                                                                                                    \
+    template <class T, bool isSetMask = true>                                                                            \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalar, uint64_t mask,                \
+                     const uint8_t repeatTime, const UnaryRepeatParams& p, OPKIT_LOC) {                                  \
+        opkit_##NAME##_masked(dst, src, scalar, isSetMask ? opkit::sim::mask_cont(mask) : opkit::sim::mask_reg(), repeatTime, p, loc); \
     }
 
 #define OPKIT_VEC_SCALAR(NAME, EXPR, ...) OPKIT_VEC_SCALAR_X(NAME, EXPR, (void)0, __VA_ARGS__)

@@ -22,3 +22,14 @@
             ::opkit::sim::fail_at("ASSERT", ::opkit::sim::SrcLoc(__FILE__, __LINE__), "assertion `%s` failed", #cond); \
     } while (0)
 #endif
+
+// Pipe annotations of CANN's declarations (`__inout_pipe__(S)`, ...): no meaning on the CPU.
+#ifndef __inout_pipe__
+#define __inout_pipe__(p)
+#endif
+#ifndef __in_pipe__
+#define __in_pipe__(p)
+#endif
+#ifndef __out_pipe__
+#define __out_pipe__(p)
+#endif

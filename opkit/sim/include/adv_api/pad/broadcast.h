@@ -41,3 +41,19 @@ inline void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
 }
 
 }  // namespace AscendC
+
+namespace AscendC {
+
+// Broadcast: the current spelling of BroadCast (same forms).
+template <class T, int32_t dim, int32_t axis, bool isReuseSource = false>
+inline void Broadcast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim], const uint32_t srcShape[dim],
+                      LocalTensor<uint8_t>& sharedTmpBuffer, OPKIT_LOC) {
+    BroadCast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, sharedTmpBuffer, loc);
+}
+template <class T, int32_t dim, int32_t axis, bool isReuseSource = false>
+inline void Broadcast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim], const uint32_t srcShape[dim],
+                      OPKIT_LOC) {
+    BroadCast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, loc);
+}
+
+}  // namespace AscendC
