@@ -47,6 +47,19 @@ _COMPOSITE: dict[str, tuple[str, ...]] = {
     "AscendDequant": ("unary", "binary"),  # cast, scale
     "ArithProgression": ("unary",),
 }
+# lib/math APIs (est: the chip evaluates them as range reduction plus a polynomial or an exp/ln
+# identity; opkit's step counts). Rounding functions are one Cast with a round mode.
+_POLY = ("binary",) * 8
+_COMPOSITE.update({
+    **dict.fromkeys(("Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Erf", "Erfc", "Lgamma"), _POLY),
+    **dict.fromkeys(("Sinh", "Cosh", "Tanh"), ("unary", "transcendental", "division", "binary", "binary")),
+    **dict.fromkeys(("Asinh", "Acosh", "Atanh"), ("binary", "binary", "transcendental", "transcendental", "binary")),
+    **dict.fromkeys(("Log", "Log2", "Log10"), ("transcendental", "unary")),
+    "Power": ("transcendental", "binary", "transcendental"),  # exp(y ln x)
+    **dict.fromkeys(("Floor", "Ceil", "Round", "Trunc", "ClampMax", "ClampMin"), ("unary",)),
+    "Frac": ("unary", "binary"),
+    "Sign": ("unary", "unary", "binary"),
+})
 _SUM = {"ReduceSum", "WholeReduceSum", "BlockReduceSum", "PairReduceSum"}
 _TWO_BYTE = {"float16", "bfloat16", "int16", "uint16", "half", "bfloat16_t"}
 

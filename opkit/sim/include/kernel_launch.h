@@ -436,10 +436,7 @@ template <bool FORCE = false>
 inline void WaitPreTaskEnd() {}
 template <pipe_t AIV_PIPE = PIPE_MTE3, pipe_t AIC_PIPE = PIPE_MTE3, bool FORCE = false>
 inline void SetNextTaskStart() {}
-// Scalar-unit overflow mode and similar switches: accepted, no effect on the simulation.
-struct AscendCUtils {
-    static void SetOverflow(uint64_t) {}
-};
+// AscendCUtils (mask helpers, SetOverflow): basic_api/kernel_common.h.
 inline void DropOutBitModeInit() {}
 template <class T>
 inline void DropOutBitModeInit(const LocalTensor<T>&) {}

@@ -1,0 +1,11 @@
+// opkit simulator: Floor: round down (advanced math API, lib/math/floor.h). Computed in float from the source
+// element (in double, then float), one rounding to T (half, float), as every vector instruction rounds its result.
+#pragma once
+#include "impl/opkit/adv_unary.h"
+
+namespace AscendC {
+
+OPKIT_ADV_UNARY(Floor, float(std::floor(double(x))))
+OPKIT_ADV_MATH_FORMS(Floor)
+
+}  // namespace AscendC

@@ -1,0 +1,11 @@
+// opkit simulator: Tanh: hyperbolic tangent (advanced math API, lib/math/tanh.h). Computed in float from the source
+// element (in double, then float), one rounding to T (half, float), as every vector instruction rounds its result.
+#pragma once
+#include "impl/opkit/adv_unary.h"
+
+namespace AscendC {
+
+OPKIT_ADV_UNARY(Tanh, float(std::tanh(double(x))))
+OPKIT_ADV_MATH_FORMS(Tanh)
+
+}  // namespace AscendC

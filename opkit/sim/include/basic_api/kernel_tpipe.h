@@ -1,0 +1,405 @@
+// opkit simulator: TPipe, TQue, TQueBind, TSCM, TBuf (on-chip buffer management and the queue protocol).
+#pragma once
+#include "basic_api/kernel_tensor.h"
+
+namespace opkit {
+namespace sim {
+
+// Producer and consumer pipes implied by a queue position (EnQue = producer -> consumer edge,
+// FreeTensor/AllocTensor = consumer -> producer edge).
+inline void queue_pipes(AscendC::TPosition p, int& prod, int& cons) {
+    using AscendC::TPosition;
+    switch (p) {
+        case TPosition::VECIN: prod = P_MTE2; cons = P_V; return;
+        case TPosition::VECOUT: prod = P_V; cons = P_MTE3; return;
+        case TPosition::VECCALC: prod = P_V; cons = P_V; return;
+        case TPosition::A1: case TPosition::B1: case TPosition::C1: prod = P_MTE2; cons = P_MTE1; return;
+        case TPosition::TSCM: prod = P_MTE3; cons = P_MTE1; return;
+        case TPosition::A2: case TPosition::B2: case TPosition::C2: prod = P_MTE1; cons = P_M; return;
+        case TPosition::CO1: prod = P_M; cons = P_FIX; return;
+        default: prod = P_MTE2; cons = P_V; return;
+    }
+}
+
+struct Launch;
+inline Launch*& cur_launch() { static thread_local Launch* l = nullptr; return l; }
+
+}  // namespace sim
+}  // namespace opkit
+
+namespace AscendC {
+
+struct QueBlock {
+    uint32_t off = 0, len = 0;
+    int state = 0;  // 0 free, 1 allocated, 2 enqueued
+    uint32_t enq_snap[opkit::sim::NPIPE] = {};
+    uint32_t free_snap[opkit::sim::NPIPE] = {};
+    opkit::sim::Site alloc_site{};
+};
+
+class TPipe;
+
+class TQueBase {
+public:
+    TQueBase() = default;
+    // Copies share nothing with the pipe's bookkeeping (they are detached).
+    TQueBase(const TQueBase& o) : blocks_(o.blocks_), fifo_(o.fifo_), next_(o.next_), inited_(o.inited_), id_base_(o.id_base_) {}
+    TQueBase& operator=(const TQueBase&) { return *this; }
+    virtual ~TQueBase();
+    void check_freed(const char* api) const;
+    std::vector<QueBlock> blocks_;
+    std::vector<int> fifo_;
+    int next_ = 0;
+    bool inited_ = false;
+    int32_t id_base_ = 0;
+    TPipe* pipe_ = nullptr;
+    virtual TPosition pos() const = 0;
+    virtual int32_t depth() const = 0;
+};
+
+class TPipe;
+template <TPosition pos> class TBufImpl;
+}  // namespace AscendC
+
+namespace opkit { namespace sim {
+struct TPipeBase {};
+}}  // namespace opkit::sim
+
+namespace AscendC {
+
+class TPipe : public opkit::sim::TPipeBase {
+public:
+    TPipe() { opkit::sim::core().pipe = this; }
+    ~TPipe() {
+        check_all_freed(opkit::sim::SrcLoc(nullptr, 0), "TPipe::~TPipe");
+        for (auto* q : queues_) { q->pipe_ = nullptr; q->inited_ = false; q->blocks_.clear(); q->fifo_.clear(); }
+        for (auto& b : bufs_) { *b.first = false; *b.second = nullptr; }
+        if (opkit::sim::core().pipe == this) opkit::sim::core().pipe = nullptr;
+    }
+    void Init() { opkit::sim::core().pipe = this; }
+    void Destroy() { check_all_freed(opkit::sim::SrcLoc(nullptr, 0), "TPipe::Destroy"); clear(); }
+    void Reset(OPKIT_LOC) {
+        check_all_freed(loc, "TPipe::Reset");
+        clear();
+    }
+
+    template <class Q>
+    bool InitBuffer(Q& que, uint8_t num, uint32_t len, OPKIT_LOC) {
+        using namespace opkit::sim;
+        const char* api = "TPipe::InitBuffer";
+        if (que.inited_) fail_at(api, loc, "this queue was already initialised (call TPipe::Reset first)");
+        if (num == 0) fail_at(api, loc, "num must be at least 1");
+        int a = arena_of(que.pos());
+        if (a < 0) fail_at(api, loc, "queue position %d has no on-chip memory", int(que.pos()));
+        uint32_t l = (len + 31u) & ~31u;
+        int& cnt = que_count_[int(que.pos())];
+        if (que.pos() == TPosition::VECIN || que.pos() == TPosition::VECOUT || que.pos() == TPosition::A1 ||
+            que.pos() == TPosition::B1 || que.pos() == TPosition::A2 || que.pos() == TPosition::B2 ||
+            que.pos() == TPosition::CO1 || que.pos() == TPosition::CO2) {
+            if (cnt + num > 8)
+                fail_at(api, loc, "%d TQue buffers at this position (%d already + %d here); the hardware event IDs allow at most 8 per position",
+                        cnt + num, cnt, int(num));
+        }
+        uint64_t off = carve(a, uint64_t(l) * num, api, loc, num, l);
+        cnt += num;
+        que.blocks_.assign(num, QueBlock{});
+        for (int i = 0; i < num; ++i) { que.blocks_[i].off = uint32_t(off + uint64_t(i) * l); que.blocks_[i].len = l; }
+        que.inited_ = true;
+        que.pipe_ = this;
+        que.id_base_ = next_id_;
+        next_id_ += num;
+        queues_.push_back(&que);
+        return true;
+    }
+    template <TPosition P>
+    bool InitBuffer(TBufImpl<P>& buf, uint32_t len, OPKIT_LOC);
+
+    template <HardEvent e> TEventID FetchEventID() { return FetchEventID(e); }
+    TEventID FetchEventID(HardEvent e) {
+        for (int i = 0; i < 8; ++i)
+            if (!(ev_alloc_[int(e)] & (1u << i))) return TEventID(i);
+        return 0;
+    }
+    template <HardEvent e> TEventID AllocEventID(OPKIT_LOC) {
+        for (int i = 0; i < 8; ++i)
+            if (!(ev_alloc_[int(e)] & (1u << i))) { ev_alloc_[int(e)] |= (1u << i); return TEventID(i); }
+        opkit::sim::fail_at("TPipe::AllocEventID", loc, "all 8 event IDs of this HardEvent are allocated (ReleaseEventID missing?)");
+    }
+    template <HardEvent e> void ReleaseEventID(TEventID id, OPKIT_LOC) {
+        if (id < 0 || id > 7 || !(ev_alloc_[int(e)] & (1u << id)))
+            opkit::sim::fail_at("TPipe::ReleaseEventID", loc, "event ID %d was not allocated with AllocEventID", int(id));
+        ev_alloc_[int(e)] &= ~(1u << id);
+    }
+
+    // opkit: bump-allocate `bytes` in arena `a`, checking the capacity GetCoreMemSize reports.
+    uint64_t carve(int a, uint64_t bytes, const char* api, const opkit::sim::SrcLoc& loc, int num, uint32_t len) {
+        using namespace opkit::sim;
+        ArenaMem& m = core().mem(a);
+        uint64_t off = m.used;
+        uint64_t cap = arena_cap(a);
+        if (off + bytes > cap)
+            fail_at(api, loc,
+                    "%s capacity exceeded: %d x %u bytes (lengths are rounded up to 32 B) requested at offset %llu end at %llu, "
+                    "but the chip (%s) offers %llu bytes (GetCoreMemSize); %llu bytes over",
+                    arena_name(a), num, len, (unsigned long long)off, (unsigned long long)(off + bytes), OPKIT_SIM_SOC,
+                    (unsigned long long)cap, (unsigned long long)(off + bytes - cap));
+        m.used = off + bytes;
+        if (++nbuf_ > 64) fail_at(api, loc, "more than 64 buffers initialised in one TPipe");
+        return off;
+    }
+    void check_all_freed(const opkit::sim::SrcLoc& loc, const char* api);
+    void clear() {
+        using namespace opkit::sim;
+        for (int a = 0; a < NARENA; ++a) core().arena[a].used = 0;
+        for (auto* q : queues_) { q->inited_ = false; q->blocks_.clear(); q->fifo_.clear(); q->next_ = 0; q->pipe_ = nullptr; }
+        queues_.clear();
+        for (auto& b : bufs_) { *b.first = false; *b.second = nullptr; }
+        bufs_.clear();
+        std::memset(que_count_, 0, sizeof que_count_);
+        std::memset(ev_alloc_, 0, sizeof ev_alloc_);
+        nbuf_ = 0;
+    }
+    std::vector<TQueBase*> queues_;
+    std::vector<std::pair<bool*, TPipe**>> bufs_;  // live TBufs: their inited_ flag and pipe_ back pointer
+    void forget_buf(bool* flag) {
+        for (size_t i = 0; i < bufs_.size(); ++i)
+            if (bufs_[i].first == flag) { bufs_.erase(bufs_.begin() + i); return; }
+    }
+    int que_count_[32] = {};
+    uint32_t ev_alloc_[64] = {};
+    int nbuf_ = 0;
+    int32_t next_id_ = 0;
+};
+
+inline void TQueBase::check_freed(const char* api) const {
+    for (auto& b : blocks_)
+        if (b.state != 0) {
+            if (opkit::sim::G().failed) return;
+            opkit::sim::fail_at(api, opkit::sim::SrcLoc(b.alloc_site.file, b.alloc_site.line),
+                                "a tensor allocated from a TQue (AllocTensor at the line below) was never freed with FreeTensor "
+                                "(it is still %s)", b.state == 2 ? "enqueued" : "allocated");
+        }
+}
+inline TQueBase::~TQueBase() {
+    if (!pipe_) return;
+    check_freed("TQue (end of life)");
+    auto& v = pipe_->queues_;
+    v.erase(std::remove(v.begin(), v.end(), this), v.end());
+}
+inline void TPipe::check_all_freed(const opkit::sim::SrcLoc& loc, const char* api) {
+    (void)loc;
+    for (auto* q : queues_) q->check_freed(api);
+}
+
+// A queue between two positions: memory of `src_` (of `dst_` when src_ is GM); EnQue orders the
+// producer pipe of src_ before the consumer pipe of dst_. TQue<pos> binds a position to itself.
+template <TPosition src_, TPosition dst_, int32_t depth_ = 1, auto mask = 0>
+class TQueImpl : public TQueBase {
+    static constexpr TPosition pos_ = src_ == TPosition::GM ? dst_ : src_;
+    static void pipes(int& prod, int& cons) {
+        int p1, c1, p2, c2;
+        opkit::sim::queue_pipes(src_, p1, c1);
+        opkit::sim::queue_pipes(dst_, p2, c2);
+        prod = src_ == TPosition::GM ? opkit::sim::P_MTE2 : p1;
+        cons = c2;
+    }
+
+public:
+    TPosition pos() const override { return pos_; }
+    int32_t depth() const override { return depth_; }
+
+    template <class T>
+    LocalTensor<T> AllocTensor(OPKIT_LOC) {
+        using namespace opkit::sim;
+        const char* api = "TQue::AllocTensor";
+        if (!inited_) fail_at(api, loc, "queue not initialised with TPipe::InitBuffer");
+        int n = int(blocks_.size());
+        for (int k = 0; k < n; ++k) {
+            int i = (next_ + k) % n;
+            if (blocks_[i].state == 0) {
+                next_ = (i + 1) % n;
+                QueBlock& b = blocks_[i];
+                b.state = 1;
+                b.alloc_site = Site{api, loc.file, loc.line};
+                int prod, cons;
+                pipes(prod, cons);
+                merge(prod, b.free_snap);
+                merge(P_S, b.free_snap);
+                if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"alloc\",\"buf\":%d}", id_base_ + i));
+                return make<T>(i);
+            }
+        }
+        fail_at(api, loc, "all %d buffers of this queue are in use (InitBuffer(que, %d, len) gives %d; FreeTensor missing?)", n, n, n);
+    }
+    template <class T>
+    void AllocTensor(LocalTensor<T>& t, OPKIT_LOC) { t = AllocTensor<T>(loc); }
+
+    template <class T>
+    bool EnQue(const LocalTensor<T>& t, OPKIT_LOC) {
+        using namespace opkit::sim;
+        const char* api = "TQue::EnQue";
+        int i = index_of(t, api, loc);
+        QueBlock& b = blocks_[i];
+        if (b.state == 2) fail_at(api, loc, "tensor is already enqueued");
+        if (b.state == 0) fail_at(api, loc, "tensor was freed; AllocTensor it first");
+        if (depth_ > 0 && int(fifo_.size()) >= depth_)
+            fail_at(api, loc, "EnQue beyond the queue depth %d (%d tensors already enqueued without DeQue)", int(depth_), int(fifo_.size()));
+        int prod, cons;
+        pipes(prod, cons);
+        std::memset(b.enq_snap, 0, sizeof b.enq_snap);
+        snapshot(prod, b.enq_snap);
+        snapshot(P_S, b.enq_snap);
+        b.state = 2;
+        fifo_.push_back(i);
+        if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"enque\",\"buf\":%d,\"from\":\"%s\",\"to\":\"%s\"}", id_base_ + i, pipe_name(prod), pipe_name(cons)));
+        return true;
+    }
+    template <class T>
+    LocalTensor<T> DeQue(OPKIT_LOC) {
+        using namespace opkit::sim;
+        const char* api = "TQue::DeQue";
+        if (fifo_.empty()) fail_at(api, loc, "DeQue on an empty queue (no tensor was enqueued)");
+        int i = fifo_.front();
+        fifo_.erase(fifo_.begin());
+        QueBlock& b = blocks_[i];
+        int prod, cons;
+        pipes(prod, cons);
+        merge(cons, b.enq_snap);
+        merge(P_S, b.enq_snap);
+        b.state = 1;
+        if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"deque\",\"buf\":%d}", id_base_ + i));
+        return make<T>(i);
+    }
+    template <class T>
+    void DeQue(LocalTensor<T>& t, OPKIT_LOC) { t = DeQue<T>(loc); }
+
+    template <class T>
+    void FreeTensor(LocalTensor<T>& t, OPKIT_LOC) {
+        using namespace opkit::sim;
+        const char* api = "TQue::FreeTensor";
+        int i = index_of(t, api, loc);
+        QueBlock& b = blocks_[i];
+        if (b.state == 0) fail_at(api, loc, "double free: this tensor was already freed");
+        if (b.state == 2) fail_at(api, loc, "tensor is still enqueued; DeQue it before FreeTensor");
+        int prod, cons;
+        pipes(prod, cons);
+        std::memset(b.free_snap, 0, sizeof b.free_snap);
+        snapshot(cons, b.free_snap);
+        snapshot(P_S, b.free_snap);
+        b.state = 0;
+        if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"free\",\"buf\":%d}", id_base_ + i));
+    }
+    bool HasIdleBuffer() const {
+        for (auto& b : blocks_) if (b.state == 0) return true;
+        return false;
+    }
+    int32_t GetTensorCountInQue() const { return int32_t(fifo_.size()); }
+    bool HasTensorInQue() const { return !fifo_.empty(); }
+    bool VacantInQue() const { return depth_ <= 0 || int(fifo_.size()) < depth_; }
+    void FreeAllEvent() {}
+
+private:
+    template <class T>
+    LocalTensor<T> make(int i) {
+        LocalTensor<T> t;
+        QueBlock& b = blocks_[i];
+        t.address_.dataLen = b.len;
+        t.address_.bufferAddr = b.off;
+        t.address_.bufEnd = b.off + b.len;
+        t.address_.logicPos = uint8_t(pos_);
+        t.address_.absAddr = opkit::sim::core().mem(arena_of(pos_)).data + b.off;
+        t.address_.bufId = id_base_ + i;
+        return t;
+    }
+    template <class T>
+    int index_of(const LocalTensor<T>& t, const char* api, const opkit::sim::SrcLoc& loc) {
+        int i = t.address_.bufId - id_base_;
+        if (!inited_ || i < 0 || i >= int(blocks_.size()) || t.address_.logicPos != uint8_t(pos_))
+            opkit::sim::fail_at(api, loc, "tensor does not belong to this queue");
+        return i;
+    }
+};
+
+template <TPosition pos, int32_t depth_ = 1, auto mask = 0>
+class TQue : public TQueImpl<pos, pos, depth_, mask> {};
+template <TPosition src, TPosition dst, int32_t depth_ = 1, auto mask = 0>
+class TQueBind : public TQueImpl<src, dst, depth_, mask> {};
+template <TPosition pos, int32_t depth_ = 1, auto mask = 0>
+using TSCM = TQueBind<pos, TPosition::TSCM, depth_, mask>;
+
+template <TPosition pos = TPosition::LCM>
+class TBufImpl {
+public:
+    template <class T>
+    LocalTensor<T> Get(OPKIT_LOC) { check("TBuf::Get", loc); return make<T>(0, len_); }
+    template <class T>
+    LocalTensor<T> Get(uint32_t n, OPKIT_LOC) {
+        check("TBuf::Get", loc);
+        if (uint64_t(n) * sizeof(T) > len_)
+            opkit::sim::fail_at("TBuf::Get", loc, "%u elements (%llu bytes) exceed the buffer's %u bytes", n,
+                                (unsigned long long)(uint64_t(n) * sizeof(T)), len_);
+        return make<T>(0, uint32_t(n * sizeof(T)));
+    }
+    template <class T>
+    LocalTensor<T> GetWithOffset(uint32_t n, uint32_t byteOff, OPKIT_LOC) {
+        check("TBuf::GetWithOffset", loc);
+        if (byteOff % 32)
+            opkit::sim::fail_at("TBuf::GetWithOffset", loc, "byte offset %u is not 32-byte aligned", byteOff);
+        if (uint64_t(n) * sizeof(T) + byteOff > len_)
+            opkit::sim::fail_at("TBuf::GetWithOffset", loc, "%u elements at byte offset %u (%llu bytes) exceed the buffer's %u bytes",
+                                n, byteOff, (unsigned long long)(uint64_t(n) * sizeof(T) + byteOff), len_);
+        return make<T>(byteOff, uint32_t(n * sizeof(T)));
+    }
+    bool inited_ = false;
+    uint32_t off_ = 0, len_ = 0;
+    int32_t id_ = -1;
+    TPipe* pipe_ = nullptr;
+    TBufImpl() = default;
+    // A copy sees the same buffer but is not tracked by the pipe (Reset does not reach it).
+    TBufImpl(const TBufImpl& o) : inited_(o.inited_), off_(o.off_), len_(o.len_), id_(o.id_), pipe_(nullptr) {}
+    TBufImpl& operator=(const TBufImpl& o) {
+        if (this != &o) { inited_ = o.inited_; off_ = o.off_; len_ = o.len_; id_ = o.id_; }
+        return *this;
+    }
+    ~TBufImpl() {
+        if (pipe_) pipe_->forget_buf(&inited_);
+    }
+
+private:
+    void check(const char* api, const opkit::sim::SrcLoc& loc) {
+        if (!inited_) opkit::sim::fail_at(api, loc, "TBuf not initialised with TPipe::InitBuffer");
+    }
+    template <class T>
+    LocalTensor<T> make(uint32_t byteOff, uint32_t bytes) {
+        LocalTensor<T> t;
+        t.address_.dataLen = bytes;
+        t.address_.bufferAddr = off_ + byteOff;
+        t.address_.bufEnd = off_ + len_;
+        t.address_.logicPos = uint8_t(pos);
+        t.address_.absAddr = opkit::sim::core().mem(arena_of(pos)).data + off_ + byteOff;
+        t.address_.bufId = id_;
+        return t;
+    }
+};
+template <TPosition pos = TPosition::LCM>
+using TBuf = TBufImpl<pos>;
+
+template <TPosition P>
+bool TPipe::InitBuffer(TBufImpl<P>& buf, uint32_t len, opkit::sim::SrcLoc loc) {
+    using namespace opkit::sim;
+    const char* api = "TPipe::InitBuffer";
+    if (buf.inited_) fail_at(api, loc, "this TBuf was already initialised (call TPipe::Reset first)");
+    int a = arena_of(P);
+    if (a < 0) fail_at(api, loc, "TBuf position has no on-chip memory");
+    uint32_t l = (len + 31u) & ~31u;
+    uint64_t off = carve(a, l, api, loc, 1, l);
+    buf.off_ = uint32_t(off);
+    buf.len_ = l;
+    buf.inited_ = true;
+    buf.id_ = next_id_++;
+    buf.pipe_ = this;
+    bufs_.push_back({&buf.inited_, &buf.pipe_});
+    return true;
+}
+
+}  // namespace AscendC

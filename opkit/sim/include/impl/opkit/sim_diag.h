@@ -1,0 +1,86 @@
+// opkit simulator: diagnostics (errors end the run with one message; warnings once per call site).
+#pragma once
+#include "impl/opkit/sim_config.h"
+
+namespace opkit {
+namespace sim {
+
+// ---------------------------------------------------------------------------------------------
+// Diagnostics.
+struct Global {
+    std::mutex err_mu;
+    std::atomic<bool> failed{false};
+    std::mutex gm_mu;
+    struct GmEntry { uint64_t size; uint64_t raw_size; void* raw; std::string name; void* map_base = nullptr; uint64_t map_len = 0; };
+    std::map<uintptr_t, GmEntry> gm;  // user pointer -> entry
+    std::mutex atomic_mu;
+    std::mutex warn_mu;
+    std::unordered_map<std::string, int> warned;
+    uint64_t tiling_key = 0;
+    bool tiling_key_set = false;
+    int exit_code = 3;
+    int kernel_type = -1;  // KernelMetaType chosen by the runner; -1: from SetKernelMode
+    int kernel_mode = -1;  // SetKernelMode: 0 MIX, 1 AIC, 2 AIV; -1 not called
+    bool trace_only = false;  // trace-only mode: bookkeeping and checks without arithmetic or data bytes
+};
+inline bool on_aic();
+inline Global& G() { static Global g; return g; }
+// The runner picks the kernel type of the next launches (KernelMetaType value, -1 to unset).
+inline void set_kernel_type(int t) { G().kernel_type = t; }
+// Trace-only mode (set by the runner before a launch): the kernel's control flow, queue, event
+// and flag bookkeeping, address/size/pipe checks and the trace are as in a full run, but vector
+// arithmetic and the bytes of data moves are skipped, and the written-state ("never-written
+// bytes") checks are off, since no values exist to check. Outputs of such a run are not results.
+inline void set_trace_only(bool on) { G().trace_only = on; }
+inline bool trace_only() { return G().trace_only; }
+
+struct CoreState;
+inline CoreState*& cur_core_ptr() { static thread_local CoreState* c = nullptr; return c; }
+inline std::string core_desc();
+
+inline std::string vfmt(const char* fmt, va_list ap) {
+    char buf[2048];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    return buf;
+}
+inline std::string fmt(const char* f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    std::string s = vfmt(f, ap);
+    va_end(ap);
+    return s;
+}
+
+// Ends the run with one diagnostic: kernel, block, API, message, call site.
+[[noreturn]] inline void fail_at(const char* api, const SrcLoc& loc, const char* f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    std::string msg = vfmt(f, ap);
+    va_end(ap);
+    {
+        std::lock_guard<std::mutex> lk(G().err_mu);
+        if (!G().failed.exchange(true)) {
+            std::fprintf(stderr, "opkit-sim: error: %s: %s: %s\n", core_desc().c_str(), api, msg.c_str());
+            if (loc.file) std::fprintf(stderr, "  at %s:%d\n", loc.file, loc.line);
+            std::fflush(stderr);
+            std::fflush(stdout);
+        }
+    }
+    std::_Exit(G().exit_code);
+}
+
+inline void warn_at(const char* api, const SrcLoc& loc, const char* f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    std::string msg = vfmt(f, ap);
+    va_end(ap);
+    std::string key = std::string(api) + "@" + (loc.file ? loc.file : "") + ":" + std::to_string(loc.line);
+    std::lock_guard<std::mutex> lk(G().warn_mu);
+    if (G().warned[key]++) return;  // once per call site
+    std::fprintf(stderr, "opkit-sim: warning: %s: %s: %s\n", core_desc().c_str(), api, msg.c_str());
+    if (loc.file) std::fprintf(stderr, "  at %s:%d\n", loc.file, loc.line);
+    std::fflush(stderr);
+}
+
+}  // namespace sim
+}  // namespace opkit

@@ -1,0 +1,303 @@
+// opkit simulator: per-core state: call sites, arenas with written-shadow and per-pipe access records, pipe ordering.
+#pragma once
+#include "impl/opkit/sim_gm.h"
+
+namespace opkit {
+namespace sim {
+
+// ---------------------------------------------------------------------------------------------
+// Call-site table (per core) for diagnostics that point at an earlier instruction.
+struct Site { const char* api; const char* file; int line; };
+
+// Per-arena tracking: bytes, per-byte written shadow, per-32-B last access per pipe.
+// The pipe records are kept per pipe and kind (read/write), each an array over the 32-B blocks,
+// allocated on the first access of that kind by that pipe (a vector core never uses M or FIX, say):
+// a check of a range is then a vectorisable max-scan, and `hi_w/hi_r[pipe]` (the latest
+// instruction of that pipe that touched the arena at all) let most checks skip the scan.
+// Zero-filled bytes whose pages are only materialised when touched (anonymous mmap on Linux):
+// a core's arenas cost nothing for the bytes its kernel never uses.
+struct ZeroBuf {
+    uint8_t* p = nullptr;
+    uint64_t n = 0;
+    bool mapped = false;
+    ZeroBuf() = default;
+    ZeroBuf(const ZeroBuf&) = delete;
+    ZeroBuf& operator=(const ZeroBuf&) = delete;
+    ~ZeroBuf() { release(); }
+    void assign(uint64_t bytes) {
+        release();
+        n = bytes;
+#if defined(__linux__)
+        void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED) { p = static_cast<uint8_t*>(m); mapped = true; return; }
+#endif
+        p = static_cast<uint8_t*>(std::calloc(bytes, 1));
+        if (!p) { std::fprintf(stderr, "opkit-sim: error: out of host memory for on-chip buffers\n"); std::_Exit(G().exit_code); }
+    }
+    void release() {
+        if (!p) return;
+#if defined(__linux__)
+        if (mapped) munmap(p, n);
+        else
+#endif
+            std::free(p);
+        p = nullptr;
+        mapped = false;
+    }
+    uint8_t* data() { return p; }
+    const uint8_t* data() const { return p; }
+    uint8_t& operator[](uint64_t i) { return p[i]; }
+    const uint8_t& operator[](uint64_t i) const { return p[i]; }
+};
+
+struct ArenaMem {
+    uint8_t* data = nullptr;
+    uint64_t size = 0;
+    ZeroBuf storage;
+    ZeroBuf init;                                   // 1 = written since kernel start
+    std::vector<uint32_t> last_w[NPIPE], last_r[NPIPE];  // [pipe][block] -> instruction seq on pipe
+    std::vector<uint16_t> site_w[NPIPE], site_r[NPIPE];  // call site of that access
+    uint64_t blocks = 0;
+    uint32_t hi_w[NPIPE] = {}, hi_r[NPIPE] = {};
+    uint64_t used = 0;                              // bump allocator (InitBuffer)
+    void ensure(uint64_t n) {
+        if (data) return;
+        size = n;
+        storage.assign(n + 64);
+        data = storage.data();
+        uintptr_t mis = uintptr_t(data) & 63;
+        if (mis) data += 64 - mis;
+        init.assign(n);
+        blocks = (n + 31) / 32;
+    }
+    // Records of pipe p (empty until p first accesses this arena that way: all zero).
+    uint32_t rec(bool write, int p, uint64_t b) const {
+        const std::vector<uint32_t>& v = write ? last_w[p] : last_r[p];
+        return v.empty() ? 0 : v[b];
+    }
+    uint16_t rec_site(bool write, int p, uint64_t b) const {
+        const std::vector<uint16_t>& v = write ? site_w[p] : site_r[p];
+        return v.empty() ? 0 : v[b];
+    }
+    void record(bool write, int p, uint64_t b0, uint64_t nb, uint32_t seq, uint16_t site);
+};
+
+struct TPipeBase;
+struct FlagSlot { bool set = false; uint32_t snap[NPIPE] = {}; Site site{}; };
+
+enum CoreType : int32_t { CT_MIX = 0, CT_AIC = 1, CT_AIV = 2 };
+
+struct CoreState {
+    std::string kernel = "kernel";
+    int64_t block_idx = 0, block_num = 1, sub_block_idx = 0, task_ratio = 1;
+    int64_t tid = 0, core_id = 0;
+    int32_t core_type = CT_AIV;
+    ArenaMem arena[NARENA];
+    uint32_t cnt[NPIPE] = {};            // instructions issued per pipe
+    uint32_t seen[NPIPE][NPIPE] = {};    // seen[q][p]: pipe q is ordered after pipe p's first seen[q][p] instrs
+    std::vector<Site> sites{Site{"", nullptr, 0}};
+    std::unordered_map<uint64_t, uint16_t> site_idx;
+    FlagSlot flags[64][8];               // [HardEvent][event id]
+    TPipeBase* pipe = nullptr;
+    // vector mask state
+    bool mask_counter = false;
+    uint64_t mask_hi = ~0ull, mask_lo = ~0ull;
+    // atomic store mode: 0 none, 1 add, 2 max, 3 min; dtype tag
+    int atomic_mode = 0;
+    int atomic_dtype = 0;
+    uint64_t pad_value = 0;
+    bool pad_value_set = false;
+    // trace counters
+    struct Trace { uint64_t instrs = 0, bytes = 0, repeats = 0; } trace[NPIPE];
+    std::map<std::string, Trace> by_class;  // "pipe|api|dtype"
+    // by_class entries by the (pipe, api, dtype) pointers of the call (names are string literals;
+    // two pointers to equal names find the same entry through the string key).
+    struct ClassKey {
+        int pipe; const char* api; const char* dtype;
+        bool operator==(const ClassKey& o) const { return pipe == o.pipe && api == o.api && dtype == o.dtype; }
+    };
+    struct ClassKeyHash {
+        size_t operator()(const ClassKey& k) const {
+            return std::hash<const void*>()(k.api) * 31 + std::hash<const void*>()(k.dtype) * 7 + size_t(k.pipe);
+        }
+    };
+    std::unordered_map<ClassKey, Trace*, ClassKeyHash> class_cache;
+    std::vector<std::string> events;
+    uint64_t events_dropped = 0;
+    bool trace_on = false;
+    uint64_t ub_reserved_needed = 0;
+
+    ArenaMem& mem(int a) {
+        arena[a].ensure(arena_phys(a));
+        return arena[a];
+    }
+    uint16_t site(const char* api, const SrcLoc& loc) {
+        uint64_t key = (uint64_t(uintptr_t(api)) * 1000003u) ^ (uint64_t(uintptr_t(loc.file)) << 16) ^ uint64_t(loc.line);
+        auto it = site_idx.find(key);
+        if (it != site_idx.end()) return it->second;
+        if (sites.size() >= 65535) return 0;
+        uint16_t id = uint16_t(sites.size());
+        sites.push_back(Site{api, loc.file, loc.line});
+        site_idx[key] = id;
+        return id;
+    }
+};
+
+inline CoreState& main_thread_core() {
+    static CoreState c;
+    return c;
+}
+inline CoreState& core() {
+    CoreState* c = cur_core_ptr();
+    if (!c) { c = &main_thread_core(); cur_core_ptr() = c; }
+    return *c;
+}
+inline bool on_aic() { return core().core_type == CT_AIC; }
+inline std::string core_desc() {
+    CoreState* c = cur_core_ptr();
+    if (!c) return "host";
+    const char* t = c->core_type == CT_AIC ? "AIC" : (c->core_type == CT_AIV ? "AIV" : "core");
+    return fmt("kernel '%s' %s block %lld/%lld", c->kernel.c_str(), t, (long long)c->block_idx, (long long)c->block_num);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pipe ordering. Each API call is one instruction on one pipe. A local buffer touched by pipe P
+// and later by pipe Q (Q != P) needs an ordering edge (flag, queue, barrier) between the two.
+inline uint32_t issue(int pipe) { return ++core().cnt[pipe]; }
+
+inline std::string site_str(uint16_t id) {
+    const Site& s = core().sites[id];
+    if (!s.file) return "";
+    return fmt(" (%s at %s:%d)", s.api, s.file, s.line);
+}
+
+// Largest value of v[0, n).
+inline uint32_t max_u32(const uint32_t* v, uint64_t n) {
+    uint32_t m = 0;
+    uint64_t i = 0;
+#if defined(__SSE4_1__)
+    __m128i acc = _mm_setzero_si128();
+    for (; i + 4 <= n; i += 4) acc = _mm_max_epu32(acc, _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + i)));
+    alignas(16) uint32_t lanes[4];
+    _mm_store_si128(reinterpret_cast<__m128i*>(lanes), acc);
+    m = std::max(std::max(lanes[0], lanes[1]), std::max(lanes[2], lanes[3]));
+#endif
+    for (; i < n; ++i) m = v[i] > m ? v[i] : m;
+    return m;
+}
+
+// v[0, n) = x (explicit 16-byte stores: the compiler does not vectorise these fills at -O2).
+inline void fill_u32(uint32_t* v, uint64_t n, uint32_t x) {
+    uint64_t i = 0;
+#if defined(__SSE2__)
+    const __m128i q = _mm_set1_epi32(int32_t(x));
+    for (; i + 4 <= n; i += 4) _mm_storeu_si128(reinterpret_cast<__m128i*>(v + i), q);
+#endif
+    for (; i < n; ++i) v[i] = x;
+}
+inline void fill_u16(uint16_t* v, uint64_t n, uint16_t x) {
+    uint64_t i = 0;
+#if defined(__SSE2__)
+    const __m128i q = _mm_set1_epi16(int16_t(x));
+    for (; i + 8 <= n; i += 8) _mm_storeu_si128(reinterpret_cast<__m128i*>(v + i), q);
+#endif
+    for (; i < n; ++i) v[i] = x;
+}
+
+inline void ArenaMem::record(bool write, int p, uint64_t b0, uint64_t nb, uint32_t seq, uint16_t site) {
+    std::vector<uint32_t>& v = write ? last_w[p] : last_r[p];
+    std::vector<uint16_t>& sv = write ? site_w[p] : site_r[p];
+    if (v.empty()) {
+        v.assign(blocks, 0);
+        sv.assign(blocks, 0);
+    }
+    fill_u32(v.data() + b0, nb, seq);
+    fill_u16(sv.data() + b0, nb, site);
+    uint32_t& hi = write ? hi_w[p] : hi_r[p];
+    hi = std::max(hi, seq);
+}
+
+// Record and check an access of [off, off+bytes) in arena `a` by `pipe` (instruction `seq`).
+// Semantics per 32-B block: the access conflicts with the last write (and, for a write, the last
+// read) of every other pipe that `pipe` has not seen yet; the first conflicting block is reported.
+inline void touch(int a, uint64_t off, uint64_t bytes, int pipe, bool write, uint32_t seq, uint16_t site,
+                  const char* api, const SrcLoc& loc) {
+    if (bytes == 0) return;
+    CoreState& c = core();
+    ArenaMem& m = c.mem(a);
+    const uint64_t b0 = off / 32, b1 = (off + bytes + 31) / 32, nb = b1 - b0;
+    const uint32_t* seen = c.seen[pipe];
+    bool conflict = false;
+    for (int p = 0; p < NPIPE && !conflict; ++p) {
+        if (p == pipe) continue;
+        // hi_* > 0 implies the records of that pipe exist.
+        if (m.hi_w[p] > seen[p] && max_u32(m.last_w[p].data() + b0, nb) > seen[p]) conflict = true;
+        else if (write && m.hi_r[p] > seen[p] && max_u32(m.last_r[p].data() + b0, nb) > seen[p]) conflict = true;
+    }
+    if (conflict) {
+        for (uint64_t b = b0; b < b1; ++b) {
+            for (int p = 0; p < NPIPE; ++p) {
+                if (p == pipe) continue;
+                bool bad_w = m.rec(true, p, b) > seen[p];
+                bool bad_r = write && m.rec(false, p, b) > seen[p];
+                if (bad_w || bad_r) {
+                    uint16_t sid = m.rec_site(bad_w, p, b);
+                    fail_at(api, loc,
+                            "missing pipe synchronisation: %s bytes [%llu, %llu) were %s on pipe %s%s and are now %s on pipe %s "
+                            "with no ordering edge in between (SetFlag/WaitFlag<HardEvent::%s_%s>, EnQue/DeQue or PipeBarrier<PIPE_ALL>); "
+                            "on the NPU this is a race",
+                            arena_name(a), (unsigned long long)(b * 32), (unsigned long long)(b * 32 + 32),
+                            bad_w ? "written" : "read", pipe_name(p), site_str(sid).c_str(), write ? "written" : "read",
+                            pipe_name(pipe), pipe_name(p), pipe_name(pipe));
+                }
+            }
+        }
+    }
+    m.record(write, pipe, b0, nb, seq, site);
+}
+
+// Snapshot of what `pipe` has done (with what it has seen) for a flag or queue edge.
+inline void snapshot(int pipe, uint32_t out[NPIPE]) {
+    CoreState& c = core();
+    for (int p = 0; p < NPIPE; ++p) out[p] = std::max(out[p], c.seen[pipe][p]);
+    out[pipe] = std::max(out[pipe], c.cnt[pipe]);
+}
+inline void merge(int pipe, const uint32_t snap[NPIPE]) {
+    CoreState& c = core();
+    for (int p = 0; p < NPIPE; ++p) c.seen[pipe][p] = std::max(c.seen[pipe][p], snap[p]);
+}
+inline void barrier_all() {
+    CoreState& c = core();
+    for (int q = 0; q < NPIPE; ++q)
+        for (int p = 0; p < NPIPE; ++p) c.seen[q][p] = c.cnt[p];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Written-shadow helpers.
+// In trace-only mode every byte counts as written (the written-state checks are off).
+inline bool all_init(int a, uint64_t off, uint64_t bytes) {
+    if (trace_only()) return true;
+    const uint8_t* s = core().mem(a).init.data() + off;
+    return bytes == 0 || std::memchr(s, 0, bytes) == nullptr;
+}
+inline void set_init(int a, uint64_t off, uint64_t bytes, bool v = true) {
+    if (trace_only()) return;
+    std::memset(core().mem(a).init.data() + off, v ? 1 : 0, bytes);
+}
+inline uint64_t first_uninit(int a, uint64_t off, uint64_t bytes) {
+    if (trace_only()) return bytes;
+    const uint8_t* s = core().mem(a).init.data() + off;
+    const void* z = std::memchr(s, 0, bytes);
+    return z ? uint64_t(static_cast<const uint8_t*>(z) - s) : bytes;
+}
+
+// Appends the decimal digits of v.
+inline void append_u64(std::string& s, uint64_t v) {
+    char buf[24];
+    int n = 0;
+    do { buf[n++] = char('0' + v % 10); v /= 10; } while (v);
+    while (n) s += buf[--n];
+}
+
+}  // namespace sim
+}  // namespace opkit

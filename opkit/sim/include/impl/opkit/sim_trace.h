@@ -1,0 +1,63 @@
+// opkit simulator: the per-core, per-pipe trace record that feeds the performance model.
+#pragma once
+#include "impl/opkit/sim_shadow.h"
+
+namespace opkit {
+namespace sim {
+
+// Trace record (per core, per pipe, and per instruction class and dtype).
+inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = "", const char* dtype = "") {
+    CoreState& c = core();
+    c.trace[pipe].instrs++;
+    c.trace[pipe].bytes += bytes;
+    c.trace[pipe].repeats += repeats;
+    if (!c.trace_on) return;
+    if (c.events.size() < 100000) {
+        std::string e;
+        e.reserve(96);
+        e += "{\"ev\":\"op\",\"pipe\":\"";
+        e += pipe_name(pipe);
+        e += "\",\"api\":\"";
+        e += api;
+        e += "\",\"dtype\":\"";
+        e += dtype;
+        e += "\",\"bytes\":";
+        append_u64(e, bytes);
+        e += ",\"repeats\":";
+        append_u64(e, repeats);
+        e += '}';
+        c.events.push_back(std::move(e));
+    } else {
+        c.events_dropped++;
+    }
+    CoreState::Trace*& slot = c.class_cache[CoreState::ClassKey{pipe, api, dtype}];
+    if (!slot) slot = &c.by_class[std::string(pipe_name(pipe)) + "|" + api + "|" + dtype];
+    slot->instrs++;
+    slot->bytes += bytes;
+    slot->repeats += repeats;
+}
+constexpr size_t kMaxTraceEvents = 100000;
+inline void trace_event(const std::string& e) {
+    CoreState& c = core();
+    if (!c.trace_on) return;
+    if (c.events.size() >= kMaxTraceEvents) { c.events_dropped++; return; }
+    c.events.push_back(e);
+}
+template <class T> inline const char* dtype_name() {
+    if (std::is_same<T, half>::value) return "float16";
+    if (std::is_same<T, bfloat16_t>::value) return "bfloat16";
+    if (std::is_same<T, float>::value) return "float32";
+    if (std::is_same<T, double>::value) return "float64";
+    if (std::is_same<T, int8_t>::value) return "int8";
+    if (std::is_same<T, uint8_t>::value) return "uint8";
+    if (std::is_same<T, int16_t>::value) return "int16";
+    if (std::is_same<T, uint16_t>::value) return "uint16";
+    if (std::is_same<T, int32_t>::value) return "int32";
+    if (std::is_same<T, uint32_t>::value) return "uint32";
+    if (std::is_same<T, int64_t>::value) return "int64";
+    if (std::is_same<T, uint64_t>::value) return "uint64";
+    return "other";
+}
+
+}  // namespace sim
+}  // namespace opkit

@@ -1,0 +1,3 @@
+// opkit simulator: CANN's installed path of basic_api/kernel_operator_list_tensor_intf.h.
+#pragma once
+#include "basic_api/kernel_operator_list_tensor_intf.h"

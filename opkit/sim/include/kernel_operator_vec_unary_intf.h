@@ -1,0 +1,3 @@
+// opkit simulator: CANN's installed path of basic_api/kernel_operator_vec_unary_intf.h.
+#pragma once
+#include "basic_api/kernel_operator_vec_unary_intf.h"
