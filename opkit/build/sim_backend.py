@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from opkit import sim
-from opkit.build import kernel_entry, opdef_check
+from opkit.build import interface_check, kernel_entry, opdef_check
 from opkit.build.cache import digest, shared_dir, sim_digest, tree_files
 from opkit.build.toolchain import BuildError, Compiler, explain_failure, find_compiler
 from opkit.dtypes import DTYPES
@@ -78,6 +78,7 @@ def plan(spec: Spec, chip: str, column: int, compiler: Compiler | None = None) -
     kernel_src = kernel_entry.kernel_source(spec)
     if not kernel_src.is_file():
         raise UsageError(f"{kernel_src}: missing (a package's kernel entry lives in op_kernel/{spec.name}.cpp)")
+    interface_check.check(spec)  # op.yaml against the kernel entry and the host sources, before compiling
     host_srcs = sorted((spec.dir / "op_host").glob("*.cpp"))
     if not host_srcs:
         raise UsageError(f"{spec.dir / 'op_host'}: no host sources (OpDef, InferShape, tiling)")
