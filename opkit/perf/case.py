@@ -122,6 +122,8 @@ def perf_run(spec: Spec, case: Case, column: int, *, soc_name: str | None = None
         raise UsageError(f"{spec.name}: {chip} does not support the dtype column {spec.column_label(column)}")
     if timeline is not None:
         writes.check(timeline, force, "--trace")
+        if not (timeline.parent if str(timeline.parent) else Path(".")).is_dir():
+            raise UsageError(f"--trace {timeline}: folder {timeline.parent} does not exist")
     with tempfile.TemporaryDirectory(prefix="opkit-perf-") as tmp:
         run = runner or SimRunner(timeout_s=timeout_s, trace_dir=Path(tmp))
         check_case(spec, case, column)

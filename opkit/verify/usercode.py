@@ -116,9 +116,9 @@ def _describe(exc: BaseException, path: str) -> tuple[str, str]:
     own = [f for f in frames if f.filename == path]
     at = f"{Path(path).name}:{own[-1].lineno}: " if own else ""
     if isinstance(exc, SystemExit):
-        return "exit", f"{at}called sys.exit({exc.code!r}) (SystemExit); a golden must return its outputs"
+        return "exit", f"{at}called sys.exit({exc.code!r}) (SystemExit) instead of returning"
     if isinstance(exc, _HardExit):
-        return "exit", f"{at}called os._exit({exc.code!r}); a golden must return its outputs"
+        return "exit", f"{at}called os._exit({exc.code!r}) instead of returning"
     if isinstance(exc, KeyboardInterrupt):
         return "interrupt", f"{at}raised KeyboardInterrupt"
     if own:
