@@ -142,10 +142,10 @@ def new(
 @app.command("list")
 @_user_errors
 def list_(
-    path: Annotated[Path | None, typer.Argument(metavar="PATH",
+    path: Annotated[Path | None, typer.Argument(metavar="FOLDER",
                                                 help="Folder to search (default: ./ops, else .).")] = None,
 ) -> None:
-    """List the operator packages under ops/ (or PATH): family, op, OpType, dtypes, SoCs, cases, validity."""
+    """List the operator packages under ops/ (or FOLDER): family, op, OpType, dtypes, SoCs, cases, validity."""
     from rich.markup import escape
     from rich.table import Table
 
