@@ -73,3 +73,17 @@ def test_shell_completion_is_installable(cli):
     assert code == 0 and "--install-completion" in out and "--show-completion" in out
     code, out, _ = cli("--show-completion", "bash")
     assert code == 0 and "_OPKIT_COMPLETE" in out and "complete" in out
+
+
+def test_the_guarantees_and_exit_codes_are_documented():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    cli_md = (root / "docs" / "cli.md").read_text()
+    for code in ("| 0 |", "| 1 |", "| 2 |", "| 130 |"):
+        assert code in cli_md
+    readme = (root / "README.md").read_text()
+    section = readme.split("## Error handling", 1)[1].split("\n## ", 1)[0]
+    for promise in ("never a traceback", "guarded", "--timeout", "nothing was verified", "--force",
+                    ".opkit/backup/", "schema_version", "OPKIT_MAX_CASE_MEMORY"):
+        assert promise in section, promise

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hostile import hostile_package, install_fake_sim
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hostile import hostile_package, install_fake_sim
 
 from opkit.spec import load
 from opkit.verify import usercode

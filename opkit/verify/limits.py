@@ -11,7 +11,7 @@ import os
 import re
 from typing import Any
 
-from opkit.errors import OpkitError, UsageError
+from opkit.errors import UsageError
 from opkit.spec import Case, Spec
 
 ENV = "OPKIT_MAX_CASE_MEMORY"
@@ -88,6 +88,6 @@ def check_case(spec: Spec, case: Case, column: int, limit: int | None = None) ->
     if limit is None:
         limit, source = default_limit()
     if need > limit:
-        raise OpkitError(f"case '{case.name}' needs about {human(need)} for its inputs alone (largest: {largest}), "
+        raise UsageError(f"case '{case.name}' needs about {human(need)} for its inputs alone (largest: {largest}), "
                          f"more than the limit of {human(limit)} ({source}); make the case smaller or raise the "
                          f"limit with --max-case-memory or {ENV}")
