@@ -306,6 +306,9 @@ class Worker:
                                 "stopped", "timeout") from None
         except (_Died, BrokenPipeError, EOFError):
             raise UserCodeError(self._death(what), "crash") from None
+        except BaseException:  # interrupted mid-call: the worker's reply would arrive out of turn
+            self.stop()
+            raise
         if reply[0] == "cbfail":
             raise failures[reply[1]]
         if reply[0] == "err" and request is not None:
