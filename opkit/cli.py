@@ -504,8 +504,8 @@ def run(
     for w in summary.info.get("warnings", []):
         console.print(f"[yellow]simulator warning:[/] {escape(w)}")
     shapes = ", ".join(f"{k} {list(v)}" for k, v in summary.outputs.items())
-    _console().print(f"[green]ran[/] {spec.op_type} [{spec.column_label(summary.column)}@{chip}] "
-                     f"block_dim={summary.info.get('block_dim')}: {shapes} -> {summary.out}")
+    _console().print(f"[green]ran[/] {spec.op_type} {escape(f'[{spec.column_label(summary.column)}@{chip}]')} "
+                     f"block_dim={summary.info.get('block_dim')}: {escape(shapes)} -> {escape(str(summary.out))}")
 
 
 @app.command()
