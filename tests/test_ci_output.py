@@ -10,8 +10,6 @@ import jsonschema
 import pytest
 from hostile import hostile_package, install_fake_sim
 
-from opkit.verify.report import SCHEMA_VERSION, schema_path
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -55,6 +53,8 @@ def test_piped_output_is_one_line_per_case_with_a_summary_at_the_end(cli, tmp_pa
 
 
 def test_results_json_validates_against_the_shipped_schema(cli, tmp_path, fake_sim):
+    from opkit.verify.report import SCHEMA_VERSION, schema_path
+
     pkg = hostile_package(tmp_path, OFF_BY_ONE)
     code, out, err = cli("verify", pkg, "--out", tmp_path / "res", cwd=tmp_path)
     assert code == 1, out + err
@@ -72,6 +72,8 @@ def test_results_json_validates_against_the_shipped_schema(cli, tmp_path, fake_s
 
 
 def test_the_schema_is_documented():
+    from opkit.verify.report import schema_path
+
     text = (ROOT / "docs" / "results.md").read_text()
     schema = json.loads(schema_path().read_text())
     for key in [*schema["properties"], *schema["$defs"]["case"]["properties"]]:

@@ -16,7 +16,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from opkit.spec import load
-from opkit.verify import usercode
 from opkit.verify.pipeline import Selection, verify_spec
 
 FUZZ = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -111,6 +110,8 @@ MISBEHAVIOUR = [
 @given(body=st.sampled_from(MISBEHAVIOUR), code=st.integers(-3, 300), hook=st.booleans())
 def test_fuzzed_golden_misbehaviour_is_never_a_crash_of_opkit(tmp_path, body, code, hook):
     from hostile import FakeSim
+
+    from opkit.verify import usercode
 
     where = tmp_path / f"g{next(_counter)}"
     pkg = hostile_package(where, "")

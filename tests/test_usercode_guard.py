@@ -11,7 +11,6 @@ from hostile import hostile_package, install_fake_sim
 
 from opkit.errors import OpkitError
 from opkit.spec import load
-from opkit.verify import usercode
 from opkit.verify.pipeline import Selection, verify_spec
 
 TINY = Selection(keyword="tiny", dtype="float32")
@@ -24,6 +23,8 @@ def fake_sim(monkeypatch):
 
 def _one(pkg, runner, timeout=30.0):
     from hostile import FakeSim
+
+    from opkit.verify import usercode
 
     with usercode.guarded(timeout):
         (r,) = verify_spec(load(pkg), runner or FakeSim(), TINY)
@@ -73,6 +74,8 @@ def test_a_hanging_golden_is_stopped_by_the_timeout_and_names_its_line(tmp_path)
 def test_the_worker_is_restarted_after_a_crash(tmp_path):
     """One case crashes the golden's process; the next case of the same package runs normally."""
     from hostile import FakeSim
+
+    from opkit.verify import usercode
 
     pkg = hostile_package(tmp_path, """
         import numpy as np
@@ -132,6 +135,7 @@ def test_a_generator_that_exits_is_an_error_and_generators_keep_their_stream(tmp
 
 def test_cost_hooks_are_guarded(tmp_path):
     from opkit.perf.model import golden_costs
+    from opkit.verify import usercode
     from opkit.verify.golden import user_module
 
     pkg = hostile_package(tmp_path, """
@@ -161,6 +165,8 @@ def test_cost_hooks_are_guarded(tmp_path):
 
 def test_a_comparison_hook_calls_check_back_and_its_exit_is_an_error(tmp_path):
     from hostile import FakeSim
+
+    from opkit.verify import usercode
 
     pkg = hostile_package(tmp_path, """
         import numpy as np

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from hostile import hostile_package, install_fake_sim
 
-from opkit import writes
 from opkit.errors import UsageError
 
 
@@ -53,6 +52,8 @@ def test_spec_schema_out_follows_the_rule(cli, tmp_path):
 
 
 def test_the_manifest_and_the_rule(tmp_path):
+    from opkit import writes
+
     f = tmp_path / "out" / "a.txt"
     writes.write_text(f, "one")
     assert writes.owned(f) and writes.manifest_for(f) == tmp_path / "out" / ".opkit" / "written.json"
