@@ -8,7 +8,8 @@ edited is never overwritten silently.
 
 The manifest of a file lives in the nearest enclosing ``.opkit`` folder when the file is inside one
 (``.opkit/verify/results.json``), else in the ``.opkit`` folder of the operator package holding the
-file, else in ``.opkit`` next to the file.
+file, else in ``.opkit`` next to the file. Files inside an ``.opkit`` folder are opkit's own state and
+are always replaced.
 """
 
 from __future__ import annotations
@@ -67,7 +68,11 @@ def recorded(path: Path) -> str | None:
 
 
 def owned(path: Path) -> bool:
-    """True when ``path`` is as opkit wrote it (its content matches the recorded hash)."""
+    """True when ``path`` is as opkit wrote it (its content matches the recorded hash), or lies in an
+    ``.opkit`` folder: opkit's own state (``.opkit/verify/``, the default verify output), which older
+    opkit versions wrote without a record."""
+    if any(d.name == STATE_DIR for d in Path(os.path.abspath(path)).parents):
+        return True
     rec = recorded(path)
     return rec is not None and rec == file_digest(path)
 

@@ -68,6 +68,11 @@ def test_the_manifest_and_the_rule(tmp_path):
     foreign.write_text("not opkit's")
     with pytest.raises(UsageError, match="--force"):
         writes.check(foreign, False, "--out")
+    # a file in an .opkit folder is opkit's own state (the default verify output), recorded or not
+    state = tmp_path / ".opkit" / "verify" / "results.json"
+    state.parent.mkdir(parents=True)
+    state.write_text("from an older opkit")
+    writes.check(state, False, "--out")
     # inside a .opkit folder the manifest is that folder's; inside a package, the package's
     assert writes.manifest_for(tmp_path / ".opkit" / "verify" / "results.json") == tmp_path / ".opkit" / "written.json"
     pkg = hostile_package(tmp_path)
