@@ -312,18 +312,21 @@ def test_import_scaffolds_a_package_and_export_writes_next_to_it(tmp_path):
     assert r.path == tmp_path / "out" / "add_custom"
     spec = load(r.path)
     assert spec.op_type == "AddCustom" and "msOpGen prototype add_custom.json" in (r.path / "op.yaml").read_text()
-    with pytest.raises(UsageError, match="already exists|differ"):
+    import_msopgen(src, op="AddCustom", directory="out", cwd=tmp_path)  # unchanged since written: allowed
+    (r.path / "op.yaml").write_text((r.path / "op.yaml").read_text() + "# edited\n")
+    with pytest.raises(UsageError, match=r"differ from what the template would write .*: op.yaml; nothing was"):
         import_msopgen(src, op="AddCustom", directory="out", cwd=tmp_path)
+    (r.path / "op.yaml").write_text((r.path / "op.yaml").read_text().removesuffix("# edited\n"))
     out = export_msopgen(r.path)
     assert out == r.path / "add_custom.json"
     assert json.loads(out.read_text()) == [normalised(ADD_CUSTOM[0])]
     out.write_text("mine")
-    with pytest.raises(UsageError, match="already exists; nothing was written"):
+    with pytest.raises(UsageError, match="exists and was not written by opkit, or was changed since; nothing was written"):
         export_msopgen(r.path / "op.yaml")
     assert out.read_text() == "mine"
     assert export_msopgen(r.path, force=True) == out and json.loads(out.read_text())[0]["op"] == "AddCustom"
     before = src.read_text()
-    with pytest.raises(UsageError, match="add_custom.json already exists"):
+    with pytest.raises(UsageError, match="add_custom.json: exists and was not written by opkit"):
         export_msopgen(r.path, out=tmp_path)  # the directory already holds the source prototype
     assert src.read_text() == before
     (tmp_path / "exported").mkdir()

@@ -37,13 +37,35 @@ def test_existing_package_is_never_overwritten_without_force(tmp_path):
     golden = r.path / "golden.py"
     golden.write_text("# my own work\n")
     before = snapshot(tmp_path)
-    with pytest.raises(UsageError, match="differ from what the template would write; nothing was written"):
+    with pytest.raises(UsageError, match=r"differ from what the template would write .*: golden.py; nothing was written"):
         new_package("my_op", directory=".", cwd=tmp_path)
     assert snapshot(tmp_path) == before
     (r.path / "notes.txt").write_text("keep me")
     r2 = new_package("my_op", directory=".", cwd=tmp_path, force=True)
     assert golden in r2.written and "my own work" not in golden.read_text()
     assert (r.path / "notes.txt").read_text() == "keep me"
+    # --force kept a copy of the edited file, under .opkit/backup/<time>/
+    assert r2.backup is not None and r2.backup.parent == r.path / ".opkit" / "backup"
+    assert (r2.backup / "golden.py").read_text() == "# my own work\n"
+
+
+def test_files_opkit_wrote_and_nobody_changed_are_replaced_without_force(tmp_path):
+    """The write rule: a file still matching the hash recorded when opkit wrote it is opkit's to replace."""
+    from opkit import writes
+
+    r = new_package("my_op", directory=".", cwd=tmp_path)
+    readme = r.path / "README.md"
+    stale = "# an older opkit wrote this\n"
+    readme.write_text(stale)
+    writes.record([readme])  # as if opkit had written this content
+    r2 = new_package("my_op", directory=".", cwd=tmp_path)
+    assert readme in r2.written and readme.read_text() != stale and r2.backup is None
+    # a folder of someone else's files is not written into without --force
+    (tmp_path / "other_op").mkdir()
+    (tmp_path / "other_op" / "mine.txt").write_text("x")
+    with pytest.raises(UsageError, match="already exists and was not created by opkit"):
+        new_package("other_op", directory=".", cwd=tmp_path)
+    assert sorted(p.name for p in (tmp_path / "other_op").iterdir()) == ["mine.txt"]
 
 
 def test_bad_names_write_nothing(tmp_path):
@@ -129,8 +151,13 @@ def test_user_spec_errors_name_the_file(tmp_path):
 def test_cli_new_and_list_and_check(cli, tmp_path):
     code, out, err = cli("new", "my_op", "--dir", "D", cwd=tmp_path)
     assert code == 0 and "created MyOp (my_op)" in out
+    code, out, err = cli("new", "my_op", "--dir", "D", cwd=tmp_path)  # unchanged since opkit wrote it
+    assert code == 0 and "already up to date" not in err and "Traceback" not in err + out
+    (tmp_path / "D" / "my_op" / "golden.py").write_text("# mine\n")
     code, out, err = cli("new", "my_op", "--dir", "D", cwd=tmp_path)
-    assert code == 2 and "already exists" in err and "Traceback" not in err + out
+    assert code == 2 and "golden.py" in err and "--force" in err and "Traceback" not in err + out
+    code, out, err = cli("new", "my_op", "--dir", "D", "--force", cwd=tmp_path)
+    assert code == 0 and "kept a copy" in out and ".opkit/backup/" in out
     code, out, _ = cli("spec", "check", "D/my_op", cwd=tmp_path)
     assert code == 0 and "ok" in out
     code, out, _ = cli("list", "D", cwd=tmp_path)

@@ -67,7 +67,10 @@ def test_run_on_a_case_and_on_user_data(cli, demo, tmp_path):
     want = np.maximum(x.astype(np.float64) + 0.5 * y.astype(np.float64), 0).astype(ml_dtypes.bfloat16)
     assert np.array_equal(z, want.astype(np.float64))
     code, _, err = cli("run", str(demo), "--inputs", tmp_path / "in.npz", "--out", tmp_path / "o.npz")
-    assert code == 2 and "exists; pass --force" in err
+    assert code == 0, err  # opkit wrote o.npz and nobody changed it: replaced
+    (tmp_path / "o.npz").write_bytes(b"someone else's")
+    code, _, err = cli("run", str(demo), "--inputs", tmp_path / "in.npz", "--out", tmp_path / "o.npz")
+    assert code == 2 and "was not written by opkit" in err and "--force" in err
     code, _, err = cli("run", str(demo), "--inputs", tmp_path / "in.npz", "--attr", "beta=1", "--out",
                        tmp_path / "o2.npz")
     assert code == 2 and "has no attr 'beta'" in err

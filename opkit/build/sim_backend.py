@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from opkit import sim
-from opkit.build import kernel_entry, opdef_check, options
+from opkit.build import interface_check, kernel_entry, opdef_check, options
 from opkit.build.cache import digest, shared_dir, sim_digest, tree_files
 from opkit.build.toolchain import BuildError, Compiler, explain_failure, find_compiler
 from opkit.dtypes import DTYPES
@@ -123,6 +123,7 @@ def plan(spec: Spec, chip: str, column: int, compiler: Compiler | None = None) -
     if not kernel_src.is_file():
         raise UsageError(f"{kernel_src}: missing (a package's kernel entry lives in op_kernel/{spec.name}.cpp)")
     pkg = options.package_build(spec)
+    interface_check.check(spec, pkg.host_sources)  # op.yaml against the kernel entry and host sources, first
     host = _host_plan(spec.dir, spec.src_dir, pkg, chip, cc)
     pkg_files, extra = host.pkg_files, host.extra
     kflags = host.base + dtype_defines(spec, column)

@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from opkit import soc
+from opkit import soc, writes
 from opkit.errors import OpkitError, UsageError
 from opkit.spec import Case, Spec
 
 from . import unfused as uf
 from .costs import chip_params
 from .model import CoreTime, ModelResult, evaluate, golden_costs
-from .timeline import check_path, write_timeline
+from .timeline import write_timeline
 
 
 def read_trace(trace_file: str | Path) -> dict[str, Any]:
@@ -67,10 +67,10 @@ def model_case(spec: Spec, case: Case, column: int, chip: str, trace_file: str |
     compulsory bytes, None without the hook) and ``fusion`` (fused against unfused, None when the
     golden has no ``unfused_chain``).
     """
-    from opkit.verify.golden import load_module
+    from opkit.verify.golden import user_module
 
     trace = read_trace(trace_file)
-    golden = load_module(spec)
+    golden = user_module(spec)
     flops, hbm = golden_costs(golden, dict(case.shapes), spec.column(column), case.attrs)
     perf, res = evaluate(trace, chip, flops=flops, hbm_bytes=hbm, keep_graph=keep_graph)
     perf["hbm_bytes"] = hbm
@@ -115,14 +115,18 @@ def perf_run(spec: Spec, case: Case, column: int, *, soc_name: str | None = None
     from opkit.run.sim_runner import SimRunner
     from opkit.verify.golden import custom_generators
     from opkit.verify.inputs import make_inputs
+    from opkit.verify.limits import check_case
 
     chip, target = spec.target(soc_name or spec.socs[0].key)
     if not target.supports(column):
         raise UsageError(f"{spec.name}: {chip} does not support the dtype column {spec.column_label(column)}")
     if timeline is not None:
-        check_path(timeline, force)
+        writes.check(timeline, force, "--trace")
+        if not (timeline.parent if str(timeline.parent) else Path(".")).is_dir():
+            raise UsageError(f"--trace {timeline}: folder {timeline.parent} does not exist")
     with tempfile.TemporaryDirectory(prefix="opkit-perf-") as tmp:
         run = runner or SimRunner(timeout_s=timeout_s, trace_dir=Path(tmp))
+        check_case(spec, case, column)
         inputs = make_inputs(spec, case, column, custom_generators(spec))
         out = run.run(spec, case, column, chip, inputs, trace_only=True) if trace_only else \
             run.run(spec, case, column, chip, inputs)
@@ -133,6 +137,7 @@ def perf_run(spec: Spec, case: Case, column: int, *, soc_name: str | None = None
     label = spec.column_label(column)
     if timeline is not None:
         write_timeline(timeline, res, trace, {"op": spec.name, "case": case.name, "dtype": label})
+        writes.record([timeline])
     info = {k: v for k, v in out.info.items() if k != "trace_file"}
     return PerfReport(spec.name, case.name, label, chip, perf, res.cores, info, timeline)
 

@@ -6,6 +6,7 @@ measurement; ``model_run`` says so in its ``label`` field. See ``docs/perf.md``.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,7 +160,22 @@ def golden_costs(
     vals: list[float | None] = []
     for hook in ("flops", "hbm_bytes"):
         fn = getattr(golden, hook, None)
-        vals.append(float(fn(shapes, dtypes, attrs)) if callable(fn) else None)
+        if not callable(fn):
+            vals.append(None)
+            continue
+        try:  # the package's code: whatever it does is one clear message
+            value = fn(shapes, dtypes, attrs)
+        except Exception as exc:
+            from opkit.errors import OpkitError
+
+            detail = getattr(exc, "detail", None) or f"{type(exc).__name__}: {exc}"
+            raise OpkitError(f"golden.py: the cost hook {hook}() failed: {detail}") from None
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= 0:
+            from opkit.errors import OpkitError
+
+            raise OpkitError(f"golden.py: the cost hook {hook}() returned {value!r}; it must return a number "
+                             ">= 0 (see docs/perf.md)")
+        vals.append(float(value))
     return vals[0], vals[1]
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from opkit import data_io
+from opkit import data_io, writes
 from opkit.errors import OpkitError, UsageError
 from opkit.numerics import np_dtype
 from opkit.spec import Case, Spec, resolve_column
@@ -18,6 +18,7 @@ from opkit.spec.load import _bind_shape, attr_value_problem
 from opkit.spec.yamlio import load_text
 from opkit.verify.golden import custom_generators
 from opkit.verify.inputs import make_inputs
+from opkit.verify.limits import check_case
 from opkit.verify.pipeline import Runner
 
 
@@ -143,11 +144,11 @@ def run_on_data(spec: Spec, runner: Runner, chip: str, out: Path, *, case_name: 
         raise UsageError("give exactly one of --case NAME and --inputs FILE.npz")
     if out.suffix != ".npz":
         raise UsageError(f"--out {out}: the output file must end in .npz")
-    if out.exists() and not force:
-        raise UsageError(f"{out} exists; pass --force to replace it")
+    writes.check(out, force, "--out")
     attrs = parse_attrs(spec, attr_items or [])
     if case_name is not None:
         case, col = select_case(spec, case_name, dtype, attrs)
+        check_case(spec, case, col)
         inputs = make_inputs(spec, case, col, custom_generators(spec))
     else:
         assert inputs_npz is not None
@@ -167,4 +168,5 @@ def run_on_data(spec: Spec, runner: Runner, chip: str, out: Path, *, case_name: 
         raise OpkitError(f"names shared by inputs and outputs: {clash}")
     out.parent.mkdir(parents=True, exist_ok=True)
     data_io.save(out, tensors, dtypes)
+    writes.record([out])
     return RunSummary(out, col, chip, {k: tuple(v.shape) for k, v in outputs.items()}, result.info)

@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from opkit import writes
 from opkit.dtypes import MSOPGEN_EXPORT
 from opkit.errors import SpecError, UsageError
 from opkit.spec import Spec, load
@@ -38,8 +39,7 @@ def export_msopgen(op_dir_or_yaml: str | Path, out: Path | None = None, force: b
     target = Path(out) if out is not None else spec.dir / f"{spec.name}.json"
     if target.is_dir():
         target = target / f"{spec.name}.json"
-    if target.exists() and not force:
-        raise UsageError(f"{target} already exists; nothing was written (pass --force to overwrite it)")
+    writes.check(target, force, "--out")
     try:
         text = json.dumps(msopgen_from_spec(spec), indent=4, ensure_ascii=False, allow_nan=False) + "\n"
     except ValueError:
@@ -48,5 +48,5 @@ def export_msopgen(op_dir_or_yaml: str | Path, out: Path | None = None, force: b
                          "JSON (and msOpGen) cannot hold NaN or infinity"]) from None
     if not target.parent.is_dir():
         raise UsageError(f"{target.parent}: no such directory")
-    target.write_text(text, encoding="utf-8")
+    writes.write_text(target, text, force, "--out")
     return target

@@ -5,12 +5,13 @@ from __future__ import annotations
 import filecmp
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
 
-from opkit import naming
+from opkit import naming, writes
 from opkit.errors import SpecError, UsageError
 from opkit.paths import GENERIC_TEMPLATE, template_names, templates_dir
 from opkit.scaffold.context import template_context
@@ -27,6 +28,7 @@ class NewResult:
     spec: Spec
     written: list[Path] = field(default_factory=list)
     unchanged: list[Path] = field(default_factory=list)
+    backup: Path | None = None  # where the files replaced under --force were copied
 
 
 def target_dir(name: str, family: str | None, directory: str | Path | None, cwd: Path) -> Path:
@@ -71,10 +73,12 @@ def _render(template: str, context: dict, workdir: Path) -> Path:
     return Path(out)
 
 
-def _install(rendered: Path, target: Path, force: bool) -> tuple[list[Path], list[Path]]:
-    """Copy the rendered tree into ``target``; refuse to replace anything without ``force``."""
+def _install(rendered: Path, target: Path, force: bool) -> tuple[list[Path], list[Path], Path | None]:
+    """Copy the rendered tree into ``target`` by opkit's write rule (opkit.writes): a file still as opkit wrote
+    it is replaced; one changed since, or not written by opkit, only with ``force``, and then a copy of each
+    replaced file is kept under ``.opkit/backup/<time>/``. Returns (written, unchanged, backup folder)."""
     files = sorted(p for p in rendered.rglob("*") if p.is_file())
-    clashes = []
+    clashes, replaced = [], []
     for f in files:
         dest = target / f.relative_to(rendered)
         for parent in [dest, *dest.parents]:
@@ -82,13 +86,35 @@ def _install(rendered: Path, target: Path, force: bool) -> tuple[list[Path], lis
                 break
             if parent.is_symlink():
                 raise UsageError(f"{parent} is a symbolic link; opkit new does not write through links")
+        if dest.is_dir():
+            raise UsageError(f"{dest}: is a folder where opkit new writes a file; move it away")
         if dest.exists() and not filecmp.cmp(f, dest, shallow=False):
-            clashes.append(dest)
-    if target.exists() and not force:
-        what = f"{len(clashes)} of its files differ from what the template would write" if clashes else \
-            "it already exists"
-        raise UsageError(f"{target}: {what}; nothing was written (pass --force to overwrite the generated "
-                         "files; files the template does not generate are kept)")
+            replaced.append(dest)
+            if not writes.owned(dest):
+                clashes.append(dest)
+    if not force:
+        if clashes:
+            names = ", ".join(str(c.relative_to(target)) for c in clashes)
+            raise UsageError(f"{target}: {len(clashes)} of its files differ from what the template would write and "
+                             f"were changed since opkit wrote them (or were not written by opkit): {names}; nothing "
+                             "was written (pass --force to replace them: a copy of each is kept under "
+                             f"{target / writes.STATE_DIR / 'backup'})")
+        if target.exists() and any(target.iterdir()) and not any(
+                writes.recorded(target / f.relative_to(rendered)) for f in files):
+            raise UsageError(f"{target}: already exists and was not created by opkit new; nothing was written "
+                             "(pass --force to write the package into it; files the template does not generate "
+                             "are kept)")
+    backup = None
+    if replaced and force:
+        backup = target / writes.STATE_DIR / "backup" / time.strftime("%Y%m%d-%H%M%S")
+        n = 0
+        while backup.exists():
+            n += 1
+            backup = backup.with_name(f"{backup.name.split('.')[0]}.{n}")
+        for dest in replaced:
+            copy = backup / dest.relative_to(target)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(dest, copy)
     written, unchanged = [], []
     for f in files:
         dest = target / f.relative_to(rendered)
@@ -98,7 +124,8 @@ def _install(rendered: Path, target: Path, force: bool) -> tuple[list[Path], lis
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(f, dest)
         written.append(dest)
-    return written, unchanged
+    writes.record(written + unchanged)
+    return written, unchanged, backup
 
 
 def new_package(
@@ -161,7 +188,7 @@ def new_package(
     context = template_context(spec, text, compute)
     with tempfile.TemporaryDirectory(prefix="opkit-new-") as tmp:
         rendered = _render(template if compute == "template" else GENERIC_TEMPLATE, context, Path(tmp))
-        written, unchanged = _install(rendered, target, force)
+        written, unchanged, backup = _install(rendered, target, force)
     from opkit.spec import load
 
-    return NewResult(target, load(target), written, unchanged)
+    return NewResult(target, load(target), written, unchanged, backup)

@@ -51,6 +51,7 @@ class Document:
     data: Any
     file: str
     lines: dict[Path_, int] = field(default_factory=dict)
+    values: int = field(default=0, repr=False, compare=False)  # values built so far (the expansion bound)
 
     def line(self, path: Path_) -> int:
         """The line of the value at ``path``, or of its nearest enclosing value."""
@@ -116,12 +117,22 @@ def _number(value: str) -> int | float | None:
     return None
 
 
+# Bounds on what one document may cost to load: its size, and the values it expands to (aliases can make
+# a few lines stand for billions of values: the "billion laughs").
+MAX_DOCUMENT_BYTES = 4 << 20
+MAX_VALUES = 200_000
+
+
 def _build(node: yaml.Node, path: Path_, doc: Document, depth: int = 0) -> Any:
     line = node.start_mark.line + 1
     doc.lines[path] = line
     where = f"{doc.file}:{line}"
     if depth > 64:
         raise SpecError([f"{where}: nesting deeper than 64 levels"])
+    doc.values += 1
+    if doc.values > MAX_VALUES:
+        raise SpecError([f"{where}: the document expands to more than {MAX_VALUES} values (YAML aliases "
+                         "repeating large parts?); write the values out, or keep them smaller"])
     if isinstance(node, yaml.ScalarNode):
         return _scalar(node, where)
     if isinstance(node, yaml.SequenceNode):
@@ -150,6 +161,9 @@ def _build(node: yaml.Node, path: Path_, doc: Document, depth: int = 0) -> Any:
 def load_text(text: str, file: str) -> Document:
     """Parse one YAML document; syntax errors become a SpecError naming file and line."""
     doc = Document(data=None, file=file)
+    if len(text) > MAX_DOCUMENT_BYTES:
+        raise SpecError([f"{file}:1: the document is {len(text)} characters long, more than the {MAX_DOCUMENT_BYTES} "
+                         "opkit reads; an op.yaml is a few kilobytes"])
     try:
         loader = _Composer(text)
         try:
@@ -172,6 +186,9 @@ def load_text(text: str, file: str) -> Document:
 
 def load_file(path: Path) -> Document:
     try:
+        if path.stat().st_size > MAX_DOCUMENT_BYTES:
+            raise SpecError([f"{path}:1: the file is {path.stat().st_size} bytes, more than the "
+                             f"{MAX_DOCUMENT_BYTES} opkit reads; an op.yaml is a few kilobytes"])
         raw = path.read_bytes()
     except OSError as exc:
         raise SpecError([f"{path}: cannot read: {exc.strerror or exc}"]) from None

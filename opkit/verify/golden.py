@@ -15,8 +15,10 @@ import numpy as np
 from opkit.errors import OpkitError
 from opkit.golden import MARKER, ComputeNotImplemented
 from opkit.spec import Case, Spec
+from opkit.verify import usercode
 from opkit.verify.compare import HookResult
 from opkit.verify.inputs import as_golden_input
+from opkit.verify.usercode import UserCodeError
 
 
 class GoldenError(OpkitError):
@@ -68,7 +70,21 @@ def load_module(spec: Spec) -> ModuleType:
     return module
 
 
+def user_module(spec: Spec) -> usercode.UserModule:
+    """golden.py run guarded (opkit.verify.usercode): every call happens in the package's worker process,
+    so an exit, a crash or a hang in it becomes a GoldenError naming the line."""
+    path = spec.dir / spec.golden_file
+    try:
+        return usercode.module(path)
+    except OSError as exc:
+        raise GoldenError(f"{path}: cannot read the golden ({exc.strerror or exc})") from None
+    except UserCodeError as exc:
+        raise GoldenError(f"{path}: importing it failed: {exc.detail}") from None
+
+
 def _where(exc: BaseException, path: Path) -> str:
+    if isinstance(exc, UserCodeError):
+        return exc.detail
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
     at = f"{path.name}:{frames[-1].lineno}: " if frames else ""
     return f"{at}{type(exc).__name__}: {exc}"
@@ -80,13 +96,13 @@ def custom_generators(spec: Spec):
     path = spec.dir / spec.golden_file
 
     def find(name: str):
-        fn = getattr(load_module(spec), name, None)
+        fn = getattr(user_module(spec), name, None)
         if not callable(fn):
             raise GoldenError(f"{path}: no generator function '{name}'")
 
         def call(shape: Any, dtype: Any, rng: Any, attrs: Any) -> Any:
             try:
-                return fn(shape, dtype, rng, attrs)
+                return fn.generate(shape, dtype, rng, attrs)
             except Exception as exc:
                 raise GoldenError(f"{path}: the input generator {name}() failed for shape {list(shape)}: "
                                   f"{_where(exc, path)}") from None
@@ -97,7 +113,7 @@ def custom_generators(spec: Spec):
 def run_golden(spec: Spec, case: Case, inputs: dict[str, Any]) -> dict[str, np.ndarray]:
     """The golden's outputs for a case: {output name: float64 or integer array}."""
     path = spec.dir / spec.golden_file
-    fn = getattr(load_module(spec), spec.golden_func, None)
+    fn = getattr(user_module(spec), spec.golden_func, None)
     if not callable(fn):
         raise GoldenError(f"{path}: no function '{spec.golden_func}'")
     kwargs = {k: as_golden_input(v) for k, v in inputs.items()}
@@ -119,7 +135,33 @@ def run_golden(spec: Spec, case: Case, inputs: dict[str, Any]) -> dict[str, np.n
     if missing or unknown:
         raise GoldenError(f"{path}: {spec.golden_func}() returned {sorted(result)}; expected the outputs "
                           f"{[o.name for o in produced]} for case '{case.name}'")
-    return {o.name: np.asarray(result[o.name]) for o in produced}
+    out = {o.name: np.asarray(result[o.name]) for o in produced}
+    _check_shapes(spec, case, out, path)
+    return out
+
+
+def _check_shapes(spec: Spec, case: Case, out: dict[str, np.ndarray], path: Path) -> None:
+    """A golden output that is not numeric, or whose shape op.yaml's shapes refuse, is the golden's error."""
+    from opkit.spec.load import _bind_shape
+
+    bound: dict[str, Any] = {}
+    for p in spec.inputs:
+        shape = case.shapes.get(p.name)
+        if p.shape is not None and p.param != "dynamic" and isinstance(shape, list):
+            _bind_shape(p.shape, list(shape), bound)
+    for o in spec.outputs:
+        if o.name not in out:
+            continue
+        arr = out[o.name]
+        if arr.dtype.kind not in "biuf":
+            raise GoldenError(f"{path}: {spec.golden_func}() returned '{o.name}' as {arr.dtype} data on case "
+                              f"'{case.name}'; each output must be a numeric (or bool) array")
+        if o.shape is not None:
+            problem = _bind_shape(o.shape, list(arr.shape), bound)
+            if problem:
+                raise GoldenError(f"{path}: {spec.golden_func}() returned '{o.name}' with shape {list(arr.shape)} "
+                                  f"on case '{case.name}', which {problem} (op.yaml outputs: {o.name}); the "
+                                  "golden is wrong, not the kernel")
 
 
 HOOK_KEYS = {"passed", "summary", "counts", "thresholds", "failures", "details"}
@@ -170,7 +212,7 @@ def run_compare_hook(spec: Spec, case: Case, inputs: dict[str, Any], golden: dic
     assert hook is not None
     path = spec.dir / hook.file
     name = f"{hook.function}()"
-    fn = getattr(load_module(spec), hook.function, None)
+    fn = getattr(user_module(spec), hook.function, None)
     if not callable(fn):
         raise GoldenError(f"{path}: no comparison hook function '{hook.function}' (op.yaml compare.function)")
     produced = [o for o in hook.outputs if o in golden]
@@ -215,7 +257,7 @@ def run_reference(spec: Spec, case: Case, inputs: dict[str, Any], column: int) -
     from opkit.numerics import np_dtype
 
     path = spec.dir / spec.golden_file
-    module = load_module(spec)
+    module = user_module(spec)
     fn = getattr(module, f"{spec.golden_func}_reference", None)
     if callable(fn):
         kwargs: dict[str, Any] = {}

@@ -150,7 +150,10 @@ def model_perf(spec: Spec, case: Case, column: int, chip: str, trace_file: str,
     return model_case(spec, case, column, chip, trace_file, info)[0]
 
 
-def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None, perf: bool = False) -> CaseResult:
+def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None, perf: bool = False,
+               max_case_bytes: int | None = None) -> CaseResult:
+    from opkit.verify.limits import check_case
+
     case, column = job.case, job.column
     label = spec.column_label(column)
     res = CaseResult(spec.name, case.name, label, job.chip, dict(case.shapes), profile or "", ERROR)
@@ -159,6 +162,7 @@ def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None,
         todo = compute_not_implemented(spec)
         if todo:
             raise GoldenError(todo)
+        check_case(spec, case, column, max_case_bytes)
         inputs = make_inputs(spec, case, column, custom_generators(spec))
         golden = run_golden(spec, case, inputs)
         out = runner.run(spec, case, column, job.chip, inputs)
@@ -197,15 +201,20 @@ def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None,
     except OpkitError as exc:
         res.status = ERROR
         res.message = exc.message
+    except MemoryError:
+        res.status = ERROR
+        res.message = (f"out of memory running case '{case.name}' (shapes {dict(case.shapes)}); make the case "
+                       "smaller or lower --max-case-memory so such cases are refused before they run")
     res.seconds = time.perf_counter() - t0
     return res
 
 
 def verify_spec(spec: Spec, runner: Runner, sel: Selection | None = None, profile: str | None = None,
-                progress: Callable[[CaseResult], None] | None = None, perf: bool = False) -> list[CaseResult]:
+                progress: Callable[[CaseResult], None] | None = None, perf: bool = False,
+                max_case_bytes: int | None = None) -> list[CaseResult]:
     out = []
     for job in select(spec, sel or Selection()):
-        r = verify_job(spec, job, runner, profile, perf)
+        r = verify_job(spec, job, runner, profile, perf, max_case_bytes)
         out.append(r)
         if progress:
             progress(r)

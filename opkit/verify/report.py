@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import xml.etree.ElementTree as ET
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from opkit import writes
 from opkit.verify.compare import HookResult, OutputResult
 
 PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
@@ -74,31 +76,42 @@ def _clean(obj: Any) -> Any:
     return obj
 
 
-def write_json(results: list[CaseResult], path: Path, meta: dict[str, Any] | None = None) -> None:
+# results.json's layout version: raised when a field changes meaning or goes away (adding one keeps it).
+# The layout: opkit/verify/results.schema.json, docs/results.md.
+SCHEMA_VERSION = 1
+
+
+def schema_path() -> Path:
+    return Path(__file__).with_name("results.schema.json")
+
+
+def write_json(results: list[CaseResult], path: Path, meta: dict[str, Any] | None = None,
+               force: bool = False) -> None:
     summary = {s: sum(r.status == s for r in results) for s in (PASS, FAIL, ERROR, SKIP)}
-    doc = {"opkit": meta or {}, "summary": summary, "cases": [r.to_dict() for r in results]}
-    path.write_text(json.dumps(_clean(doc), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    doc = {"schema_version": SCHEMA_VERSION, "opkit": meta or {}, "summary": summary,
+           "cases": [r.to_dict() for r in results]}
+    writes.write_text(path, json.dumps(_clean(doc), indent=2, allow_nan=False) + "\n", force, "--out")
 
 
-def write_worst_csv(result: CaseResult, directory: Path) -> Path | None:
+def write_worst_csv(result: CaseResult, directory: Path, force: bool = False) -> Path | None:
     """The worst mismatching elements of a failed case, one CSV per case; None when there are none."""
     rows = [(o, m) for o in result.outputs for m in o.worst]
     if not rows:
         return None
-    directory.mkdir(parents=True, exist_ok=True)
     safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in f"{result.op}.{result.case}.{result.dtype}"
                    f".{result.soc}")
     path = directory / f"{safe}.csv"
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["output", "index", "actual", "golden", "abs_err", "rel_err", "thresholds"])
-        for o, m in rows:
-            w.writerow([o.name, "[" + ",".join(map(str, m.index)) + "]", repr(m.actual), repr(m.golden),
-                        repr(m.abs_err), repr(m.rel_err), _thresholds_text(o)])
+    f = io.StringIO(newline="")
+    w = csv.writer(f)
+    w.writerow(["output", "index", "actual", "golden", "abs_err", "rel_err", "thresholds"])
+    for o, m in rows:
+        w.writerow([o.name, "[" + ",".join(map(str, m.index)) + "]", repr(m.actual), repr(m.golden),
+                    repr(m.abs_err), repr(m.rel_err), _thresholds_text(o)])
+    writes.write_text(path, f.getvalue(), force, "--out")
     return path
 
 
-def write_junit(results: list[CaseResult], path: Path, suite: str = "opkit.verify") -> None:
+def write_junit(results: list[CaseResult], path: Path, suite: str = "opkit.verify", force: bool = False) -> None:
     """JUnit XML: one testsuite per op, one testcase per case × dtype × SoC."""
     root = ET.Element("testsuites", name=suite)
     by_op: dict[str, list[CaseResult]] = {}
@@ -132,7 +145,7 @@ def write_junit(results: list[CaseResult], path: Path, suite: str = "opkit.verif
     for k, v in total.items():
         root.set(k, f"{v:.3f}" if k == "time" else str(v))
     ET.indent(root)
-    path.write_text(ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n", encoding="utf-8")
+    writes.write_text(path, ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n", force, "--junit")
 
 
 def table(results: list[CaseResult], title: str = "opkit verify") -> Any:
