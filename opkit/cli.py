@@ -237,6 +237,54 @@ def import_msopgen_cmd(
         _console().print(f"[yellow]kept a copy[/] of each replaced file in {result.backup}")
 
 
+@app.command()
+@_user_errors
+def adopt(
+    path: Annotated[Path, typer.Argument(metavar="FOLDER", help="An operator folder with op_host/ and op_kernel/.")],
+    dir: Annotated[Path | None, typer.Option("--dir", metavar="DIR", help="Write op.yaml and golden.py into DIR "
+                                             "(pointing back at FOLDER) instead of beside the sources.")] = None,
+    op: Annotated[str | None, typer.Option("--op", metavar="OPTYPE",
+                                           help="OpType to take when the host code registers several.")] = None,
+    family: Annotated[str | None, typer.Option(metavar="FAMILY",
+                                               help="Family recorded in op.yaml (default: FOLDER's parent).")] = None,
+    include_dir: Annotated[list[Path] | None, typer.Option("--include-dir", "-I", metavar="DIR",
+                                                           help="Extra include folder (repeatable).")] = None,
+    alias: Annotated[list[str] | None, typer.Option("--alias", metavar="PREFIX=DIR",
+                                                    help="Include alias: '#include \"PREFIX/x.h\"' finds DIR/x.h "
+                                                    "(repeatable).")] = None,
+    source: Annotated[list[str] | None, typer.Option("--source", metavar="FILE",
+                                                     help="Extra host source, globs allowed (repeatable).")] = None,
+    define: Annotated[list[str] | None, typer.Option("--define", "-D", metavar="NAME[=VALUE]",
+                                                     help="Preprocessor define (repeatable).")] = None,
+    soc: Annotated[str, typer.Option("--soc", metavar="CHIP", help="Chip the host code runs for.")] = "ascend910b",
+    force: Annotated[bool, typer.Option(help="Replace an op.yaml changed since opkit wrote it (a copy is kept "
+                                        "under .opkit/backup/); golden.py is never replaced.")] = False,
+) -> None:
+    """Make an existing operator folder (ops-transformer or msOpGen layout) an opkit package, its C++ untouched."""
+    from rich.markup import escape
+
+    from opkit.errors import UsageError
+    from opkit.scaffold.adopt import adopt as adopt_folder
+
+    aliases: dict[str, str] = {}
+    for a in alias or []:
+        prefix, sep, folder = a.partition("=")
+        if not sep or not prefix or not folder:
+            raise UsageError(f"--alias {a!r}: give PREFIX=DIR, e.g. --alias example/add_example=.")
+        aliases[prefix.strip("/")] = folder
+    result = adopt_folder(path, directory=dir, op_type=op, family=family, include_dirs=list(include_dir or []),
+                          aliases=aliases, sources=list(source or []), defines=list(define or []), chip=soc,
+                          force=force)
+    out = _console()
+    out.print(f"[green]adopted[/] {escape(result.spec.op_type)} into {result.path} "
+              f"({len(result.cases)} case(s): {escape(', '.join(result.cases)) or 'a placeholder smoke case'})")
+    for note in result.notes:
+        out.print(f"  [yellow]note:[/] {escape(note)}")
+    if result.backup is not None:
+        out.print(f"[yellow]kept a copy[/] of each replaced file in {result.backup}")
+    out.print(f"next: write the math in {result.path / 'golden.py'}, then: opkit verify {result.path}")
+
+
 @app.command("export-msopgen")
 @_user_errors
 def export_msopgen_cmd(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from opkit import naming
 from opkit.errors import SpecError, UsageError
 from opkit.paths import GENERIC_TEMPLATE, templates_dir
 from opkit.scaffold.context import template_context
+from opkit.scaffold.new import install
 from opkit.scaffold.ut_cases import UtCase, UtScan, find_ut_cases
 from opkit.spec import Spec, load_string
 from opkit.spec.model import BuildOptions
@@ -49,6 +51,7 @@ class AdoptResult:
     written: list[Path] = field(default_factory=list)
     cases: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the user should know: skipped UT cases, placeholders
+    backup: Path | None = None  # where the files replaced under --force were copied
 
 
 def _kernel_kind(source_dir: Path) -> str:
@@ -103,8 +106,9 @@ def _attr_entry(a: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _column_of(op: dict[str, Any], case: UtCase) -> dict[str, str] | None:
-    """The {tensor: dtype} selector matching the UT case's dtypes to exactly one column, else None."""
+def _column_of(op: dict[str, Any], case: UtCase) -> dict[str, str] | str | None:
+    """The dtype selector matching the UT case's dtypes to exactly one column (a bare dtype name where that is
+    unambiguous, else a {tensor: dtype} map), or None."""
     tensors = op["inputs"] + op["outputs"]
     given = [(p["name"], t.dtype) for p, t in zip(tensors, case.inputs + case.outputs, strict=False)
              if t.dtype is not None and t.shape is not None]
@@ -115,6 +119,9 @@ def _column_of(op: dict[str, Any], case: UtCase) -> dict[str, str] | None:
     matches = [c for c in range(n) if all(by_name[name]["dtypes"][c] == dt for name, dt in given)]
     if len(matches) != 1:
         return None
+    first = op["inputs"][0] if op["inputs"] else op["outputs"][0]
+    if sum(1 for dt in first["dtypes"] if dt == first["dtypes"][matches[0]]) == 1:
+        return first["dtypes"][matches[0]]  # a bare name: the one column whose first tensor has that dtype
     names = [p["name"] for p in op["inputs"]]
     return {name: dt for name, dt in given if name in names}
 
@@ -223,6 +230,9 @@ def golden_text(spec: Spec, op_yaml: str) -> str:
 
 
 def _rel(target: Path, base: Path) -> str:
+    """``target`` relative to ``base`` when they share a folder below the root, else absolute."""
+    if len(Path(os.path.commonpath([target, base])).parts) <= 1:
+        return target.as_posix()
     return Path(os.path.relpath(target, base)).as_posix()
 
 
@@ -312,27 +322,15 @@ def _adopt_into(package: Path, source_dir: Path, options: BuildOptions, build: d
     ]
     text = spec_text(op, name=name, family=fam, kernel=_kernel_kind(source_dir), build=build, cases=cases,
                      summary=f"{op['op_type']}, adopted from {source_dir.name}/.", header=header)
-    files = {package / "op.yaml": text}
-    spec = load_string(text, file=str(package / "op.yaml"))
-    golden = package / "golden.py"
-    if not golden.exists():  # the user's math: never replaced, not even with --force
-        files[golden] = golden_text(spec, text)
-    clashes = [p for p, t in files.items() if p.exists() and p.read_text(encoding="utf-8") != t]
-    if clashes and not force:
-        raise UsageError(f"{', '.join(str(p) for p in clashes)}: already there and different; nothing was written "
-                         "(pass --force to replace)")
-    written = []
-    for p, t in files.items():
-        for parent in [p, *p.parents]:
-            if parent.is_symlink():
-                raise UsageError(f"{parent} is a symbolic link; opkit adopt does not write through links")
-            if parent == package.parent:
-                break
-        if p.exists() and p.read_text(encoding="utf-8") == t:
-            continue
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(t, encoding="utf-8")
-        written.append(p)
+    load_string(text, file=str(package / "op.yaml"))
+    with tempfile.TemporaryDirectory(prefix="opkit-adopt-") as tmp:
+        staged = Path(tmp)
+        (staged / "op.yaml").write_text(text, encoding="utf-8")
+        if not (package / "golden.py").exists():  # the user's math: never replaced, not even with --force
+            spec = load_string(text, file=str(package / "op.yaml"))
+            (staged / "golden.py").write_text(golden_text(spec, text), encoding="utf-8")
+        written, _, backup = install(staged, package, force, tool="opkit adopt", into_existing=True)
     from opkit.spec import load
 
-    return AdoptResult(package, source_dir, load(package / "op.yaml"), written, [c["name"] for c in cases], notes)
+    return AdoptResult(package, source_dir, load(package / "op.yaml"), written, [c["name"] for c in cases], notes,
+                       backup)

@@ -73,10 +73,13 @@ def _render(template: str, context: dict, workdir: Path) -> Path:
     return Path(out)
 
 
-def _install(rendered: Path, target: Path, force: bool) -> tuple[list[Path], list[Path], Path | None]:
+def install(rendered: Path, target: Path, force: bool, tool: str = "opkit new",
+            into_existing: bool = False) -> tuple[list[Path], list[Path], Path | None]:
     """Copy the rendered tree into ``target`` by opkit's write rule (opkit.writes): a file still as opkit wrote
     it is replaced; one changed since, or not written by opkit, only with ``force``, and then a copy of each
-    replaced file is kept under ``.opkit/backup/<time>/``. Returns (written, unchanged, backup folder)."""
+    replaced file is kept under ``.opkit/backup/<time>/``. Returns (written, unchanged, backup folder).
+    ``into_existing``: the target is a folder of the user's that opkit adds files to (``opkit adopt``), not
+    one it created."""
     files = sorted(p for p in rendered.rglob("*") if p.is_file())
     clashes, replaced = [], []
     for f in files:
@@ -85,9 +88,9 @@ def _install(rendered: Path, target: Path, force: bool) -> tuple[list[Path], lis
             if parent == target.parent:
                 break
             if parent.is_symlink():
-                raise UsageError(f"{parent} is a symbolic link; opkit new does not write through links")
+                raise UsageError(f"{parent} is a symbolic link; {tool} does not write through links")
         if dest.is_dir():
-            raise UsageError(f"{dest}: is a folder where opkit new writes a file; move it away")
+            raise UsageError(f"{dest}: is a folder where {tool} writes a file; move it away")
         if dest.exists() and not filecmp.cmp(f, dest, shallow=False):
             replaced.append(dest)
             if not writes.owned(dest):
@@ -95,11 +98,11 @@ def _install(rendered: Path, target: Path, force: bool) -> tuple[list[Path], lis
     if not force:
         if clashes:
             names = ", ".join(str(c.relative_to(target)) for c in clashes)
-            raise UsageError(f"{target}: {len(clashes)} of its files differ from what the template would write and "
+            raise UsageError(f"{target}: {len(clashes)} of its files differ from what {tool} would write and "
                              f"were changed since opkit wrote them (or were not written by opkit): {names}; nothing "
                              "was written (pass --force to replace them: a copy of each is kept under "
                              f"{target / writes.STATE_DIR / 'backup'})")
-        if target.exists() and any(target.iterdir()) and not any(
+        if not into_existing and target.exists() and any(target.iterdir()) and not any(
                 writes.recorded(target / f.relative_to(rendered)) for f in files):
             raise UsageError(f"{target}: already exists and was not created by opkit new; nothing was written "
                              "(pass --force to write the package into it; files the template does not generate "
@@ -188,7 +191,7 @@ def new_package(
     context = template_context(spec, text, compute)
     with tempfile.TemporaryDirectory(prefix="opkit-new-") as tmp:
         rendered = _render(template if compute == "template" else GENERIC_TEMPLATE, context, Path(tmp))
-        written, unchanged, backup = _install(rendered, target, force)
+        written, unchanged, backup = install(rendered, target, force)
     from opkit.spec import load
 
     return NewResult(target, load(target), written, unchanged, backup)

@@ -152,6 +152,7 @@ class Case:
     compare: CompareHook | None = None  # the hook in effect for this case (op.yaml's, the case's, or none)
     dims: dict[str, Any] = field(default_factory=dict)  # symbol -> bound value (a tuple for ...R)
     base: str | None = None  # for a generated (--sweep) case: the case it was derived from
+    tiling_key: int | None = None  # the tiling key the case expects the tiling to choose
 
 
 @dataclass(frozen=True)

@@ -37,8 +37,9 @@ def marker_lines(path: Path) -> list[int]:
 def compute_not_implemented(spec: Spec) -> str | None:
     """The "compute not implemented" message when the kernel or golden still carries the marker."""
     places = []
-    for rel in (f"op_kernel/{spec.name}.h", f"op_kernel/{spec.name}.cpp", spec.golden_file):
-        for line in marker_lines(spec.dir / rel):
+    for base, rel in ((spec.src_dir, f"op_kernel/{spec.name}.h"), (spec.src_dir, f"op_kernel/{spec.name}.cpp"),
+                      (spec.dir, spec.golden_file)):
+        for line in marker_lines(base / rel):
             places.append(f"{rel}:{line}")
     if not places:
         return None

@@ -190,8 +190,11 @@ def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None,
         res.profile = ", ".join(sorted({r.thresholds.get("profile", "") for r in results} - {""})) or (profile or "")
         failed = [r for r in results if not r.passed]
         hook_failed = res.compare is not None and not res.compare.passed
-        res.status = FAIL if failed or hook_failed else PASS
-        res.message = "; ".join(([f"{res.compare.function}: {res.compare.summary}"] if hook_failed else [])
+        chosen = out.info.get("tiling_key")
+        key_wrong = case.tiling_key is not None and chosen is not None and int(chosen) != case.tiling_key
+        res.status = FAIL if failed or hook_failed or key_wrong else PASS
+        res.message = "; ".join(([f"tiling key {chosen}, the case expects {case.tiling_key}"] if key_wrong else [])
+                                + ([f"{res.compare.function}: {res.compare.summary}"] if hook_failed else [])
                                 + [f"{r.name}: {r.reason}" for r in failed])
         res.trace = out.info.get("trace_file")
         if perf:

@@ -109,7 +109,7 @@ def check(c: Checker, d: dict[str, Any], inputs: list[Param], outputs: list[Para
         cases.append(Case(
             name=raw["name"], shapes=raw["shapes"], columns=columns, attrs=case_attrs,
             tags=tuple(raw.get("tags", [])), init=dict(raw.get("init", {})),
-            special=dict(raw.get("special", {})), seed=raw.get("seed", 0),
+            special=dict(raw.get("special", {})), seed=raw.get("seed", 0), tiling_key=raw.get("tiling_key"),
             precision=dict(raw.get("precision", {})), description=raw.get("description", ""), index=i,
             compare=compare_hook(c, raw["compare"], path + ("compare",), hook, outputs, golden_file, spec_dir)
             if "compare" in raw else hook,
