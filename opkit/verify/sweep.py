@@ -118,7 +118,8 @@ def sweep_cases(spec: Spec, base: Case, per_dim: int = PER_DIM, full: bool = Fal
             if max(sizes, default=0) > MAX_ELEMENTS:
                 notes.append(f"{label}={v}: left out (an input would hold more than {MAX_ELEMENTS} elements)")
                 continue
-            raw = {k: copy.deepcopy(v2) for k, v2 in raw_base.items() if k not in ("name", "tags", "shapes", "tiling_key")}
+            raw = {k: copy.deepcopy(v2) for k, v2 in raw_base.items()
+                   if k not in ("name", "tags", "shapes", "tiling_key")}  # another shape may take another key
             raws.append((f"sweep_{base.name}_{label}={v}", {"name": f"sweep-{len(raws)}", "tags": ["sweep"],
                                                              "shapes": shapes, **raw}))
         if not values:
