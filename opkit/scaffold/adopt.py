@@ -332,5 +332,5 @@ def _adopt_into(package: Path, source_dir: Path, options: BuildOptions, build: d
         written, _, backup = install(staged, package, force, tool="opkit adopt", into_existing=True)
     from opkit.spec import load
 
-    return AdoptResult(package, source_dir, load(package / "op.yaml", check_files=False), written, [c["name"] for c in cases], notes,
-                       backup)
+    spec = load(package / "op.yaml", check_files=False)  # a golden of the user's may still lack the function
+    return AdoptResult(package, source_dir, spec, written, [c["name"] for c in cases], notes, backup)
