@@ -8,8 +8,10 @@ folders. For every operator folder the survey reports:
 
 - **host**: every host source the build would compile (``op_host/`` recursively, less the
   aclnn/graph layers opkit excludes by default) compiles against the simulator's headers;
-- **kernel**: the kernel entry ``op_kernel/<op>.cpp`` compiles with its first dtype column;
 - **adopt**: ``opkit adopt`` derives an op.yaml from the OpDef the host code registers;
+- **kernel**: the kernel builds through opkit's build (the adopted op.yaml's first dtype column, the
+  tiling-data step included); where adopt failed, ``op_kernel/<op>.cpp`` is checked alone with every
+  GM parameter as ``half``;
 - **verify**: ``opkit verify`` passes, for folders that hold a golden.py and op.yaml.
 
 A stage that fails shows its first compiler error; the totals at the end count operators per stage,
@@ -25,6 +27,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -84,11 +87,10 @@ def kind_of(folder: Path) -> str:
 
 def host_sources(folder: Path) -> list[Path]:
     """The host sources opkit's build compiles by default (see docs/spec.md, build options)."""
-    try:
-        from opkit.build import sources
-    except ImportError:  # an opkit without build options: every op_host/*.cpp
-        return sorted((folder / "op_host").glob("*.cpp"))
-    return sources.host_sources(folder, sources.BuildOptions())
+    from opkit.build.options import host_sources_in
+    from opkit.spec.model import DEFAULT_HOST_EXCLUDE
+
+    return host_sources_in(folder, DEFAULT_HOST_EXCLUDE)[0]
 
 
 def blocker_of(msg: str) -> str:
@@ -143,48 +145,70 @@ def entry_dtype_defines(entry: Path) -> list[str]:
     return [f for n in names for f in (f"-DDTYPE_{n.upper()}=half", f"-DORIG_DTYPE_{n.upper()}=1")]
 
 
-def survey_one(folder: Path, root: Path, cxx: str, base_flags: list[str], stages: set[str]) -> Row:
+def survey_one(folder: Path, root: Path, cxx: str, base_flags: list[str], stages: set[str], chip: str,
+               goldens: Path | None) -> Row:
     row = Row(str(folder.relative_to(root)), kind_of(folder))
     inc = include_flags(folder, root)
-    host_flags = [*base_flags, *inc]
     srcs = host_sources(folder)
     row.host = Stage(ok=False, error="no host sources", blocker="no host sources") if not srcs else Stage(ok=True)
     for src in srcs:
-        st = syntax_check(cxx, host_flags, src, root)
+        st = syntax_check(cxx, [*base_flags, *inc], src, root)
         if not st.ok:
             row.host = st
             break
+    with tempfile.TemporaryDirectory(prefix="opkit-survey-") as tmp:
+        pkg = Path(tmp) / folder.name
+        if "adopt" in stages and row.host.ok:
+            extra = [a for d in inc[3:] for a in ("--include-dir", d[2:])]
+            row.adopt = run_opkit(["adopt", str(folder), "--dir", str(pkg), "--soc", chip, *extra], root)
+        if row.adopt.ok:  # the kernel through opkit's own build, in the first dtype column of the first case
+            row.kernel = build_kernel(pkg, chip, root)
+        else:
+            row.kernel = syntax_kernel(folder, cxx, [*base_flags, *inc], root)
+        golden = goldens / folder.name / "golden.py" if goldens is not None else folder / "golden.py"
+        if "verify" in stages and row.adopt.ok and row.kernel.ok and golden.is_file():
+            shutil.copyfile(golden, pkg / "golden.py")
+            row.verify = run_opkit(["verify", str(pkg), "--soc", chip, "-j", "1", "--out", str(Path(tmp) / "v")],
+                                   root)
+    return row
+
+
+def syntax_kernel(folder: Path, cxx: str, flags: list[str], root: Path) -> Stage:
+    """The kernel entry checked alone (no op.yaml to take dtype columns from: every GM parameter as half)."""
     entry = folder / "op_kernel" / f"{folder.name}.cpp"
     if not entry.is_file():
         cands = sorted((folder / "op_kernel").glob("*.cpp"))
         entry = cands[0] if cands else entry
-    if entry.is_file():
-        kflags = [*base_flags, *inc, *entry_dtype_defines(entry)]
-        row.kernel = syntax_check(cxx, kflags, entry, root)
-    else:
-        row.kernel = Stage(ok=False, error="no kernel entry in op_kernel/", blocker="no kernel entry")
-    if "adopt" in stages and row.host.ok:
-        row.adopt = run_adopt(folder, root)
-    if "verify" in stages and row.adopt.ok and (folder / "golden.py").is_file():
-        row.verify = run_opkit(["verify", str(folder)], root)
-    return row
+    if not entry.is_file():
+        return Stage(ok=False, error="no kernel entry in op_kernel/", blocker="no kernel entry")
+    return syntax_check(cxx, [*flags, *entry_dtype_defines(entry)], entry, root)
+
+
+def build_kernel(pkg: Path, chip: str, root: Path) -> Stage:
+    from opkit.build import sim_backend
+    from opkit.errors import OpkitError
+    from opkit.spec import load
+
+    try:
+        spec = load(pkg, check_files=False)
+        column = spec.cases[0].columns[0] if spec.cases else 0
+        sim_backend.build([sim_backend.plan(spec, chip, column)], jobs=1)
+    except OpkitError as exc:
+        err, kind = first_error(exc.message, root)
+        return Stage(ok=False, error=err, blocker=kind)
+    return Stage(ok=True)
 
 
 def run_opkit(args: list[str], root: Path, timeout: int = 900) -> Stage:
     try:
-        r = subprocess.run([sys.executable, "-m", "opkit", *args], capture_output=True, text=True, timeout=timeout)
+        r = subprocess.run([sys.executable, "-m", "opkit", *args], capture_output=True, text=True, timeout=timeout,
+                           env={**os.environ, "LC_ALL": "C"})
     except subprocess.TimeoutExpired:
         return Stage(ok=False, error=f"timed out after {timeout} s", blocker="timeout")
     if r.returncode == 0:
         return Stage(ok=True)
     err, kind = first_error(r.stderr + r.stdout, root)
     return Stage(ok=False, error=err, blocker=kind)
-
-
-def run_adopt(folder: Path, root: Path) -> Stage:
-    with tempfile.TemporaryDirectory(prefix="opkit-survey-") as tmp:
-        inc = [a for d in include_flags(folder, root)[3:] for a in ("--include-dir", d[2:])]
-        return run_opkit(["adopt", str(folder), "--dir", str(Path(tmp) / folder.name), *inc], root)
 
 
 def mark(st: Stage) -> str:
@@ -196,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("path", type=Path)
     ap.add_argument("--families", default=",".join(FAMILIES), help="family folders to survey (comma-separated)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--soc", default="ascend910b")
+    ap.add_argument("--soc", default="ascend910b2", help="chip to build and verify for")
+    ap.add_argument("--goldens", type=Path, help="folder of <op>/golden.py to verify adopted operators with")
     ap.add_argument("--stages", default="host,kernel,adopt,verify", help="stages to run (comma-separated)")
     ap.add_argument("--json", type=Path, help="write the rows as JSON")
     ap.add_argument("-k", default="", help="only folders whose path contains this text")
@@ -218,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     stages = set(args.stages.split(","))
     t0 = time.perf_counter()
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        rows = list(pool.map(lambda f: survey_one(f, root, cc.path, base, stages), folders))
+        rows = list(pool.map(lambda f: survey_one(f, root, cc.path, base, stages, args.soc, args.goldens), folders))
     took = time.perf_counter() - t0
 
     width = max(len(r.folder) for r in rows)
