@@ -162,3 +162,36 @@ def test_a_kernel_with_its_own_tiling_struct_gets_none_generated(cli, layouts, t
     code, out, err = cli("verify", pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
     assert code == 0 and "0 failed, 0 errors" in out, out + err
     assert not list((pkg / ".opkit" / "sim" / "gen").glob("tiling-*.h"))
+
+
+TPL_KEY_HEADER = """\
+#pragma once
+#include "ascendc/host_api/tiling/template_argument.h"
+ASCENDC_TPL_ARGS_DECL(LeakyClamp, ASCENDC_TPL_BOOL_DECL(PAD, 0, 1));
+ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_BOOL_SEL(PAD, 0, 1)));
+"""
+
+
+def test_a_template_kernel_reads_a_macro_defined_tiling_class(cli, layouts, tmp_path):
+    """The template tiling-key style (ASCENDC_TPL_*) and BEGIN_TILING_DATA_DEF together: both come from
+    the host-only harness's describe."""
+    pkg = tmp_path / "leaky_clamp"
+    shutil.copytree(layouts / "msopgen" / "leaky_clamp", pkg)
+    (pkg / "op_kernel" / "leaky_clamp_tiling_key.h").write_text(TPL_KEY_HEADER)
+    host = pkg / "op_host" / "leaky_clamp.cpp"
+    text = host.read_text().replace('#include "leaky_clamp_tiling.h"',
+                                    '#include "leaky_clamp_tiling.h"\n#include "../op_kernel/leaky_clamp_tiling_key.h"')
+    host.write_text(text.replace("context->SetTilingKey(tail ? KEY_TAIL : KEY_ALIGNED);",
+                                 "context->SetTilingKey(GET_TPL_TILING_KEY(tail ? 1 : 0));"))
+    kernel = pkg / "op_kernel" / "leaky_clamp.cpp"
+    text = kernel.read_text().replace('#include "kernel_operator.h"',
+                                      '#include "kernel_operator.h"\n#include "leaky_clamp_tiling_key.h"')
+    start = text.index('extern "C"')
+    kernel.write_text(text[:start] + (
+        "template <bool PAD>\n"
+        "__global__ __aicore__ void leaky_clamp(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)\n"
+        "{\n    GET_TILING_DATA(tilingData, tiling);\n    LeakyClampKernel<DTYPE_X, PAD> op;\n"
+        "    op.Init(x, y, tilingData);\n    op.Process();\n}\n"))
+    code, out, err = cli("verify", pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
+    assert code == 0 and "0 failed, 0 errors" in out and "simulator warning" not in out, out + err
+    assert _tiling_keys(pkg) == {0, 1}
