@@ -7,18 +7,15 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from opkit.build.cache import tree_files
+from opkit.build.cache import compiler_env, tree_files
 from opkit.errors import UsageError
 from opkit.spec import Spec
 from opkit.spec.sections import build as build_section
 
 HOST_SUFFIXES = (".cpp", ".cc", ".cxx")
-# The environment the compiler reads for include folders: a change must rebuild.
-COMPILER_ENV = ("CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH")
 ALIAS_DIR = ".opkit/include-alias"
 
 
@@ -72,11 +69,6 @@ def _alias_tree(spec: Spec, aliases: tuple[tuple[str, Path], ...]) -> Path | Non
             fwd.write_text(f"// opkit include alias {prefix} -> {target}\n#include \"{real}\"\n", encoding="utf-8")
     (root / ".complete").write_text("", encoding="utf-8")
     return root
-
-
-def compiler_env() -> list[str]:
-    """The include-path environment the compiler reads, as cache-key strings."""
-    return [f"{v}={os.environ.get(v, '')}" for v in COMPILER_ENV]
 
 
 def package_build(spec: Spec) -> PackageBuild:
