@@ -1,6 +1,6 @@
 """What op.yaml's ``build`` section adds to a package's compile: host sources found under op_host/
 (recursively, minus the aclnn/graph-layer files), extra sources, include folders, include aliases
-(a shadow tree of symlinks under ``.opkit/``), defines and flags; and every file and environment
+(a shadow tree of forwarding headers under ``.opkit/``), defines and flags; and every file and environment
 value those bring into the cache key."""
 
 from __future__ import annotations
