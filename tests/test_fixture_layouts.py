@@ -28,6 +28,11 @@ def layouts(tmp_path_factory) -> Path:
     return root
 
 
+def _copy(src: Path, dst: Path) -> None:
+    """A fresh copy of a fixture: without the build output an earlier test left in it."""
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+
+
 def _tiling_keys(pkg: Path) -> set[int]:
     """The tiling key each case of the package ran with, in its first dtype column."""
     from opkit.run.sim_runner import SimRunner
@@ -56,7 +61,7 @@ def test_layout_fixture_builds_and_verifies(cli, layouts, tmp_path, pkg, keys):
 
 
 def test_aclnn_and_graph_files_are_left_out_unless_asked(cli, layouts, tmp_path):
-    shutil.copytree(layouts / "optrans", tmp_path / "optrans")
+    _copy(layouts / "optrans", tmp_path / "optrans")
     pkg = tmp_path / "optrans" / "demos" / "row_scale"
     text = (pkg / "op.yaml").read_text()
     (pkg / "op.yaml").write_text(text.replace("  sources:", "  host_exclude: [op_api]\n  sources:"))
@@ -67,7 +72,7 @@ def test_aclnn_and_graph_files_are_left_out_unless_asked(cli, layouts, tmp_path)
 
 
 def test_missing_build_paths_are_one_clear_message(cli, layouts, tmp_path):
-    shutil.copytree(layouts / "optrans", tmp_path / "optrans")
+    _copy(layouts / "optrans", tmp_path / "optrans")
     pkg = tmp_path / "optrans" / "demos" / "sq_diff"
     text = (pkg / "op.yaml").read_text()
     text = text.replace("[../../common/include]", "[../../common/inc]").replace("shape_utils.cpp", "nope_*.cpp")
@@ -107,7 +112,7 @@ def test_include_environment_and_options_are_in_the_cache_key(layouts, monkeypat
 
 
 def test_without_infershape_output_shapes_come_from_op_yaml(cli, layouts, tmp_path):
-    shutil.copytree(layouts / "optrans", tmp_path / "optrans")
+    _copy(layouts / "optrans", tmp_path / "optrans")
     pkg = tmp_path / "optrans" / "demos" / "sq_diff"
     (pkg / "op_host" / "sq_diff_infershape.cpp").unlink()
     code, out, err = cli("verify", pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
@@ -123,7 +128,7 @@ def test_without_infershape_output_shapes_come_from_op_yaml(cli, layouts, tmp_pa
 
 
 def test_a_soc_the_simulator_does_not_model_is_skipped_with_a_note(cli, layouts, tmp_path):
-    shutil.copytree(layouts / "optrans", tmp_path / "optrans")
+    _copy(layouts / "optrans", tmp_path / "optrans")
     pkg = tmp_path / "optrans" / "demos" / "sq_diff"
     d = pkg / "op_host" / "sq_diff_def.cpp"
     d.write_text(d.read_text().replace('AddConfig("ascend910b");', 'AddConfig("ascend910_95");\n'
@@ -148,7 +153,7 @@ def test_a_soc_the_simulator_does_not_model_is_skipped_with_a_note(cli, layouts,
 def test_a_kernel_with_its_own_tiling_struct_gets_none_generated(cli, layouts, tmp_path):
     """flash_attention_score_grad's way: the kernel defines structs under the host classes' names and
     names its default with REGISTER_TILING_DEFAULT; generating them too would define them twice."""
-    shutil.copytree(layouts / "optrans", tmp_path / "optrans")
+    _copy(layouts / "optrans", tmp_path / "optrans")
     pkg = tmp_path / "optrans" / "demos" / "sq_diff"
     (pkg / "op_kernel" / "sq_diff_tiling_data.h").write_text(
         "#pragma once\n#include <cstdint>\n"
@@ -162,3 +167,36 @@ def test_a_kernel_with_its_own_tiling_struct_gets_none_generated(cli, layouts, t
     code, out, err = cli("verify", pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
     assert code == 0 and "0 failed, 0 errors" in out, out + err
     assert not list((pkg / ".opkit" / "sim" / "gen").glob("tiling-*.h"))
+
+
+TPL_KEY_HEADER = """\
+#pragma once
+#include "ascendc/host_api/tiling/template_argument.h"
+ASCENDC_TPL_ARGS_DECL(LeakyClamp, ASCENDC_TPL_BOOL_DECL(PAD, 0, 1));
+ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_BOOL_SEL(PAD, 0, 1)));
+"""
+
+
+def test_a_template_kernel_reads_a_macro_defined_tiling_class(cli, layouts, tmp_path):
+    """The template tiling-key style (ASCENDC_TPL_*) and BEGIN_TILING_DATA_DEF together: both come from
+    the host-only harness's describe."""
+    pkg = tmp_path / "leaky_clamp"
+    _copy(layouts / "msopgen" / "leaky_clamp", pkg)
+    (pkg / "op_kernel" / "leaky_clamp_tiling_key.h").write_text(TPL_KEY_HEADER)
+    host = pkg / "op_host" / "leaky_clamp.cpp"
+    text = host.read_text().replace('#include "leaky_clamp_tiling.h"',
+                                    '#include "leaky_clamp_tiling.h"\n#include "../op_kernel/leaky_clamp_tiling_key.h"')
+    host.write_text(text.replace("context->SetTilingKey(tail ? KEY_TAIL : KEY_ALIGNED);",
+                                 "context->SetTilingKey(GET_TPL_TILING_KEY(tail ? 1 : 0));"))
+    kernel = pkg / "op_kernel" / "leaky_clamp.cpp"
+    text = kernel.read_text().replace('#include "kernel_operator.h"',
+                                      '#include "kernel_operator.h"\n#include "leaky_clamp_tiling_key.h"')
+    start = text.index('extern "C"')
+    kernel.write_text(text[:start] + (
+        "template <bool PAD>\n"
+        "__global__ __aicore__ void leaky_clamp(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)\n"
+        "{\n    GET_TILING_DATA(tilingData, tiling);\n    LeakyClampKernel<DTYPE_X, PAD> op;\n"
+        "    op.Init(x, y, tilingData);\n    op.Process();\n}\n"))
+    code, out, err = cli("verify", pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
+    assert code == 0 and "0 failed, 0 errors" in out and "simulator warning" not in out, out + err
+    assert _tiling_keys(pkg) == {0, 1}

@@ -49,6 +49,16 @@ def sim_digest() -> str:
     return digest(tree_files(root), root, [__version__])
 
 
+# The environment the compiler reads for include folders: a change must rebuild.
+COMPILER_ENV = ("CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH")
+
+
+def compiler_env() -> list[str]:
+    """The include-path environment the compiler reads, as cache-key strings (their values: the folders'
+    contents are not hashed)."""
+    return [f"{v}={os.environ.get(v, '')}" for v in COMPILER_ENV]
+
+
 def shared_dir() -> Path:
     """opkit's cache for build products that do not depend on a package (the simulator's harness objects):
     ``$OPKIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/opkit``, else ``~/.cache/opkit``."""

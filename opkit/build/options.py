@@ -1,25 +1,22 @@
 """What op.yaml's ``build`` section adds to a package's compile: host sources found under op_host/
 (recursively, minus the aclnn/graph-layer files), extra sources, include folders, include aliases
-(a shadow tree of symlinks under ``.opkit/``), defines and flags; and every file and environment
+(a shadow tree of forwarding headers under ``.opkit/``), defines and flags; and every file and environment
 value those bring into the cache key."""
 
 from __future__ import annotations
 
 import fnmatch
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from opkit.build.cache import tree_files
+from opkit.build.cache import compiler_env, tree_files
 from opkit.errors import UsageError
 from opkit.spec import Spec
 from opkit.spec.model import BuildOptions
 from opkit.spec.sections import build as build_section
 
 HOST_SUFFIXES = (".cpp", ".cc", ".cxx")
-# The environment the compiler reads for include folders: a change must rebuild.
-COMPILER_ENV = ("CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH")
 ALIAS_DIR = ".opkit/include-alias"
 
 
@@ -78,11 +75,6 @@ def _alias_tree(pkg_dir: Path, aliases: tuple[tuple[str, Path], ...]) -> Path | 
             fwd.write_text(f"// opkit include alias {prefix} -> {target}\n#include \"{real}\"\n", encoding="utf-8")
     (root / ".complete").write_text("", encoding="utf-8")
     return root
-
-
-def compiler_env() -> list[str]:
-    """The include-path environment the compiler reads, as cache-key strings."""
-    return [f"{v}={os.environ.get(v, '')}" for v in COMPILER_ENV]
 
 
 def package_build(spec: Spec) -> PackageBuild:
