@@ -133,6 +133,17 @@ def test_shape_util(kv):
     assert kv["unknown_shape.bad_rank_logged"] == "1" and kv["unknown_shape.bad_rank_kept"] == "3"
 
 
+def test_broadcast_util(kv):
+    assert kv["bcast.ok"] == "1" and kv["bcast.shape"] == "[4, 5, 3]"
+    assert kv["bcast.dynamic"] == "[-1, 7]"  # an unknown dimension takes the known one
+    assert kv["bcast.zero"] == "[0, 3]"
+    assert kv["bcast.bad"] == "0"
+    assert kv["bcast.unknown_rank"] == "[-2]"
+    assert kv["bcast.list"] == "1" and kv["bcast.list_shape"] == "[4, 5, 3]"
+    assert kv["bcast.infershape"] == "0" and kv["bcast.infershape_out"] == "[4, 5, 3]"
+    assert kv["bcast.infershape_bad_is_failed"] == "1"
+
+
 def test_platform_util(kv):
     assert kv["platform.aiv"] == "48" and kv["platform.aic"] == "24"
     assert kv["platform.ub"] == "196352"  # GetCoreMemSize(UB): 910B reports 256 B less

@@ -13,6 +13,7 @@
 #include "exe_graph/runtime/tiling_context.h"
 #include "graph/types.h"
 #include "graph/utils/type_utils.h"
+#include "infershape_broadcast_util.h"
 #include "log/error_code.h"
 #include "log/log.h"
 #include "platform/platform_info.h"
@@ -232,6 +233,35 @@ int main(int argc, char** argv) {
     SetUnknownShape(-1, u);
     Put("unknown_shape.bad_rank_logged", static_cast<long long>(Records() - n_before_bad_rank));
     Put("unknown_shape.bad_rank_kept", static_cast<long long>(u.GetDimNum()));
+
+    // ---- infershape_broadcast_util --------------------------------------------------------
+    {
+        gert::Shape a{4, 1, 3}, b{5, 1}, out;
+        Put("bcast.ok", BroadcastShape(&a, &b, &out));
+        PutS("bcast.shape", ToString(out));
+        gert::Shape dyn{-1, 1}, c{1, 7};
+        BroadcastShape(&dyn, &c, &out);
+        PutS("bcast.dynamic", ToString(out));
+        gert::Shape zero{0, 3}, one{1, 3};
+        BroadcastShape(&zero, &one, &out);
+        PutS("bcast.zero", ToString(out));
+        gert::Shape bad1{2, 3}, bad2{4, 3};
+        Put("bcast.bad", BroadcastShape(&bad1, &bad2, &out));
+        gert::Shape rank;
+        SetUnknownRank(rank);
+        BroadcastShape(&a, &rank, &out);
+        PutS("bcast.unknown_rank", ToString(out));
+        Put("bcast.list", BroadcastShape(std::vector<const gert::Shape*>{&a, &b, &one}, &out));
+        PutS("bcast.list_shape", ToString(out));
+        gert::InferShapeContext ictx(&node);
+        gert::Shape o;
+        ictx.in_shapes_ = {&a, &b};
+        ictx.out_shapes_ = {&o};
+        Put("bcast.infershape", InferShape4Broadcast(&ictx));
+        PutS("bcast.infershape_out", ToString(o));
+        ictx.in_shapes_ = {&bad1, &bad2};
+        Put("bcast.infershape_bad_is_failed", InferShape4Broadcast(&ictx, 2) == ge::GRAPH_FAILED);
+    }
 
     // ---- platform_util --------------------------------------------------------------------
     Put("platform.aiv", GetAivCoreNum(&ctx));
