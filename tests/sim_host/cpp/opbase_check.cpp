@@ -355,6 +355,11 @@ int main(int argc, char** argv) {
     PutS("strcat_s.ok_text", str);
     Put("strcat_s.too_long", strcat_s(str, sizeof str, "f"));
     Put("strcat_s.too_long_cleared", str[0] == '\0');
+    std::strcpy(str, "ab");
+    Put("strncat_s.ok", strncat_s(str, sizeof str, "cdefgh", 2));
+    PutS("strncat_s.ok_text", str);
+    Put("strncat_s.too_long", strncat_s(str, sizeof str, "xyz", 3));
+    Put("strncat_s.too_long_cleared", str[0] == '\0');
     Put("sprintf_s.ok", sprintf_s(str, sizeof str, "%d-%d", 12, 34));
     PutS("sprintf_s.ok_text", str);
     Put("sprintf_s.too_long", sprintf_s(str, sizeof str, "%d", 123456));
