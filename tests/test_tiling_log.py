@@ -21,10 +21,16 @@ ADDED = """    OP_LOGD(context, "debug: %lu elements", static_cast<unsigned long
                 return ge::GRAPH_FAILED);
 """
 
+INFER_ADDED = """    OP_CHECK_IF(xShape->GetDimNum() == 3,
+                OP_LOGE(context->GetNodeName(), "x is %zu-D; this InferShape takes 1-D or 2-D", xShape->GetDimNum()),
+                return ge::GRAPH_FAILED);
+"""
+
 
 @pytest.fixture(scope="module")
 def pkg(tmp_path_factory) -> Path:
-    """axpy_relu whose tiling logs with the ops-base macros and refuses fewer than 8 elements (case `tiny` has 7)."""
+    """axpy_relu whose tiling logs with the ops-base macros and refuses fewer than 8 elements (case `tiny` has
+    7), and whose InferShape refuses 3-D shapes (case `multi_dim`)."""
     dst = tmp_path_factory.mktemp("oplog") / "axpy_relu"
     shutil.copytree(ROOT / "ops" / "examples" / "axpy_relu", dst, ignore=shutil.ignore_patterns(".opkit"))
     tiling = dst / "op_host" / "axpy_relu_tiling.cpp"
@@ -33,6 +39,13 @@ def pkg(tmp_path_factory) -> Path:
     text = text.replace(ANCHOR, ANCHOR + ADDED)
     text = text.replace('#include "register/op_def_registry.h"\n', '#include "log/log.h"\n#include "register/op_def_registry.h"\n')
     tiling.write_text(text)
+    infer = dst / "op_host" / "axpy_relu_infershape.cpp"
+    text = infer.read_text()
+    anchor = "    gert::Shape* zShape = context->GetOutputShape(0);\n"
+    assert text.count(anchor) == 1
+    text = text.replace(anchor, INFER_ADDED + anchor).replace(
+        '#include "register/op_def_registry.h"\n', '#include "log/log.h"\n#include "register/op_def_registry.h"\n')
+    infer.write_text(text)
     return dst
 
 
@@ -100,3 +113,13 @@ def test_a_bad_level_is_a_warning_not_a_crash(cli, pkg, tmp_path, monkeypatch):
     assert code != 0
     text = out + err
     assert "x has 7 elements" in text  # the default level (warning) applies
+
+
+def test_failing_infershape_shows_what_it_logged(cli, pkg, tmp_path, monkeypatch):
+    monkeypatch.delenv("OPKIT_LOG_LEVEL", raising=False)
+    code, out, err = cli("run", str(pkg), "--case", "multi_dim", "--out", tmp_path / "o.npz", "--soc", CHIP)
+    assert code != 0
+    text = out + err
+    assert "InferShape of AxpyRelu returned" in text
+    assert "axpy_relu_infershape.cpp:" in text and "InferShapeAxpyRelu() [AxpyRelu]: x is 3-D; this InferShape takes" \
+        in text

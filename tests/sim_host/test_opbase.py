@@ -9,7 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from sim_host_util import build_program, key_values
+from sim_host_util import ROOT, build_program, key_values
+
+from opkit import sim
 
 
 @pytest.fixture(scope="module")
@@ -133,6 +135,17 @@ def test_shape_util(kv):
     assert kv["unknown_shape.bad_rank_logged"] == "1" and kv["unknown_shape.bad_rank_kept"] == "3"
 
 
+def test_broadcast_util(kv):
+    assert kv["bcast.ok"] == "1" and kv["bcast.shape"] == "[4, 5, 3]"
+    assert kv["bcast.dynamic"] == "[-1, 7]"  # an unknown dimension takes the known one
+    assert kv["bcast.zero"] == "[0, 3]"
+    assert kv["bcast.bad"] == "0"
+    assert kv["bcast.unknown_rank"] == "[-2]"
+    assert kv["bcast.list"] == "1" and kv["bcast.list_shape"] == "[4, 5, 3]"
+    assert kv["bcast.infershape"] == "0" and kv["bcast.infershape_out"] == "[4, 5, 3]"
+    assert kv["bcast.infershape_bad_is_failed"] == "1"
+
+
 def test_platform_util(kv):
     assert kv["platform.aiv"] == "48" and kv["platform.aic"] == "24"
     assert kv["platform.ub"] == "196352"  # GetCoreMemSize(UB): 910B reports 256 B less
@@ -174,7 +187,8 @@ def test_tensor_shape_is_a_storage_shape(kv):
     ("memcpy_s.big_max", 34), ("memcpy_s.overlap", 182), ("memcpy_s.overlap_zeroed", 1),
     ("memmove_s.overlap", 0), ("memmove_s.overlap_bytes", 1), ("memmove_s.too_long", 162),
     ("strcpy_s.ok", 0), ("strcpy_s.too_long", 162), ("strcpy_s.too_long_cleared", 1), ("strcpy_s.null_src", 150),
-    ("strncpy_s.ok", 0), ("strcat_s.ok", 0), ("strcat_s.too_long", 162), ("strcat_s.too_long_cleared", 1),
+    ("strncpy_s.ok", 0), ("strcat_s.ok", 0), ("strncat_s.ok", 0), ("strncat_s.too_long", 162),
+    ("strncat_s.too_long_cleared", 1), ("strcat_s.too_long", 162), ("strcat_s.too_long_cleared", 1),
     ("sprintf_s.ok", 5), ("sprintf_s.too_long", -1), ("sprintf_s.too_long_cleared", 1),
     ("snprintf_s.ok", 3), ("snprintf_s.truncated_by_count", -1), ("snprintf_s.truncated_by_max", -1),
     ("snprintf_s.truncated_by_max_cleared", 1), ("snprintf_s.truncate_flag", -1),
@@ -186,6 +200,7 @@ def test_securec_codes(kv, key, value):
 
 def test_securec_text(kv):
     assert kv["strcpy_s.ok_text"] == "abcde" and kv["strncpy_s.ok_text"] == "abc"
+    assert kv["strncat_s.ok_text"] == "abcd"
     assert kv["strcat_s.ok_text"] == "abcde" and kv["sprintf_s.ok_text"] == "12-34"
     assert kv["snprintf_s.truncated_by_count_text"] == "abc"  # count < destMax: the truncated text stays
     assert kv["snprintf_s.truncate_flag_text"] == "abcde"  # (size_t)-1: truncated to destMax - 1
@@ -217,3 +232,23 @@ def test_bad_level_warns_and_uses_the_default(exe):
     assert r.returncode == 0
     assert "opkit-sim: warning: OPKIT_LOG_LEVEL: 'chatty' is not a log level" in r.stderr
     assert "threshold=2" in r.stdout
+
+
+HEADERS = [
+    "log/log.h", "log/error_code.h", "op_common/log/log.h", "op_common/log/error_code.h", "util/math_util.h",
+    "util/shape_util.h", "util/platform_util.h", "util/opbase_export.h", "op_common/op_host/util/math_util.h",
+    "op_common/op_host/util/shape_util.h", "op_common/op_host/util/platform_util.h",
+    "op_common/op_host/infershape_broadcast_util.h", "infershape_broadcast_util.h", "securec.h", "securectype.h",
+    "alog_pub.h", "base/alog_pub.h", "dlog_pub.h", "base/dlog_pub.h", "toolchain/slog.h", "base/err_msg.h",
+    "error_manager/error_manager.h", "platform/platform_info.h", "platform/platform_info_def.h",
+    "tiling/opkit_softmax_tiling.h", "opkit_host/oplog.h",
+] + sorted(f"runtime/{p.name}" for p in (ROOT / "opkit" / "sim" / "include" / "runtime").glob("*.h"))
+
+
+@pytest.mark.parametrize("header", HEADERS)
+def test_header_compiles_on_its_own(header, tmp_path):
+    src = tmp_path / "one.cpp"
+    src.write_text(f'#include "{header}"\n#include "{header}"\nint main() {{ return 0; }}\n')
+    r = subprocess.run([sim.find_cxx(), *sim.cxx_flags("ascend910b", opt="-O0"), "-Wall", "-Wextra", "-Werror",
+                        "-fsyntax-only", str(src)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]

@@ -13,6 +13,7 @@
 #include "exe_graph/runtime/tiling_context.h"
 #include "graph/types.h"
 #include "graph/utils/type_utils.h"
+#include "infershape_broadcast_util.h"
 #include "log/error_code.h"
 #include "log/log.h"
 #include "platform/platform_info.h"
@@ -233,6 +234,35 @@ int main(int argc, char** argv) {
     Put("unknown_shape.bad_rank_logged", static_cast<long long>(Records() - n_before_bad_rank));
     Put("unknown_shape.bad_rank_kept", static_cast<long long>(u.GetDimNum()));
 
+    // ---- infershape_broadcast_util --------------------------------------------------------
+    {
+        gert::Shape a{4, 1, 3}, b{5, 1}, out;
+        Put("bcast.ok", BroadcastShape(&a, &b, &out));
+        PutS("bcast.shape", ToString(out));
+        gert::Shape dyn{-1, 1}, c{1, 7};
+        BroadcastShape(&dyn, &c, &out);
+        PutS("bcast.dynamic", ToString(out));
+        gert::Shape zero{0, 3}, one{1, 3};
+        BroadcastShape(&zero, &one, &out);
+        PutS("bcast.zero", ToString(out));
+        gert::Shape bad1{2, 3}, bad2{4, 3};
+        Put("bcast.bad", BroadcastShape(&bad1, &bad2, &out));
+        gert::Shape rank;
+        SetUnknownRank(rank);
+        BroadcastShape(&a, &rank, &out);
+        PutS("bcast.unknown_rank", ToString(out));
+        Put("bcast.list", BroadcastShape(std::vector<const gert::Shape*>{&a, &b, &one}, &out));
+        PutS("bcast.list_shape", ToString(out));
+        gert::InferShapeContext ictx(&node);
+        gert::Shape o;
+        ictx.in_shapes_ = {&a, &b};
+        ictx.out_shapes_ = {&o};
+        Put("bcast.infershape", InferShape4Broadcast(&ictx));
+        PutS("bcast.infershape_out", ToString(o));
+        ictx.in_shapes_ = {&bad1, &bad2};
+        Put("bcast.infershape_bad_is_failed", InferShape4Broadcast(&ictx, 2) == ge::GRAPH_FAILED);
+    }
+
     // ---- platform_util --------------------------------------------------------------------
     Put("platform.aiv", GetAivCoreNum(&ctx));
     Put("platform.aic", GetAicCoreNum(&ctx));
@@ -325,6 +355,11 @@ int main(int argc, char** argv) {
     PutS("strcat_s.ok_text", str);
     Put("strcat_s.too_long", strcat_s(str, sizeof str, "f"));
     Put("strcat_s.too_long_cleared", str[0] == '\0');
+    std::strcpy(str, "ab");
+    Put("strncat_s.ok", strncat_s(str, sizeof str, "cdefgh", 2));
+    PutS("strncat_s.ok_text", str);
+    Put("strncat_s.too_long", strncat_s(str, sizeof str, "xyz", 3));
+    Put("strncat_s.too_long_cleared", str[0] == '\0');
     Put("sprintf_s.ok", sprintf_s(str, sizeof str, "%d-%d", 12, 34));
     PutS("sprintf_s.ok_text", str);
     Put("sprintf_s.too_long", sprintf_s(str, sizeof str, "%d", 123456));

@@ -25,6 +25,7 @@
 #include "graph/tensor.h"
 #include "kernel_tiling/kernel_tiling.h"
 #include "opkit_host/diag.h"
+#include "tiling/opkit_adv_api_tiling.h"  // AscendC::TensorShape
 #include "tiling/opkit_library_tiling_data.h"
 #include "tiling/platform/platform_ascendc.h"
 

@@ -33,6 +33,9 @@
 #include "graph/types.h"
 #include "graph/utils/type_utils.h"
 #include "op_common/op_host/util/opbase_export.h"
+// Operator sources call memset_s/memcpy_s having included only this header and the register/
+// headers: CANN's installed tree brings securec in through them.
+#include "securec.h"
 
 constexpr int32_t OP_MODULE_ID = OP;
 
