@@ -71,3 +71,18 @@ def test_named_index_constants_are_resolved(tmp_path):
     tiling.write_text("static constexpr size_t Y_INDEX = 3;  // out of range\n" + text)
     (problem,) = interface_check.check_host(load(pkg))
     assert "GetInputShape(Y_INDEX) (Y_INDEX = 3) reads input index 3" in problem
+
+
+@pytest.mark.slow
+def test_a_host_read_of_an_undeclared_index_is_a_warning_not_a_refusal(tmp_path, cli):
+    # ops-transformer's moe_token_permute_grad reads GetInputTensor(2) on a branch its two-input OpDef never
+    # takes: the build says so and goes on; a run that reaches such a read fails with what the tiling logged.
+    pkg = hostile_package(tmp_path)
+    tiling = pkg / "op_host" / "axpy_relu_tiling.cpp"
+    text = tiling.read_text()
+    anchor = "GetInputShape(1)"
+    assert anchor in text
+    tiling.write_text(text.replace(anchor, "GetInputShape(context->GetInputShape(7) == nullptr ? 1 : 1)", 1))
+    code, out, err = cli("build", pkg, "--soc", "ascend910b2", "-j", "1", cwd=tmp_path)
+    assert code == 0, out + err
+    assert "warning:" in out and "reads input index 7" in out

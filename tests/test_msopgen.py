@@ -431,7 +431,6 @@ def test_columns_differing_only_in_format_are_refused():
     (lambda o: o["output_desc"][0].update(name="x"), "output_desc[0].name: 'x' is already the name"),
     (lambda o: o["input_desc"][0].update(name="workspace"), "cannot name a tensor"),
     (lambda o: o["input_desc"][0].update(name="x-1"), "'x-1' is not a usable tensor name"),
-    (lambda o: o["output_desc"][0].update(param_type="optional"), "opkit outputs cannot be optional"),
     (lambda o: o["input_desc"][0].update(param_type="maybe"), "input_desc[0].param_type: 'maybe' is not a param_type"),
     (lambda o: o["attr"][0].pop("default_value"), "attr[0]: an optional attr needs a default_value"),
     (lambda o: o["attr"][0].update(param_type="required"), "attr[0].default_value: a required attr takes no"),

@@ -49,4 +49,6 @@ def build_packages(specs: list[Spec], chips: list[str] | None = None, jobs: int 
         if str(a.spec.dir) not in checked:
             opdef_check.check(a.spec, a.exe)
             checked.add(str(a.spec.dir))
+            for w in a.warnings if progress else ():
+                progress(f"warning: {w}")
     return report

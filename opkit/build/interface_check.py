@@ -105,11 +105,15 @@ def check_host(spec: Spec, sources: list[Path] | None = None) -> list[str]:
     return problems
 
 
-def check(spec: Spec, host_sources: list[Path] | None = None) -> None:
-    """A BuildError naming every mismatch between op.yaml and the kernel entry or the host sources."""
-    problems = check_entry(spec) + check_host(spec, host_sources)
+def check(spec: Spec, host_sources: list[Path] | None = None) -> list[str]:
+    """Raise a BuildError naming every mismatch between op.yaml and the kernel entry's parameters (a kernel
+    that cannot be called right); return the host code's reads of input/output indices op.yaml does not
+    declare, as warnings: such a read may sit on a path the op never takes (a branch for an input another
+    op of the family has), so only a run that reaches it shows whether it matters."""
+    problems = check_entry(spec)
     if problems:
         raise BuildError(f"{spec.name}: the sources do not match op.yaml's interface:\n" + "\n".join(problems))
+    return check_host(spec, host_sources)
 
 
 __all__ = ["check", "check_entry", "check_host", "entry_params"]

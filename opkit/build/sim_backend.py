@@ -58,6 +58,7 @@ class Artifact:
     template_kernel: bool = False  # the shim dispatches to template instantiations (needs ``describe``)
     tiling_classes: bool = False  # the host registers TilingData classes: the kernel gets generated structs
     built: bool = False  # compiled in this call (False: taken from the cache)
+    warnings: list[str] = field(default_factory=list)  # what the build noticed but does not refuse
 
     @property
     def label(self) -> str:
@@ -123,7 +124,7 @@ def plan(spec: Spec, chip: str, column: int, compiler: Compiler | None = None) -
     if not kernel_src.is_file():
         raise UsageError(f"{kernel_src}: missing (a package's kernel entry lives in op_kernel/{spec.name}.cpp)")
     pkg = options.package_build(spec)
-    interface_check.check(spec, pkg.host_sources)  # op.yaml against the kernel entry and host sources, first
+    warnings = interface_check.check(spec, pkg.host_sources)  # op.yaml against the sources, before compiling
     host = _host_plan(spec.dir, spec.src_dir, pkg, chip, cc)
     pkg_files, extra = host.pkg_files, host.extra
     kflags = host.base + dtype_defines(spec, column)
@@ -138,7 +139,8 @@ def plan(spec: Spec, chip: str, column: int, compiler: Compiler | None = None) -
     units = [*host.units, Unit(shim, spec.dir / BUILD_DIR / "obj" / f"kernel-{h}.o", kflags, shim=True)]
     link = digest([], spec.dir, [*extra, *[u.obj.name for u in units]])
     exe = spec.dir / BUILD_DIR / chip / spec.column_label(column) / f"harness-{link}"
-    return Artifact(spec, chip, column, exe, units, template_kernel=templated, tiling_classes=tiling_classes)
+    return Artifact(spec, chip, column, exe, units, template_kernel=templated, tiling_classes=tiling_classes,
+                    warnings=warnings)
 
 
 def describe_folder(src_dir: Path, pkg_dir: Path, build: options.BuildOptions, chip: str = "ascend910b",

@@ -31,6 +31,7 @@ from opkit import naming
 from opkit.errors import SpecError, UsageError
 from opkit.paths import GENERIC_TEMPLATE, templates_dir
 from opkit.scaffold.context import template_context
+from opkit.scaffold.msopgen import PLACEHOLDER_VALUES
 from opkit.scaffold.new import install
 from opkit.scaffold.ut_cases import UtCase, UtScan, find_ut_cases
 from opkit.spec import Spec, load_string
@@ -211,7 +212,23 @@ def spec_text(op: dict[str, Any], *, name: str, family: str, kernel: str, build:
     }
     if not spec["build"]:
         del spec["build"]
+    required = [a for a in op.get("attrs", []) if a.get("required")]
+    filled: set[str] = set()
+    for case in cases:
+        for a in required:
+            if a["name"] not in case.get("attrs", {}):
+                case.setdefault("attrs", {})[a["name"]] = PLACEHOLDER_VALUES.get(a["type"], 0)
+                filled.add(a["name"])
+    if filled:
+        header = [*header, f"# Placeholder values for required attrs the unit tests do not give: "
+                  f"{', '.join(sorted(filled))}."]
     text = "\n".join(header) + "\n" + dump(spec)
+    inputs = {p["name"] for p in op["inputs"]}
+    refs = [p["name"] for p in op["outputs"] if p["name"] in inputs]
+    if refs:
+        raise UsageError(f"{op['op_type']}: output(s) {', '.join(refs)} share the name of an input (GE's reference "
+                         "form of an in-place result, the kernel taking the buffer twice); op.yaml cannot describe "
+                         "that yet, so this operator cannot be adopted")
     try:
         load_string(text, file=f"op.yaml adopted from {op['op_type']}")
     except SpecError as exc:

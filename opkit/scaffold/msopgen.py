@@ -51,7 +51,8 @@ _SMOKE_SHAPES: dict[str, list[int]] = {
     "NCDHW": [1, 16, 2, 8, 8], "NDHWC": [1, 2, 8, 8, 16], "NC1HWC0": [1, 1, 8, 8, 16],
     "FRACTAL_Z": [4, 1, 16, 16], "FRACTAL_NZ": [4, 4, 16, 16],
 }
-_PLACEHOLDER: dict[str, Any] = {"int": 0, "float": 1.0, "bool": False, "string": "", "list_int": [],
+# A value of each attr type for a case that must give a required attr opkit cannot know (import, adopt).
+PLACEHOLDER_VALUES: dict[str, Any] = {"int": 0, "float": 1.0, "bool": False, "string": "", "list_int": [],
                                 "list_float": [], "list_bool": [], "list_list_int": []}
 
 
@@ -315,10 +316,6 @@ def _param(entry: Any, path: tuple, pr: _Problems, is_output: bool) -> dict[str,
     if kind not in PARAM_TYPES:
         pr.add(path + ("param_type",), f"{_short(kind)} is not a param_type (expected one of {', '.join(PARAM_TYPES)})")
         kind = None
-    elif is_output and kind == "optional":
-        pr.add(path + ("param_type",), "opkit outputs cannot be optional: a kernel always writes its outputs (an "
-               "output produced only under an attr condition is marked with 'when:' in op.yaml after import)")
-        kind = None
     if "type" not in entry:
         pr.add(path, "the tensor has no \"type\" (its dtypes, one per column, e.g. [\"fp16\", \"float\"])")
         return None
@@ -515,7 +512,7 @@ def spec_from_msopgen(data: Any, file: str, op: str | None = None, family: str =
         shape = list(_SMOKE_SHAPES.get(p["formats"][0], [8, 64]))
         shapes[p["name"]] = [shape, list(shape)] if p["param"] == "dynamic" else shape
     smoke: dict[str, Any] = {"name": "smoke", "tags": ["smoke"], "shapes": shapes}
-    required_attrs = {a["name"]: _PLACEHOLDER[a["type"]] for a in attrs if a["required"]}
+    required_attrs = {a["name"]: PLACEHOLDER_VALUES[a["type"]] for a in attrs if a["required"]}
     if required_attrs:
         smoke["attrs"] = required_attrs
     out_yaml = [_tensor_yaml(p) for p in outputs]

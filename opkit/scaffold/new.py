@@ -98,7 +98,8 @@ def install(rendered: Path, target: Path, force: bool, tool: str = "opkit new",
     if not force:
         if clashes:
             names = ", ".join(str(c.relative_to(target)) for c in clashes)
-            raise UsageError(f"{target}: {len(clashes)} of its files differ from what {tool} would write and "
+            source = "the template" if tool == "opkit new" else tool
+            raise UsageError(f"{target}: {len(clashes)} of its files differ from what {source} would write and "
                              f"were changed since opkit wrote them (or were not written by opkit): {names}; nothing "
                              "was written (pass --force to replace them: a copy of each is kept under "
                              f"{target / writes.STATE_DIR / 'backup'})")

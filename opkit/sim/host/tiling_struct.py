@@ -19,7 +19,8 @@ LIBRARY_STRUCTS = frozenset(
     {"TCubeTiling", "SoftMaxTiling", "Mc2InitTiling", "Mc2CcTiling", "TopkTiling", "RmsNormTiling"}
 )
 
-_SCALARS = {"int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t", "float", "bool"}
+_SCALARS = {"int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t", "float", "bool",
+            "char"}
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 

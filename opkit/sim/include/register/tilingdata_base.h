@@ -36,7 +36,8 @@ struct OpkitTilingFieldType
                                        std::is_same<T, int16_t>::value || std::is_same<T, uint16_t>::value ||
                                        std::is_same<T, int32_t>::value || std::is_same<T, uint32_t>::value ||
                                        std::is_same<T, int64_t>::value || std::is_same<T, uint64_t>::value ||
-                                       std::is_same<T, float>::value || std::is_same<T, bool>::value> {};
+                                       std::is_same<T, float>::value || std::is_same<T, bool>::value ||
+                                       std::is_same<T, char>::value> {};
 
 struct FieldInfo {
     FieldInfo(const char* dtype, const char* name) : dtype_(dtype), name_(name), classType_("0") {}
@@ -178,7 +179,7 @@ private:
 #define TILING_DATA_FIELD_DEF(data_type, field_name)                                                                    \
     static_assert(::optiling::OpkitTilingFieldType<data_type>::value,                                                  \
                   "TILING_DATA_FIELD_DEF: field '" #field_name "' has type " #data_type                                \
-                  "; only int8_t..uint64_t, float and bool are allowed");                                                    \
+                  "; only int8_t..uint64_t, float, bool and char are allowed");                                                    \
                                                                                                                         \
 public:                                                                                                                 \
     void set_##field_name(data_type v) { OpkitSet<data_type>(field_name##_opkit_off_, v); }                            \
@@ -190,7 +191,7 @@ private:                                                                        
 #define TILING_DATA_FIELD_DEF_ARR(arr_type, arr_size, field_name)                                                      \
     static_assert(::optiling::OpkitTilingFieldType<arr_type>::value,                                                   \
                   "TILING_DATA_FIELD_DEF_ARR: field '" #field_name "' has type " #arr_type                             \
-                  "; only int8_t..uint64_t, float and bool are allowed");                                                    \
+                  "; only int8_t..uint64_t, float, bool and char are allowed");                                                    \
                                                                                                                         \
 public:                                                                                                                 \
     void set_##field_name(const arr_type* p) {                                                                          \
