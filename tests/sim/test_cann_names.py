@@ -333,3 +333,21 @@ def test_data_copy_params_braces_pick_the_four_field_struct(tmp_path):
             "    DataCopyPad(l, g, {1, 64u, 0u, 0u, 0u}, {false, 0, 0, half(0)});\n}\n")
     r = compile_snippet(code, tmp_path)
     assert r.returncode == 0, r.stderr
+
+
+def test_data_copy_pad_impl_entry_points_with_raw_addresses(names):
+    rows, length = 3, 10
+    x = rng.uniform(-1, 1, rows * length).astype(np.float16)
+    out, _, _ = names("PadImplIn", np.zeros((rows, 16), np.float16), x, dt="s32", rows=rows, len=length, pad=7.0)
+    want = np.full((rows, 16), 7.0, np.float16)
+    want[:, :length] = x.reshape(rows, length)  # each row padded to 32 B with the pad value
+    assert np.array_equal(out, want)
+    src = rng.uniform(-1, 1, (rows, 16)).astype(np.float16)
+    out, _, _ = names("PadImplOut", np.zeros(rows * length + 16, np.float16), src, dt="s32", rows=rows, len=length)
+    assert np.array_equal(out[: rows * length], src[:, :length].ravel())  # the padding is not written to GM
+
+
+def test_data_copy_pad_impl_refuses_an_address_outside_the_kernels_ub(names):
+    r = names("PadImplBad", np.zeros(16, np.float16), np.zeros(64, np.float16), dt="s32", expect_fail=True)
+    assert "DataCopyPadGm2UBImpl: UB address 190000 is outside the UB the kernel's buffers occupy" in r.stderr
+    assert f"names_harness.cpp:{marked_line(HARNESS, 'padbad')}" in r.stderr
