@@ -239,7 +239,7 @@ INSTALLED = [
     "lib/activation/softmaxflashv2.h", "lib/activation/sigmoid.h", "lib/pad/broadcast.h", "lib/sort/sort.h",
     "lib/quantization/ascend_dequant.h", "lib/index/arithprogression.h", "lib/utils/init_global_memory.h",
     "basic_api/kernel_operator_intf.h", "adv_api/kernel_api.h", "kernel_log.h", "kernel_macros.h", "kernel_event.h",
-    "kernel_common.h",
+    "kernel_common.h", "lib/reduce/sum.h",
 ]
 
 
@@ -268,7 +268,7 @@ def test_every_new_vector_api_has_a_cost_class():
     from opkit.perf import costs
 
     p = costs.chip_params("ascend910b2")
-    for api in [*MATH, "Exp", "ClampMax", "ClampMin", "Power", "Axpy"]:
+    for api in [*MATH, "Exp", "ClampMax", "ClampMin", "Power", "Axpy", "Sum"]:
         c = costs.op_cost({"pipe": "V", "api": api, "dtype": "float16", "bytes": 512, "repeats": 2}, "AIV", p)
         assert c.klass != "unknown", api
 
@@ -351,3 +351,40 @@ def test_data_copy_pad_impl_refuses_an_address_outside_the_kernels_ub(names):
     r = names("PadImplBad", np.zeros(16, np.float16), np.zeros(64, np.float16), dt="s32", expect_fail=True)
     assert "DataCopyPadGm2UBImpl: UB address 190000 is outside the UB the kernel's buffers occupy" in r.stderr
     assert f"names_harness.cpp:{marked_line(HARNESS, 'padbad')}" in r.stderr
+
+
+def _tree_sum(v: np.ndarray, dtype) -> np.ndarray:
+    """The vector unit's reduction: adjacent pairs per 256-B repeat, rounded to the dtype after each add."""
+    e = 256 // np.dtype(dtype).itemsize
+    v = v.astype(dtype)
+    while v.size > 1:
+        parts = []
+        for i in range(0, v.size, e):
+            p = v[i:i + e]
+            while p.size > 1:
+                head = (p[0:p.size - p.size % 2:2].astype(np.float32) + p[1::2][: p.size // 2].astype(np.float32)).astype(dtype)
+                p = np.concatenate([head, p[-1:]]) if p.size % 2 else head
+            parts.append(p[0])
+        v = np.array(parts, dtype)
+    return v[0]
+
+
+@pytest.mark.parametrize("dt,n", [("f32", 20), ("f32", 150), ("f16", 40)])
+def test_sum_rows_over_the_valid_elements(names, dt, n):
+    t = DT[dt]
+    per = 32 // np.dtype(t).itemsize
+    inner = (n + per - 1) // per * per
+    outter = 3
+    x = rng.uniform(-2, 2, (outter, inner)).astype(t)
+    x[:, n:] = 1000  # padding past n is not summed
+    for tmp in (0, 1):
+        out, _, _ = names("SumRows", np.zeros(16, t), x.ravel(), None, np.zeros(256, np.uint8), dt=dt, outter=outter,
+                          inner=inner, nn=n, tmp=tmp)
+        want = np.array([_tree_sum(x[r, :n], t) for r in range(outter)], t)
+        assert np.array_equal(out[:outter], want)
+
+
+def test_sum_refuses_an_inner_that_is_not_n_aligned(names):
+    r = names("SumRows", np.zeros(16, np.float32), np.zeros(64, np.float32), dt="f32", outter=2, inner=20, nn=20, tmp=0,
+              expect_fail=True)
+    assert "SumParams inner 20 must be n = 20 rounded up to 32 bytes (24)" in r.stderr

@@ -136,6 +136,12 @@ template <class T> bool run_math(const std::string& op, Bufs& B) {
         Broadcast<T, 2, 0>(L<T>(B, 3), L<T>(B, 0), dstShape, srcShape);
         return true;
     }
+    if (op == "SumRows") {
+        SumParams sp{uint32_t(pi("outter")), uint32_t(pi("inner")), uint32_t(pi("nn"))};
+        if (pi("tmp")) Sum<T>(L<T>(B, 3), L<T>(B, 0), L<uint8_t>(B, 2), sp);
+        else Sum<T>(L<T>(B, 3), L<T>(B, 0), sp);
+        return true;
+    }
     if (op == "SetMaskAdd") {
         // AscendCUtils::SetMask<T>(len), then Add with isSetMask = false uses that register
         AscendCUtils::SetMask<T>(int32_t(pi("len")));
