@@ -388,3 +388,30 @@ def test_sum_refuses_an_inner_that_is_not_n_aligned(names):
     r = names("SumRows", np.zeros(16, np.float32), np.zeros(64, np.float32), dt="f32", outter=2, inner=20, nn=20, tmp=0,
               expect_fail=True)
     assert "SumParams inner 20 must be n = 20 rounded up to 32 bytes (24)" in r.stderr
+
+
+CCE_BIN = {"vadd": np.add, "vmul": np.multiply, "vmax": np.maximum}
+
+
+@pytest.mark.parametrize("fn", [*CCE_BIN, "vadds", "vmuls", "vexp", "vabs", "vector_dup"])
+def test_cce_vector_intrinsics_on_raw_addresses(names, fn):
+    n = 128  # two repeats of 64 floats
+    a = rng.uniform(-3, 3, n).astype(np.float32)
+    b = rng.uniform(-3, 3, n).astype(np.float32)
+    out, _, _ = names("Cce", np.zeros(n, np.float32), a, b, dt="f32", fn=fn, rep=2, s=1.5, hi=0, lo=(1 << 40) - 1)
+    s = np.float32(1.5)
+    full = {"vadds": a + s, "vmuls": a * s, "vexp": np.exp(a.astype(np.float64)).astype(np.float32), "vabs": np.abs(a),
+            "vector_dup": np.full(n, s, np.float32)}.get(fn)
+    if full is None:
+        full = CCE_BIN[fn](a, b)
+    on = np.tile(np.arange(64) < 40, 2)  # the mask register: the first 40 lanes of each repeat
+    want = np.where(on, full, np.float32(0))
+    assert np.allclose(out, want, rtol=1e-6, atol=0) if fn == "vexp" else np.array_equal(out, want)
+
+
+def test_cce_vcadd_sums_each_repeat_and_refuses_other_modes(names):
+    a = rng.uniform(-1, 1, 128).astype(np.float32)
+    out, _, _ = names("Cce", np.zeros(8, np.float32), a, dt="f32", fn="vcadd", rep=2, mode=0)
+    assert np.allclose(out[:2], [a[:64].sum(), a[64:].sum()], rtol=1e-5)
+    r = names("Cce", np.zeros(8, np.float32), a, dt="f32", fn="vcadd", rep=2, mode=1, expect_fail=True)
+    assert "vcadd: mode 1 is not modelled" in r.stderr and f"names_harness.cpp:{marked_line(HARNESS, 'vcadd')}" in r.stderr

@@ -142,6 +142,26 @@ template <class T> bool run_math(const std::string& op, Bufs& B) {
         else Sum<T>(L<T>(B, 3), L<T>(B, 0), sp);
         return true;
     }
+    if (op == "Cce") {  // the CCE intrinsics on raw UB addresses, with the mask register set by set_vector_mask
+        std::string fn = ps("fn");
+        auto d = (__ubuf__ T*)L<T>(B, 3).GetPhyAddr();
+        auto a = (__ubuf__ T*)L<T>(B, 0).GetPhyAddr();
+        auto b = (__ubuf__ T*)L<T>(B, 1).GetPhyAddr();
+        set_vector_mask(pu("hi", ~0ull), pu("lo", ~0ull));
+        const uint8_t rep = uint8_t(pi("rep", 1));
+        if (fn == "vadd") vadd(d, a, b, rep, 1, 1, 1, 8, 8, 8);
+        else if (fn == "vmul") vmul(d, a, b, rep, 1, 1, 1, 8, 8, 8);
+        else if (fn == "vmax") vmax(d, a, b, rep, 1, 1, 1, 8, 8, 8);
+        else if (fn == "vadds") vadds(d, a, T(float(pf("s"))), rep, 1, 1, 8, 8);
+        else if (fn == "vmuls") vmuls(d, a, T(float(pf("s"))), rep, 1, 1, 8, 8);
+        else if (fn == "vexp") vexp(d, a, rep, 1, 1, 8, 8);
+        else if (fn == "vabs") vabs(d, a, rep, 1, 1, 8, 8);
+        else if (fn == "vcadd") vcadd(d, a, rep, 1, 1, 8, int(pi("mode")));  // @vcadd
+        else if (fn == "vector_dup") vector_dup(d, T(float(pf("s"))), rep, 1, 1, 8, 8);
+        else return false;
+        ResetMask();
+        return true;
+    }
     if (op == "SetMaskAdd") {
         // AscendCUtils::SetMask<T>(len), then Add with isSetMask = false uses that register
         AscendCUtils::SetMask<T>(int32_t(pi("len")));
