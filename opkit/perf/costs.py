@@ -59,6 +59,7 @@ _COMPOSITE.update({
     **dict.fromkeys(("Floor", "Ceil", "Round", "Trunc", "ClampMax", "ClampMin"), ("unary",)),
     "Frac": ("unary", "binary"),
     "Sign": ("unary", "unary", "binary"),
+    "Sum": ("reduction",),  # lib/reduce/sum.h: one reduction per row
 })
 _SUM = {"ReduceSum", "WholeReduceSum", "BlockReduceSum", "PairReduceSum"}
 _TWO_BYTE = {"float16", "bfloat16", "int16", "uint16", "half", "bfloat16_t"}

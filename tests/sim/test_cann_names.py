@@ -239,7 +239,7 @@ INSTALLED = [
     "lib/activation/softmaxflashv2.h", "lib/activation/sigmoid.h", "lib/pad/broadcast.h", "lib/sort/sort.h",
     "lib/quantization/ascend_dequant.h", "lib/index/arithprogression.h", "lib/utils/init_global_memory.h",
     "basic_api/kernel_operator_intf.h", "adv_api/kernel_api.h", "kernel_log.h", "kernel_macros.h", "kernel_event.h",
-    "kernel_common.h",
+    "kernel_common.h", "lib/reduce/sum.h",
 ]
 
 
@@ -268,7 +268,7 @@ def test_every_new_vector_api_has_a_cost_class():
     from opkit.perf import costs
 
     p = costs.chip_params("ascend910b2")
-    for api in [*MATH, "Exp", "ClampMax", "ClampMin", "Power", "Axpy"]:
+    for api in [*MATH, "Exp", "ClampMax", "ClampMin", "Power", "Axpy", "Sum"]:
         c = costs.op_cost({"pipe": "V", "api": api, "dtype": "float16", "bytes": 512, "repeats": 2}, "AIV", p)
         assert c.klass != "unknown", api
 
@@ -333,3 +333,85 @@ def test_data_copy_params_braces_pick_the_four_field_struct(tmp_path):
             "    DataCopyPad(l, g, {1, 64u, 0u, 0u, 0u}, {false, 0, 0, half(0)});\n}\n")
     r = compile_snippet(code, tmp_path)
     assert r.returncode == 0, r.stderr
+
+
+def test_data_copy_pad_impl_entry_points_with_raw_addresses(names):
+    rows, length = 3, 10
+    x = rng.uniform(-1, 1, rows * length).astype(np.float16)
+    out, _, _ = names("PadImplIn", np.zeros((rows, 16), np.float16), x, dt="s32", rows=rows, len=length, pad=7.0)
+    want = np.full((rows, 16), 7.0, np.float16)
+    want[:, :length] = x.reshape(rows, length)  # each row padded to 32 B with the pad value
+    assert np.array_equal(out, want)
+    src = rng.uniform(-1, 1, (rows, 16)).astype(np.float16)
+    out, _, _ = names("PadImplOut", np.zeros(rows * length + 16, np.float16), src, dt="s32", rows=rows, len=length)
+    assert np.array_equal(out[: rows * length], src[:, :length].ravel())  # the padding is not written to GM
+
+
+def test_data_copy_pad_impl_refuses_an_address_outside_the_kernels_ub(names):
+    r = names("PadImplBad", np.zeros(16, np.float16), np.zeros(64, np.float16), dt="s32", expect_fail=True)
+    assert "DataCopyPadGm2UBImpl: UB address 190000 is outside the UB the kernel's buffers occupy" in r.stderr
+    assert f"names_harness.cpp:{marked_line(HARNESS, 'padbad')}" in r.stderr
+
+
+def _tree_sum(v: np.ndarray, dtype) -> np.ndarray:
+    """The vector unit's reduction: adjacent pairs per 256-B repeat, rounded to the dtype after each add."""
+    e = 256 // np.dtype(dtype).itemsize
+    v = v.astype(dtype)
+    while v.size > 1:
+        parts = []
+        for i in range(0, v.size, e):
+            p = v[i:i + e]
+            while p.size > 1:
+                head = (p[0:p.size - p.size % 2:2].astype(np.float32) + p[1::2][: p.size // 2].astype(np.float32)).astype(dtype)
+                p = np.concatenate([head, p[-1:]]) if p.size % 2 else head
+            parts.append(p[0])
+        v = np.array(parts, dtype)
+    return v[0]
+
+
+@pytest.mark.parametrize("dt,n", [("f32", 20), ("f32", 150), ("f16", 40)])
+def test_sum_rows_over_the_valid_elements(names, dt, n):
+    t = DT[dt]
+    per = 32 // np.dtype(t).itemsize
+    inner = (n + per - 1) // per * per
+    outter = 3
+    x = rng.uniform(-2, 2, (outter, inner)).astype(t)
+    x[:, n:] = 1000  # padding past n is not summed
+    for tmp in (0, 1):
+        out, _, _ = names("SumRows", np.zeros(16, t), x.ravel(), None, np.zeros(256, np.uint8), dt=dt, outter=outter,
+                          inner=inner, nn=n, tmp=tmp)
+        want = np.array([_tree_sum(x[r, :n], t) for r in range(outter)], t)
+        assert np.array_equal(out[:outter], want)
+
+
+def test_sum_refuses_an_inner_that_is_not_n_aligned(names):
+    r = names("SumRows", np.zeros(16, np.float32), np.zeros(64, np.float32), dt="f32", outter=2, inner=20, nn=20, tmp=0,
+              expect_fail=True)
+    assert "SumParams inner 20 must be n = 20 rounded up to 32 bytes (24)" in r.stderr
+
+
+CCE_BIN = {"vadd": np.add, "vmul": np.multiply, "vmax": np.maximum}
+
+
+@pytest.mark.parametrize("fn", [*CCE_BIN, "vadds", "vmuls", "vexp", "vabs", "vector_dup"])
+def test_cce_vector_intrinsics_on_raw_addresses(names, fn):
+    n = 128  # two repeats of 64 floats
+    a = rng.uniform(-3, 3, n).astype(np.float32)
+    b = rng.uniform(-3, 3, n).astype(np.float32)
+    out, _, _ = names("Cce", np.zeros(n, np.float32), a, b, dt="f32", fn=fn, rep=2, s=1.5, hi=0, lo=(1 << 40) - 1)
+    s = np.float32(1.5)
+    full = {"vadds": a + s, "vmuls": a * s, "vexp": np.exp(a.astype(np.float64)).astype(np.float32), "vabs": np.abs(a),
+            "vector_dup": np.full(n, s, np.float32)}.get(fn)
+    if full is None:
+        full = CCE_BIN[fn](a, b)
+    on = np.tile(np.arange(64) < 40, 2)  # the mask register: the first 40 lanes of each repeat
+    want = np.where(on, full, np.float32(0))
+    assert np.allclose(out, want, rtol=1e-6, atol=0) if fn == "vexp" else np.array_equal(out, want)
+
+
+def test_cce_vcadd_sums_each_repeat_and_refuses_other_modes(names):
+    a = rng.uniform(-1, 1, 128).astype(np.float32)
+    out, _, _ = names("Cce", np.zeros(8, np.float32), a, dt="f32", fn="vcadd", rep=2, mode=0)
+    assert np.allclose(out[:2], [a[:64].sum(), a[64:].sum()], rtol=1e-5)
+    r = names("Cce", np.zeros(8, np.float32), a, dt="f32", fn="vcadd", rep=2, mode=1, expect_fail=True)
+    assert "vcadd: mode 1 is not modelled" in r.stderr and f"names_harness.cpp:{marked_line(HARNESS, 'vcadd')}" in r.stderr

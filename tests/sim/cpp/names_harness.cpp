@@ -136,6 +136,32 @@ template <class T> bool run_math(const std::string& op, Bufs& B) {
         Broadcast<T, 2, 0>(L<T>(B, 3), L<T>(B, 0), dstShape, srcShape);
         return true;
     }
+    if (op == "SumRows") {
+        SumParams sp{uint32_t(pi("outter")), uint32_t(pi("inner")), uint32_t(pi("nn"))};
+        if (pi("tmp")) Sum<T>(L<T>(B, 3), L<T>(B, 0), L<uint8_t>(B, 2), sp);
+        else Sum<T>(L<T>(B, 3), L<T>(B, 0), sp);
+        return true;
+    }
+    if (op == "Cce") {  // the CCE intrinsics on raw UB addresses, with the mask register set by set_vector_mask
+        std::string fn = ps("fn");
+        auto d = (__ubuf__ T*)L<T>(B, 3).GetPhyAddr();
+        auto a = (__ubuf__ T*)L<T>(B, 0).GetPhyAddr();
+        auto b = (__ubuf__ T*)L<T>(B, 1).GetPhyAddr();
+        set_vector_mask(pu("hi", ~0ull), pu("lo", ~0ull));
+        const uint8_t rep = uint8_t(pi("rep", 1));
+        if (fn == "vadd") vadd(d, a, b, rep, 1, 1, 1, 8, 8, 8);
+        else if (fn == "vmul") vmul(d, a, b, rep, 1, 1, 1, 8, 8, 8);
+        else if (fn == "vmax") vmax(d, a, b, rep, 1, 1, 1, 8, 8, 8);
+        else if (fn == "vadds") vadds(d, a, T(float(pf("s"))), rep, 1, 1, 8, 8);
+        else if (fn == "vmuls") vmuls(d, a, T(float(pf("s"))), rep, 1, 1, 8, 8);
+        else if (fn == "vexp") vexp(d, a, rep, 1, 1, 8, 8);
+        else if (fn == "vabs") vabs(d, a, rep, 1, 1, 8, 8);
+        else if (fn == "vcadd") vcadd(d, a, rep, 1, 1, 8, int(pi("mode")));  // @vcadd
+        else if (fn == "vector_dup") vector_dup(d, T(float(pf("s"))), rep, 1, 1, 8, 8);
+        else return false;
+        ResetMask();
+        return true;
+    }
     if (op == "SetMaskAdd") {
         // AscendCUtils::SetMask<T>(len), then Add with isSetMask = false uses that register
         AscendCUtils::SetMask<T>(int32_t(pi("len")));
@@ -281,6 +307,25 @@ extern "C" __global__ __aicore__ void names_kernel(GM_ADDR g0, GM_ADDR g1, GM_AD
         d.SetValue(9, int32_t(t1.GetSize()));
         d.SetValue(10, int32_t(t1.GetValue(3) * 100.0f));
         ok = true;
+    } else if (op == "PadImplIn") {  // GM -> UB with raw addresses: rows of `len` halves, padded to 32 B with `pad`
+        LocalTensor<half> d = L<half>(B, 3);
+        uint16_t rows = uint16_t(pi("rows")), len = uint16_t(pi("len"));
+        DataCopyExtParams p{rows, uint32_t(len * sizeof(half)), 0, 0, 0};
+        DataCopyPadExtParams<half> pad{true, 0, uint8_t(16 - len), half(float(pf("pad")))};
+        DataCopyPadGm2UBImpl((__ubuf__ half*)d.GetPhyAddr(), (__gm__ half*)g0, p, pad);
+        set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID3);
+        wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID3);
+        ok = true;
+    } else if (op == "PadImplOut") {  // UB -> GM with raw addresses: the first `len` halves of each 32-B row of in0
+        LocalTensor<half> s = L<half>(B, 0);
+        uint16_t rows = uint16_t(pi("rows")), len = uint16_t(pi("len"));
+        set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID3);
+        wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID3);
+        DataCopyPadUB2GMImpl((__gm__ half*)gd, (__ubuf__ half*)s.GetPhyAddr(), DataCopyParams{rows, uint16_t(len * sizeof(half)), 0, 0});
+        return;  // gd holds the result (no copy of the dst buffer over it)
+    } else if (op == "PadImplBad") {
+        DataCopyPadGm2UBImpl((__ubuf__ half*)uint64_t(190000), (__gm__ half*)g0, DataCopyParams{1, 32, 0, 0},  // @padbad
+                             DataCopyPadParams{false, 0, 0, 0});
     } else if (op == "BadFlag") {
         wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);  // @badflag
     } else if (dt == "f16") ok = run_math<half>(op, B);

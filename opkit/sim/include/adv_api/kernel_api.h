@@ -8,6 +8,7 @@
 #include "adv_api/pad/broadcast.h"
 #include "adv_api/quantization/ascend_dequant.h"
 #include "adv_api/select/selectwithbytesmask.h"
+#include "adv_api/reduce/sum.h"
 #include "adv_api/sort/sort.h"
 #include "adv_api/utils/init_global_memory.h"
 #include "adv_api/math/math_api.h"

@@ -34,5 +34,7 @@
 #include "basic_api/kernel_operator_fixpipe_intf.h"
 #include "basic_api/kernel_operator_scalar_intf.h"
 #include "basic_api/kernel_operator_list_tensor_intf.h"
+#include "impl/dav_c220/kernel_operator_data_copy_impl.h"
+#include "utils/cce_vec_intrinsics.h"
 #include "kernel_tiling/kernel_tiling.h"
 #include "adv_api/kernel_api.h"
