@@ -154,7 +154,7 @@ def _check_shapes(spec: Spec, case: Case, out: dict[str, np.ndarray], path: Path
         if o.name not in out:
             continue
         arr = out[o.name]
-        if arr.dtype.kind not in "biuf":
+        if arr.dtype.kind not in "biufc":  # complex for complex64 outputs
             raise GoldenError(f"{path}: {spec.golden_func}() returned '{o.name}' as {arr.dtype} data on case "
                               f"'{case.name}'; each output must be a numeric (or bool) array")
         if o.shape is not None:
