@@ -27,15 +27,21 @@ def run(exe, scenario: str, timeout: float = 60, env=None):
 
 
 ERRORS = {
-    "ub_over": [r"UB capacity exceeded", r"offers 196352 bytes", r"32 bytes over", r"ascend910b2"],
-    "ub_queue_over": [r"UB capacity exceeded", r"2 x 98208"],
-    "too_many_que_bufs": [r"at most 8 per position"],
+    "ub_over_touched": [r"Duplicate: writes UB bytes \[196352, 196416\), past the 196352 bytes the chip \(ascend910b2\) offers"],
+    "ub_phys_over": [r"UB capacity exceeded", r"1 x 262144 bytes", r"offers 196352 bytes", r"261120 bytes over"],
+    "local_oob_past_ub": [r"Duplicate: destination local tensor out of bounds: writes UB bytes \[196096, 196480\)",
+                          r"past the 196352 bytes the chip \(ascend910b2\) offers"],
+    "clobber_read": [r"Muls: reads UB bytes \[256, 288\) of the buffer initialised at .*checks_harness.cpp:\d+, which the "
+                     r"out-of-bounds write of Duplicate at .*checks_harness.cpp:\d+ overwrote", r"corrupted data"],
+    "que_events_enqueued": [r"EnQue: no free hardware event ID for V_MTE3: all 8 are held",
+                            r"event 7: TQue::EnQue at .*checks_harness.cpp:\d+", r"at most 8 on Atlas A2"],
+    "que_events_freed": [r"FreeTensor: no free hardware event ID for MTE3_V: all 8 are held",
+                         r"event 0: TQue::FreeTensor at .*checks_harness.cpp:\d+"],
     "misaligned": [r"DataCopy: UB address 16 is not 32-byte aligned"],
     "len32": [r"48 bytes is not a multiple of 32 B", r"would copy only 32 bytes"],
     "gm_oob": [r"DataCopy: GM read of 256 bytes", r"outside every host allocation", r"byte offset 3968"],
     "gm_oob_out": [r"DataCopy: GM write of 64 bytes", r"outside every host allocation"],
     "gm_getvalue_oob": [r"GlobalTensor::GetValue: GM read of 2 bytes", r"outside every host allocation"],
-    "local_oob": [r"Add: destination local tensor out of bounds", r"holds 64 elements"],
     "local_getvalue_oob": [r"SetValue: index 16 is out of bounds of a local tensor of 16 elements"],
     "uninit_to_gm": [r"never-written UB bytes would reach GM", r"byte 2 of the source"],
     "uninit_scalar": [r"GetValue: scalar read of element 5", r"never written"],
@@ -98,6 +104,46 @@ def test_trace_only_mode_moves_no_data(exe):
     x = (np.arange(2048) % 100).astype(np.float16)
     assert np.array_equal(gm(full).view(np.float16)[512:1024], (x[:512] + np.float16(1)).astype(np.float16))
     assert np.array_equal(gm(only).view(np.float16)[512:1024], x[512:1024])  # GM output left as it was
+
+
+def test_more_que_buffers_than_documented_warn_and_run_while_events_last(exe):
+    # InitBuffer page: at most 8 QUE buffers per TPosition on Atlas A2; what runs out is the event IDs in flight
+    r = run(exe, "too_many_que_bufs")
+    err = r.stderr.decode()
+    assert r.returncode == 0, err
+    assert "warning" in err and "9 TQue buffers at this position" in err and "at most 8 per TPosition" in err
+    assert f"checks_harness.cpp:{line_of('too_many_que_bufs')}" in err
+    r = run(exe, "que_events_reused")  # 9 buffers declared, one in flight at a time
+    assert r.returncode == 0 and "error" not in r.stderr.decode(), r.stderr.decode()
+
+
+@pytest.mark.parametrize("scenario, patterns", [
+    # over the capacity GetCoreMemSize reports, within the physical UB, and never touched there
+    ("ub_over", [r"warning: .*UB capacity exceeded", r"offers 196352 bytes", r"32 bytes over", r"must never be touched"]),
+    ("ub_queue_over", [r"warning: .*UB capacity exceeded", r"2 x 98208"]),
+    # past the tensor into UB no buffer owns: nothing is corrupted
+    ("local_oob", [r"warning: .*Add: destination local tensor out of bounds: writes UB bytes \[4096, 4224\)",
+                   r"in UB no buffer owns: nothing is corrupted"]),
+    # past the tensor into the next buffer, whose bytes are written again (or not read) before any read
+    ("clobber_healed", [r"warning: .*Duplicate: destination local tensor out of bounds: writes UB bytes \[256, 288\)",
+                        r"into the buffer initialised at .*checks_harness.cpp:\d+"]),
+    ("clobber_elsewhere", [r"into the buffer initialised at"]),
+])
+def test_out_of_bounds_that_corrupts_nothing_warns(exe, scenario, patterns):
+    r = run(exe, scenario)
+    err = r.stderr.decode()
+    assert r.returncode == 0, err
+    for pat in patterns:
+        assert re.search(pat, err), (pat, err)
+
+
+def test_a_stray_write_is_healed_by_a_rewrite_and_harmless_where_unread(exe):
+    # clobber_read names the 32 bytes of b that the stray Duplicate overwrote; written again first, they
+    # hold the new values; left alone and never read, they cost nothing
+    healed = np.frombuffer(run(exe, "clobber_healed").stdout, np.uint8).view(np.float16)[:128]
+    assert (healed[:32] == 6.0).all() and (healed[32:] == 4.0).all()
+    elsewhere = np.frombuffer(run(exe, "clobber_elsewhere").stdout, np.uint8).view(np.float16)[:64]
+    assert (elsewhere == 4.0).all()
 
 
 def test_ub_exactly_usable_passes(exe):

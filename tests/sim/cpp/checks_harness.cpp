@@ -21,6 +21,16 @@ extern "C" __global__ __aicore__ void ub_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR t
     } else if (S == "ub_over") {
         pipe.InitBuffer(a, UB_CAP - 1024);
         pipe.InitBuffer(b, 1024 + 1);  // @ub_over
+    } else if (S == "ub_over_touched") {
+        pipe.InitBuffer(a, UB_CAP - 1024);
+        pipe.InitBuffer(b, 1024 + 64);
+        LocalTensor<half> t = b.Get<half>();
+        Duplicate(t, half(0.5f), 512);             // within the capacity
+        Duplicate(t[512], half(0.5f), 32);         // @ub_over_touched
+    } else if (S == "ub_phys_over") {
+        pipe.InitBuffer(a, UB_CAP - 1024);
+        // past anything the chip has
+        pipe.InitBuffer(b, 256 * 1024);  // @ub_phys_over
     } else if (S == "ub_queue_over") {
         TQue<TPosition::VECIN, 1> q;
         pipe.InitBuffer(q, 2, UB_CAP / 2 + 32);  // @ub_queue_over
@@ -38,6 +48,33 @@ extern "C" __global__ __aicore__ void ub_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR t
     }
 }
 
+// Two buffers one after the other: a write past the end of `a` lands in `b`.
+extern "C" __global__ __aicore__ void clobber_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR tiling) {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> a, b;
+    pipe.InitBuffer(a, 256);
+    pipe.InitBuffer(b, 256);  // @clobber_victim
+    GlobalTensor<half> g;
+    g.SetGlobalBuffer((__gm__ half*)x, 1024);
+    LocalTensor<half> ta = a.Get<half>(), tb = b.Get<half>();
+    Duplicate(tb, half(2.0f), 128);
+    Duplicate(ta, half(1.0f), 128 + 16);  // 16 elements (32 B) past a, into b
+    PipeBarrier<PIPE_V>();
+    if (S == "clobber_healed") {
+        Duplicate(tb, half(3.0f), 32);  // b's first bytes written again: the stray write is gone
+        PipeBarrier<PIPE_V>();
+    }
+    if (S == "clobber_elsewhere") {
+        Muls(tb[64], tb[64], half(2.0f), 64);  // reads only bytes of b the stray write did not reach
+    } else {
+        Muls(tb, tb, half(2.0f), 128);  // @clobber_read
+    }
+    SetFlag<HardEvent::V_MTE3>(0);
+    WaitFlag<HardEvent::V_MTE3>(0);
+    if (S == "clobber_elsewhere") DataCopy(g, tb[64], 64);
+    else DataCopy(g, tb, 128);
+}
+
 template <class F>
 void with_ub(GM_ADDR x, F f) {
     TPipe pipe;
@@ -49,7 +86,7 @@ void with_ub(GM_ADDR x, F f) {
 }
 
 extern "C" __global__ __aicore__ void move_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR tiling) {
-    with_ub(x, [&](TPipe&, LocalTensor<half> t, GlobalTensor<half> g) {
+    with_ub(x, [&](TPipe& pipe, LocalTensor<half> t, GlobalTensor<half> g) {
         if (S == "misaligned") {
             DataCopy(t[8], g, 16);  // @misaligned
         } else if (S == "len32") {
@@ -70,6 +107,11 @@ extern "C" __global__ __aicore__ void move_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR
             WaitFlag<HardEvent::MTE2_V>(0);
             LocalTensor<half> small = t[2048 - 64];
             Add(small, small, small, 128);  // @local_oob
+        } else if (S == "local_oob_past_ub") {
+            TBuf<TPosition::VECCALC> rest;
+            pipe.InitBuffer(rest, UB_CAP - 4096 - 256);
+            LocalTensor<half> last = rest.Get<half>()[(UB_CAP - 4096 - 256) / 2 - 64];
+            Duplicate(last, half(1.0f), 256);  // @local_oob_past_ub
         } else if (S == "local_getvalue_oob") {
             LocalTensor<half> s = t[2048 - 16];
             s.SetValue(16, half(1.0f));  // @local_getvalue_oob
@@ -209,6 +251,25 @@ extern "C" __global__ __aicore__ void queue_kernel(GM_ADDR x, GM_ADDR ws, GM_ADD
     } else if (S == "never_freed") {
         LocalTensor<half> a = q.AllocTensor<half>();  // @never_freed
         (void)a;
+    } else if (S == "que_events_enqueued" || S == "que_events_freed" || S == "que_events_reused") {
+        // Nine one-buffer VECOUT queues (9 QUE buffers on one TPosition, one over the documented 8). A buffer
+        // holds a V_MTE3 event from EnQue to DeQue and an MTE3_V event from FreeTensor to its next AllocTensor.
+        TQue<TPosition::VECOUT, 1> o[9];
+        for (auto& qq : o) pipe.InitBuffer(qq, 1, 256);
+        for (int i = 0; i < 9; ++i) {
+            LocalTensor<half> t = o[S == "que_events_reused" ? 0 : i].AllocTensor<half>();
+            Duplicate(t, half(1.0f), 128);
+            if (S == "que_events_enqueued") {
+                o[i].EnQue(t);  // @que_events_enqueued
+                continue;
+            }
+            o[S == "que_events_reused" ? 0 : i].EnQue(t);
+            LocalTensor<half> u = o[S == "que_events_reused" ? 0 : i].DeQue<half>();
+            DataCopy(g[i * 128], u, 128);
+            o[S == "que_events_reused" ? 0 : i].FreeTensor(u);  // @que_events_freed
+        }
+        if (S == "que_events_enqueued")
+            for (int i = 0; i < 8; ++i) { LocalTensor<half> u = o[i].DeQue<half>(); o[i].FreeTensor(u); }
     } else if (S == "que_bind_copy") {
         // VECIN -> VECOUT bound queue: DataCopy in (MTE2), EnQue/DeQue, DataCopy out (MTE3)
         TQueBind<TPosition::VECIN, TPosition::VECOUT, 1> qb;
@@ -369,9 +430,10 @@ int main(int argc, char** argv) {
     std::memset(tiling, 0, 64);
     size_t wsz = (S == "workspace_small") ? 1024 * 1024 : 16 * 1024 * 1024 + 1024;
     uint8_t* ws = (uint8_t*)GmAlloc(wsz);
-    if (S.rfind("ub_", 0) == 0 || S == "too_many_que_bufs" || S.rfind("reserved_ub", 0) == 0) ICPU_RUN_KF(ub_kernel, 1, x, ws, tiling);
+    if (S.rfind("clobber", 0) == 0) ICPU_RUN_KF(clobber_kernel, 1, x, ws, tiling);
+    else if (S.rfind("ub_", 0) == 0 || S == "too_many_que_bufs" || S.rfind("reserved_ub", 0) == 0) ICPU_RUN_KF(ub_kernel, 1, x, ws, tiling);
     else if (S == "deque_empty" || S == "alloc_exhausted" || S == "enque_depth" || S == "double_free" || S == "never_freed" ||
-             S == "double_buffer_depth1" || S == "que_bind_copy")
+             S == "double_buffer_depth1" || S == "que_bind_copy" || S.rfind("que_events", 0) == 0)
         ICPU_RUN_KF(queue_kernel, 1, x, ws, tiling);
     else if (S.rfind("syncall", 0) == 0 || S == "atomic_add" || S.rfind("workspace", 0) == 0 || S == "kernel_hang") {
         if (S == "atomic_add") std::memset(x, 0, 4096);

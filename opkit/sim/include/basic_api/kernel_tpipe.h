@@ -21,6 +21,47 @@ inline void queue_pipes(AscendC::TPosition p, int& prod, int& cons) {
     }
 }
 
+// Hardware event IDs per HardEvent type that TPipe hands out (CANN's QUE_MAX_EVENT): 8 on the
+// V200/V220-era cores (DAV 2002, 2201, 3002, 3102, 3510, 5102), 4 on the first Ascend 910 (DAV 1001).
+#if __NPU_ARCH__ == 2002 || __NPU_ARCH__ == 2201 || __NPU_ARCH__ == 3002 || __NPU_ARCH__ == 3102 || \
+    __NPU_ARCH__ == 3510 || __NPU_ARCH__ == 5102
+constexpr int QUE_MAX_EVENT = 8;
+#else
+constexpr int QUE_MAX_EVENT = 4;
+#endif
+
+// The HardEvent (as its index) that orders pipe `from` before pipe `to`; -1 when both are one pipe
+// (a queue between two UB positions of the vector unit synchronises with a barrier, no event ID).
+inline int hard_event(int from, int to) {
+    using AscendC::HardEvent;
+    static const struct { int f, t; HardEvent e; } table[] = {
+        {P_MTE2, P_MTE1, HardEvent::MTE2_MTE1}, {P_MTE1, P_MTE2, HardEvent::MTE1_MTE2},
+        {P_MTE1, P_M, HardEvent::MTE1_M}, {P_M, P_MTE1, HardEvent::M_MTE1}, {P_MTE2, P_V, HardEvent::MTE2_V},
+        {P_V, P_MTE2, HardEvent::V_MTE2}, {P_MTE3, P_V, HardEvent::MTE3_V}, {P_V, P_MTE3, HardEvent::V_MTE3},
+        {P_M, P_V, HardEvent::M_V}, {P_V, P_M, HardEvent::V_M}, {P_MTE3, P_MTE1, HardEvent::MTE3_MTE1},
+        {P_MTE1, P_MTE3, HardEvent::MTE1_MTE3}, {P_MTE1, P_V, HardEvent::MTE1_V}, {P_MTE2, P_M, HardEvent::MTE2_M},
+        {P_M, P_MTE2, HardEvent::M_MTE2}, {P_V, P_MTE1, HardEvent::V_MTE1}, {P_M, P_FIX, HardEvent::M_FIX},
+        {P_FIX, P_M, HardEvent::FIX_M}, {P_MTE3, P_MTE2, HardEvent::MTE3_MTE2}, {P_MTE2, P_MTE3, HardEvent::MTE2_MTE3},
+        {P_S, P_V, HardEvent::S_V}, {P_V, P_S, HardEvent::V_S}, {P_S, P_MTE2, HardEvent::S_MTE2},
+        {P_MTE2, P_S, HardEvent::MTE2_S}, {P_S, P_MTE3, HardEvent::S_MTE3}, {P_MTE3, P_S, HardEvent::MTE3_S},
+        {P_MTE2, P_FIX, HardEvent::MTE2_FIX}, {P_FIX, P_MTE2, HardEvent::FIX_MTE2}, {P_FIX, P_S, HardEvent::FIX_S},
+        {P_M, P_S, HardEvent::M_S}, {P_FIX, P_MTE3, HardEvent::FIX_MTE3}, {P_MTE1, P_FIX, HardEvent::MTE1_FIX},
+        {P_FIX, P_MTE1, HardEvent::FIX_MTE1},
+    };
+    if (from == to) return -1;
+    for (const auto& r : table)
+        if (r.f == from && r.t == to) return int(r.e);
+    return -1;
+}
+inline const char* hard_event_name(int e) {
+    static const char* n[] = {"MTE2_MTE1", "MTE1_MTE2", "MTE1_M", "M_MTE1", "MTE2_V", "V_MTE2", "MTE3_V", "V_MTE3",
+                              "M_V", "V_M", "V_V", "MTE3_MTE1", "MTE1_MTE3", "MTE1_V", "MTE2_M", "M_MTE2", "V_MTE1",
+                              "M_FIX", "FIX_M", "MTE3_MTE2", "MTE2_MTE3", "S_V", "V_S", "S_MTE2", "MTE2_S", "S_MTE3",
+                              "MTE3_S", "MTE2_FIX", "FIX_MTE2", "FIX_S", "M_S", "FIX_MTE3", "MTE1_FIX", "FIX_MTE1",
+                              "FIX_FIX"};
+    return (e >= 0 && e < int(sizeof n / sizeof *n)) ? n[e] : "?";
+}
+
 struct Launch;
 inline Launch*& cur_launch() { static thread_local Launch* l = nullptr; return l; }
 
@@ -32,6 +73,7 @@ namespace AscendC {
 struct QueBlock {
     uint32_t off = 0, len = 0;
     int state = 0;  // 0 free, 1 allocated, 2 enqueued
+    int enq_ev = -1, free_ev = -1;  // hardware event ID held since EnQue (until DeQue) / FreeTensor (until AllocTensor)
     uint32_t enq_snap[opkit::sim::NPIPE] = {};
     uint32_t free_snap[opkit::sim::NPIPE] = {};
     opkit::sim::Site alloc_site{};
@@ -96,9 +138,14 @@ public:
         if (que.pos() == TPosition::VECIN || que.pos() == TPosition::VECOUT || que.pos() == TPosition::A1 ||
             que.pos() == TPosition::B1 || que.pos() == TPosition::A2 || que.pos() == TPosition::B2 ||
             que.pos() == TPosition::CO1 || que.pos() == TPosition::CO2) {
-            if (cnt + num > 8)
-                fail_at(api, loc, "%d TQue buffers at this position (%d already + %d here); the hardware event IDs allow at most 8 per position",
-                        cnt + num, cnt, int(num));
+            // The documented limit (InitBuffer page: QUE buffers per TPosition, 8 on Atlas A2). What the chip
+            // runs out of is hardware event IDs in flight, modelled at EnQue/FreeTensor: a warning here.
+            if (cnt + num > QUE_MAX_EVENT && cnt <= QUE_MAX_EVENT)
+                warn_at(api, loc, "%d TQue buffers at this position (%d already + %d here); the InitBuffer page allows "
+                        "at most %d per TPosition on this chip, because every buffer in flight holds a hardware event "
+                        "ID. It works as long as at most %d are in flight at once (opkit checks that at EnQue and "
+                        "FreeTensor); merging buffers into one with offsets keeps within the documented limit",
+                        cnt + num, cnt, int(num), QUE_MAX_EVENT, QUE_MAX_EVENT);
         }
         uint64_t off = carve(a, uint64_t(l) * num, api, loc, num, l);
         cnt += num;
@@ -116,41 +163,65 @@ public:
 
     template <HardEvent e> TEventID FetchEventID() { return FetchEventID(e); }
     TEventID FetchEventID(HardEvent e) {
-        for (int i = 0; i < 8; ++i)
+        for (int i = 0; i < opkit::sim::QUE_MAX_EVENT; ++i)
             if (!(ev_alloc_[int(e)] & (1u << i))) return TEventID(i);
         return 0;
     }
     template <HardEvent e> TEventID AllocEventID(OPKIT_LOC) {
-        for (int i = 0; i < 8; ++i)
-            if (!(ev_alloc_[int(e)] & (1u << i))) { ev_alloc_[int(e)] |= (1u << i); return TEventID(i); }
-        opkit::sim::fail_at("TPipe::AllocEventID", loc, "all 8 event IDs of this HardEvent are allocated (ReleaseEventID missing?)");
+        return TEventID(alloc_event(int(e), opkit::sim::Site{"TPipe::AllocEventID", loc.file, loc.line}, "TPipe::AllocEventID", loc));
     }
     template <HardEvent e> void ReleaseEventID(TEventID id, OPKIT_LOC) {
-        if (id < 0 || id > 7 || !(ev_alloc_[int(e)] & (1u << id)))
+        if (id < 0 || id >= opkit::sim::QUE_MAX_EVENT || !(ev_alloc_[int(e)] & (1u << id)))
             opkit::sim::fail_at("TPipe::ReleaseEventID", loc, "event ID %d was not allocated with AllocEventID", int(id));
         ev_alloc_[int(e)] &= ~(1u << id);
     }
+    // opkit: the hardware event IDs of one HardEvent (a pipe pair) that TQue EnQue/FreeTensor and
+    // AllocEventID take, as CANN's TPipe does (QUE_MAX_EVENT of each: 8 on DAV 2201, 4 on DAV 1001).
+    int alloc_event(int e, const opkit::sim::Site& holder, const char* api, const opkit::sim::SrcLoc& loc) {
+        using namespace opkit::sim;
+        for (int i = 0; i < QUE_MAX_EVENT; ++i)
+            if (!(ev_alloc_[e] & (1u << i))) { ev_alloc_[e] |= (1u << i); ev_site_[e][i] = holder; return i; }
+        std::string held;
+        for (int i = 0; i < QUE_MAX_EVENT; ++i)
+            held += fmt("\n  event %d: %s at %s:%d", i, ev_site_[e][i].api ? ev_site_[e][i].api : "?",
+                        ev_site_[e][i].file ? ev_site_[e][i].file : "?", ev_site_[e][i].line);
+        fail_at(api, loc,
+                "no free hardware event ID for %s: all %d are held (a TQue holds one from EnQue until DeQue and one "
+                "from FreeTensor until that buffer's next AllocTensor). This is why the InitBuffer page limits QUE "
+                "buffers per TPosition (at most 8 on Atlas A2 training / 800I A2); merge buffers into one and use "
+                "offsets, or free fewer at once. Held:%s",
+                hard_event_name(e), QUE_MAX_EVENT, held.c_str());
+    }
+    void release_event(int e, int id) { if (id >= 0) ev_alloc_[e] &= ~(1u << id); }
 
-    // opkit: bump-allocate `bytes` in arena `a`, checking the capacity GetCoreMemSize reports.
+    // opkit: bump-allocate `bytes` in arena `a` (`num` buffers of `len`). Past the capacity GetCoreMemSize
+    // reports: a warning (the documented limit; the NPU does not check it at InitBuffer, and a buffer whose
+    // far end is never touched corrupts nothing), and any access past the capacity is an error (touch).
     uint64_t carve(int a, uint64_t bytes, const char* api, const opkit::sim::SrcLoc& loc, int num, uint32_t len) {
         using namespace opkit::sim;
         ArenaMem& m = core().mem(a);
         uint64_t off = m.used;
         uint64_t cap = arena_cap(a);
-        if (off + bytes > cap)
-            fail_at(api, loc,
-                    "%s capacity exceeded: %d x %u bytes (lengths are rounded up to 32 B) requested at offset %llu end at %llu, "
-                    "but the chip (%s) offers %llu bytes (GetCoreMemSize); %llu bytes over",
-                    arena_name(a), num, len, (unsigned long long)off, (unsigned long long)(off + bytes), OPKIT_SIM_SOC,
-                    (unsigned long long)cap, (unsigned long long)(off + bytes - cap));
+        if (off + bytes > cap) {
+            const bool phys = off + bytes > m.size;  // past what the simulator backs (twice the chip's memory)
+            (phys ? fail_at : warn_at)(
+                api, loc,
+                "%s capacity exceeded: %d x %u bytes (lengths are rounded up to 32 B) requested at offset %llu end at %llu, "
+                "but the chip (%s) offers %llu bytes (GetCoreMemSize); %llu bytes over%s",
+                arena_name(a), num, len, (unsigned long long)off, (unsigned long long)(off + bytes), OPKIT_SIM_SOC,
+                (unsigned long long)cap, (unsigned long long)(off + bytes - cap),
+                phys ? "" : " (the bytes past the capacity must never be touched: an access there is an error)");
+        }
         m.used = off + bytes;
+        for (int i = 0; i < num; ++i) m.regions.push_back({off + uint64_t(i) * len, len, loc.file, loc.line});
         if (++nbuf_ > 64) fail_at(api, loc, "more than 64 buffers initialised in one TPipe");
         return off;
     }
     void check_all_freed(const opkit::sim::SrcLoc& loc, const char* api);
     void clear() {
         using namespace opkit::sim;
-        for (int a = 0; a < NARENA; ++a) core().arena[a].used = 0;
+        for (int a = 0; a < NARENA; ++a) { core().arena[a].used = 0; core().arena[a].regions.clear(); }
+        core().clobbers.clear();
         for (auto* q : queues_) { q->inited_ = false; q->blocks_.clear(); q->fifo_.clear(); q->next_ = 0; q->pipe_ = nullptr; }
         queues_.clear();
         for (auto& b : bufs_) { *b.first = false; *b.second = nullptr; }
@@ -167,6 +238,7 @@ public:
     }
     int que_count_[32] = {};
     uint32_t ev_alloc_[64] = {};
+    opkit::sim::Site ev_site_[64][16] = {};
     int nbuf_ = 0;
     int32_t next_id_ = 0;
 };
@@ -223,6 +295,7 @@ public:
                 b.alloc_site = Site{api, loc.file, loc.line};
                 int prod, cons;
                 pipes(prod, cons);
+                if (b.free_ev >= 0) { pipe_->release_event(hard_event(cons, prod), b.free_ev); b.free_ev = -1; }
                 merge(prod, b.free_snap);
                 merge(P_S, b.free_snap);
                 if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"alloc\",\"buf\":%d}", id_base_ + i));
@@ -246,6 +319,8 @@ public:
             fail_at(api, loc, "EnQue beyond the queue depth %d (%d tensors already enqueued without DeQue)", int(depth_), int(fifo_.size()));
         int prod, cons;
         pipes(prod, cons);
+        if (hard_event(prod, cons) >= 0)
+            b.enq_ev = pipe_->alloc_event(hard_event(prod, cons), Site{api, loc.file, loc.line}, api, loc);
         std::memset(b.enq_snap, 0, sizeof b.enq_snap);
         snapshot(prod, b.enq_snap);
         snapshot(P_S, b.enq_snap);
@@ -264,6 +339,7 @@ public:
         QueBlock& b = blocks_[i];
         int prod, cons;
         pipes(prod, cons);
+        if (b.enq_ev >= 0) { pipe_->release_event(hard_event(prod, cons), b.enq_ev); b.enq_ev = -1; }
         merge(cons, b.enq_snap);
         merge(P_S, b.enq_snap);
         b.state = 1;
@@ -283,6 +359,8 @@ public:
         if (b.state == 2) fail_at(api, loc, "tensor is still enqueued; DeQue it before FreeTensor");
         int prod, cons;
         pipes(prod, cons);
+        if (hard_event(cons, prod) >= 0)
+            b.free_ev = pipe_->alloc_event(hard_event(cons, prod), Site{api, loc.file, loc.line}, api, loc);
         std::memset(b.free_snap, 0, sizeof b.free_snap);
         snapshot(cons, b.free_snap);
         snapshot(P_S, b.free_snap);

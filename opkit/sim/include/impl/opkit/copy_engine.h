@@ -38,9 +38,10 @@ template <class T>
 inline void local_touch(const AscendC::LocalTensor<T>& t, uint64_t off, uint64_t bytes, int pipe, bool write, uint32_t seq,
                         uint16_t site, const char* api, const SrcLoc& loc, const char* role) {
     if (bytes == 0) return;
-    if (off + bytes > t.address_.dataLen)
-        fail_at(api, loc, "%s local tensor out of bounds: bytes [%llu, %llu) accessed, tensor holds %u bytes (%u elements)", role,
-                (unsigned long long)off, (unsigned long long)(off + bytes), t.address_.dataLen, t.GetSize());
+    if (off + bytes > t.address_.dataLen)  // past the tensor, as the NPU copies it
+        local_oob(api, loc, role, t.arena(), t.address_.bufferAddr, t.address_.dataLen,
+                  t.address_.bufferAddr + std::max<uint64_t>(off, t.address_.dataLen), t.address_.bufferAddr + off + bytes, write,
+                  seq);
     touch(t.arena(), t.address_.bufferAddr + off, bytes, pipe, write, seq, site, api, loc);
 }
 

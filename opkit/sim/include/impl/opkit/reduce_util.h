@@ -64,9 +64,9 @@ inline void store_index(uint8_t* p, uint32_t idx) {
 template <class T>
 inline bool read_src(const Opd& o, uint64_t first, uint64_t n, uint32_t seq, uint16_t site, const char* api, const SrcLoc& loc,
                      std::vector<T>& out) {
-    if ((first + n) * sizeof(T) > o.len)
-        fail_at(api, loc, "%s local tensor out of bounds: elements [%llu, %llu), tensor holds %u elements", o.role,
-                (unsigned long long)first, (unsigned long long)(first + n), o.len / uint32_t(sizeof(T)));
+    if ((first + n) * sizeof(T) > o.len)  // past the tensor, as the NPU reads it
+        local_oob(api, loc, o.role, A_UB, o.ub, o.len, o.ub + std::max<uint64_t>(first * sizeof(T), o.len),
+                  o.ub + (first + n) * sizeof(T), false, seq);
     touch(A_UB, o.ub + first * sizeof(T), n * sizeof(T), P_V, false, seq, site, api, loc);
     out.resize(n);
     for (uint64_t i = 0; i < n; ++i) out[i] = ld<T>(o.p + (first + i) * sizeof(T));
@@ -75,9 +75,9 @@ inline bool read_src(const Opd& o, uint64_t first, uint64_t n, uint32_t seq, uin
 template <class T>
 inline void write_dst(const Opd& o, uint64_t first, const T* v, uint64_t n, bool ok, uint32_t seq, uint16_t site, const char* api,
                       const SrcLoc& loc) {
-    if ((first + n) * sizeof(T) > o.len)
-        fail_at(api, loc, "%s local tensor out of bounds: elements [%llu, %llu), tensor holds %u elements", o.role,
-                (unsigned long long)first, (unsigned long long)(first + n), o.len / uint32_t(sizeof(T)));
+    if ((first + n) * sizeof(T) > o.len)  // past the tensor, as the NPU writes it
+        local_oob(api, loc, o.role, A_UB, o.ub, o.len, o.ub + std::max<uint64_t>(first * sizeof(T), o.len),
+                  o.ub + (first + n) * sizeof(T), true, seq);
     touch(A_UB, o.ub + first * sizeof(T), n * sizeof(T), P_V, true, seq, site, api, loc);
     std::memcpy(o.p + first * sizeof(T), v, n * sizeof(T));
     set_init(A_UB, o.ub + first * sizeof(T), n * sizeof(T), ok);
@@ -102,9 +102,8 @@ inline bool collect_repeat(const Opd& s, int64_t r, const MaskSpec& ms, uint32_t
         if (!on) continue;
         uint64_t el = uint64_t(r) * rep * epb + uint64_t(e / epb) * blk * epb + e % epb;
         uint64_t b = el * sizeof(T);
-        if (b + sizeof(T) > s.len)
-            fail_at(api, loc, "source local tensor out of bounds: repeat %lld lane %u is element %llu, tensor holds %u elements",
-                    (long long)r, e, (unsigned long long)el, s.len / uint32_t(sizeof(T)));
+        if (b + sizeof(T) > s.len)  // a lane past the tensor, as the NPU reads it
+            local_oob(api, loc, s.role, A_UB, s.ub, s.len, s.ub + b, s.ub + b + sizeof(T), false, seq);
         touch(A_UB, s.ub + b, sizeof(T), P_V, false, seq, site, api, loc);
         ok &= all_init(A_UB, s.ub + b, sizeof(T));
         out.v.push_back(ld<T>(s.p + b));

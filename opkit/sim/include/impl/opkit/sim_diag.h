@@ -74,9 +74,10 @@ inline void warn_at(const char* api, const SrcLoc& loc, const char* f, ...) {
     va_start(ap, f);
     std::string msg = vfmt(f, ap);
     va_end(ap);
-    std::string key = std::string(api) + "@" + (loc.file ? loc.file : "") + ":" + std::to_string(loc.line);
+    std::string key = std::string(api) + "@" + (loc.file ? loc.file : "") + ":" + std::to_string(loc.line) + "#" +
+                      std::to_string(reinterpret_cast<uintptr_t>(f));
     std::lock_guard<std::mutex> lk(G().warn_mu);
-    if (G().warned[key]++) return;  // once per call site
+    if (G().warned[key]++) return;  // once per call site and kind of warning
     std::fprintf(stderr, "opkit-sim: warning: %s: %s: %s\n", core_desc().c_str(), api, msg.c_str());
     if (loc.file) std::fprintf(stderr, "  at %s:%d\n", loc.file, loc.line);
     std::fflush(stderr);

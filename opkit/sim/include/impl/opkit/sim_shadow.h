@@ -60,6 +60,13 @@ struct ArenaMem {
     uint64_t blocks = 0;
     uint32_t hi_w[NPIPE] = {}, hi_r[NPIPE] = {};
     uint64_t used = 0;                              // bump allocator (InitBuffer)
+    struct Region { uint64_t off, len; const char* file; int line; };
+    std::vector<Region> regions;                    // every buffer InitBuffer gave out (a TQue's one per buffer)
+    const Region* region_at(uint64_t at) const {
+        for (const Region& r : regions)
+            if (at >= r.off && at < r.off + r.len) return &r;
+        return nullptr;
+    }
     void ensure(uint64_t n) {
         if (data) return;
         size = n;
@@ -98,6 +105,10 @@ struct CoreState {
     std::vector<Site> sites{Site{"", nullptr, 0}};
     std::unordered_map<uint64_t, uint16_t> site_idx;
     FlagSlot flags[64][8];               // [HardEvent][event id]
+    // UB bytes of a buffer overwritten by an out-of-bounds write of another tensor: reading them before
+    // they are written again reads corrupted data (see local_oob).
+    struct Clobber { int arena; uint64_t off, end; uint32_t seq; std::string by; const char* file; int line; };
+    std::vector<Clobber> clobbers;
     TPipeBase* pipe = nullptr;
     // vector mask state
     bool mask_counter = false;
@@ -127,8 +138,10 @@ struct CoreState {
     bool trace_on = false;
     uint64_t ub_reserved_needed = 0;
 
+    // UB and L1 are backed past their physical size (pages untouched cost nothing): an InitBuffer may give
+    // a buffer past the capacity (a warning), and only an access there is an error (touch checks it first).
     ArenaMem& mem(int a) {
-        arena[a].ensure(arena_phys(a));
+        arena[a].ensure(a == A_UB || a == A_L1 ? 2 * arena_phys(a) : arena_phys(a));
         return arena[a];
     }
     uint16_t site(const char* api, const SrcLoc& loc) {
@@ -220,10 +233,19 @@ inline void ArenaMem::record(bool write, int p, uint64_t b0, uint64_t nb, uint32
 // Record and check an access of [off, off+bytes) in arena `a` by `pipe` (instruction `seq`).
 // Semantics per 32-B block: the access conflicts with the last write (and, for a write, the last
 // read) of every other pipe that `pipe` has not seen yet; the first conflicting block is reported.
+inline void clobber_access(int a, uint64_t off, uint64_t bytes, bool write, uint32_t seq, const char* api,
+                           const SrcLoc& loc);
 inline void touch(int a, uint64_t off, uint64_t bytes, int pipe, bool write, uint32_t seq, uint16_t site,
                   const char* api, const SrcLoc& loc) {
     if (bytes == 0) return;
     CoreState& c = core();
+    if (off + bytes > arena_cap(a))
+        fail_at(api, loc,
+                "%s %s bytes [%llu, %llu), past the %llu bytes the chip (%s) offers (GetCoreMemSize): an InitBuffer "
+                "gave a buffer beyond the capacity (see its warning) and this access reaches that part",
+                write ? "writes" : "reads", arena_name(a), (unsigned long long)off, (unsigned long long)(off + bytes),
+                (unsigned long long)arena_cap(a), OPKIT_SIM_SOC);
+    if (!c.clobbers.empty()) clobber_access(a, off, bytes, write, seq, api, loc);
     ArenaMem& m = c.mem(a);
     const uint64_t b0 = off / 32, b1 = (off + bytes + 31) / 32, nb = b1 - b0;
     const uint32_t* seen = c.seen[pipe];
@@ -254,6 +276,94 @@ inline void touch(int a, uint64_t off, uint64_t bytes, int pipe, bool write, uin
         }
     }
     m.record(write, pipe, b0, nb, seq, site);
+}
+
+// A read of clobbered bytes (an error: the chip would read what the stray write left there); a write
+// that covers them makes them good again. The instruction that made a clobber neither trips nor heals it.
+inline void clobber_access(int a, uint64_t off, uint64_t bytes, bool write, uint32_t seq, const char* api,
+                           const SrcLoc& loc) {
+    CoreState& c = core();
+    const uint64_t end = off + bytes;
+    for (size_t i = 0; i < c.clobbers.size();) {
+        CoreState::Clobber& k = c.clobbers[i];
+        if (k.arena != a || k.seq == seq || end <= k.off || off >= k.end) { ++i; continue; }
+        if (!write) {
+            const ArenaMem::Region* r = c.mem(a).region_at(k.off);
+            fail_at(api, loc,
+                    "reads %s bytes [%llu, %llu) of the buffer initialised at %s:%d, which the out-of-bounds write of %s "
+                    "overwrote (it wrote past the end of its own tensor): on the NPU this reads corrupted data. Keep "
+                    "every operand within its LocalTensor (the destination must hold all the elements the instruction "
+                    "writes)",
+                    arena_name(a), (unsigned long long)std::max(off, k.off), (unsigned long long)std::min(end, k.end),
+                    r && r->file ? r->file : "?", r ? r->line : 0, k.by.c_str());
+        }
+        if (off <= k.off && end >= k.end) { c.clobbers.erase(c.clobbers.begin() + long(i)); continue; }
+        if (off <= k.off) k.off = end;
+        else if (end >= k.end) k.end = off;
+        else {  // the write lands inside: two pieces remain
+            CoreState::Clobber tail = k;
+            tail.off = end;
+            k.end = off;
+            c.clobbers.push_back(tail);
+        }
+        ++i;
+    }
+}
+
+// An access of bytes [b0, b1) of arena `a` by an operand whose tensor covers [t0, t0 + tlen): the part
+// past the tensor, as the NPU would do it. Past the memory the chip offers: an error. Into UB no buffer
+// owns: a warning (nothing is corrupted). A write into another buffer: a warning now and an error when
+// that buffer's data is read before being written again (clobber_access); a read of another buffer:
+// a warning (the values come from there).
+inline void local_oob(const char* api, const SrcLoc& loc, const char* role, int a, uint64_t t0, uint64_t tlen,
+                      uint64_t b0, uint64_t b1, bool write, uint32_t seq) {
+    CoreState& c = core();
+    const uint64_t cap = arena_cap(a);
+    if (b1 > cap)
+        fail_at(api, loc,
+                "%s local tensor out of bounds: %s %s bytes [%llu, %llu), past the %llu bytes the chip (%s) offers "
+                "(GetCoreMemSize); the tensor holds %llu bytes from byte %llu",
+                role, write ? "writes" : "reads", arena_name(a), (unsigned long long)b0, (unsigned long long)b1,
+                (unsigned long long)cap, OPKIT_SIM_SOC, (unsigned long long)tlen, (unsigned long long)t0);
+    ArenaMem& m = c.mem(a);
+    const ArenaMem::Region* own = m.region_at(t0);
+    const ArenaMem::Region* hit = nullptr;
+    for (const ArenaMem::Region& r : m.regions)
+        if (&r != own && b0 < r.off + r.len && r.off < b1) { hit = &r; break; }
+    // One format string per kind, so each kind is reported once per call site (warn_at).
+    static const char* const free_w = "%s local tensor out of bounds: writes %s bytes [%llu, %llu) past the end of its "
+        "tensor (%llu bytes from byte %llu), in UB no buffer owns: nothing is corrupted on the NPU, but Ascend C requires "
+        "operands within their LocalTensor";
+    static const char* const free_r = "%s local tensor out of bounds: reads %s bytes [%llu, %llu) past the end of its "
+        "tensor (%llu bytes from byte %llu), in UB no buffer owns: nothing is corrupted on the NPU, but Ascend C requires "
+        "operands within their LocalTensor";
+    static const char* const into_w = "%s local tensor out of bounds: writes %s bytes [%llu, %llu) past the end of its "
+        "tensor (%llu bytes from byte %llu), into the buffer initialised at %s:%d; an error follows if that buffer's data "
+        "is read before it is written again";
+    static const char* const into_r = "%s local tensor out of bounds: reads %s bytes [%llu, %llu) past the end of its "
+        "tensor (%llu bytes from byte %llu), from the buffer initialised at %s:%d";
+    if (!hit) {
+        warn_at(api, loc, write ? free_w : free_r, role, arena_name(a), (unsigned long long)b0, (unsigned long long)b1,
+                (unsigned long long)tlen, (unsigned long long)t0);
+        return;
+    }
+    warn_at(api, loc, write ? into_w : into_r, role, arena_name(a), (unsigned long long)b0, (unsigned long long)b1,
+            (unsigned long long)tlen, (unsigned long long)t0, hit->file ? hit->file : "?", hit->line);
+    if (!write) return;
+    for (const ArenaMem::Region& r : m.regions) {
+        if (&r == own || !(b0 < r.off + r.len && r.off < b1)) continue;
+        uint64_t lo = std::max(b0, r.off), hi = std::min(b1, r.off + r.len);
+        bool merged = false;
+        for (auto& k : c.clobbers)
+            if (k.arena == a && k.seq == seq && lo <= k.end && k.off <= hi) {
+                k.off = std::min(k.off, lo);
+                k.end = std::max(k.end, hi);
+                merged = true;
+                break;
+            }
+        if (!merged) c.clobbers.push_back({a, lo, hi, seq, std::string(api) + (loc.file ? fmt(" at %s:%d", loc.file, loc.line) : ""),
+                                           loc.file, loc.line});
+    }
 }
 
 // Snapshot of what `pipe` has done (with what it has seen) for a flag or queue edge.

@@ -124,7 +124,10 @@ inline void run_masked(const char* api, const SrcLoc& loc, Opd (&o)[N], uint32_t
     const bool compute = !trace_only();  // trace-only: lanes, bounds and pipe records only
     if (!compute) propagate = false;
     int64_t lastblk[N];
-    for (int i = 0; i < N; ++i) lastblk[i] = -1;
+    bool oob[N];
+    int order[N], n_order = 0;
+    for (int i = 0; i < N; ++i) { lastblk[i] = -1; oob[i] = false; if (!o[i].write) order[n_order++] = i; }
+    for (int i = 0; i < N; ++i) if (o[i].write) order[n_order++] = i;
     ArenaMem& m = c.mem(A_UB);
     for (int64_t r = 0; r < reps; ++r) {
         for (uint32_t e = 0; e < E; ++e) {
@@ -135,17 +138,26 @@ inline void run_masked(const char* api, const SrcLoc& loc, Opd (&o)[N], uint32_t
             if (!on) continue;
             ++total_lanes;
             bool src_ok = true;
-            for (int i = 0; i < N; ++i) {
+            for (int k = 0; k < N; ++k) {
+                const int i = order[k];  // sources before destinations: a lane reads, then writes
                 uint32_t epb = 32 / o[i].esz;
                 uint64_t el = uint64_t(r) * o[i].rep * epb + uint64_t(e / epb) * o[i].blk * epb + e % epb;
                 off[i] = el;
                 uint64_t b = el * o[i].esz;
-                if (b + o[i].esz > o[i].len)
-                    fail_at(api, loc,
-                            "%s local tensor out of bounds: repeat %lld lane %u reads/writes element %llu (bytes [%llu, %llu)), "
-                            "the tensor holds %u elements",
-                            o[i].role, (long long)r, e, (unsigned long long)el, (unsigned long long)b,
-                            (unsigned long long)(b + o[i].esz), o[i].len / o[i].esz);
+                if (b + o[i].esz > o[i].len && !oob[i]) {  // the lanes past the tensor, as the NPU runs them
+                    oob[i] = true;
+                    uint64_t lo = ~0ull, hi = 0;
+                    for (int64_t r2 = 0; r2 < reps; ++r2)
+                        for (uint32_t e2 = 0; e2 < E; ++e2) {
+                            bool on2;
+                            if (c.mask_counter) on2 = uint64_t(r2) * E + e2 < counter;
+                            else if (ms.bits) on2 = e2 < 64 ? ((ms.m0 >> e2) & 1) : ((ms.m1 >> (e2 - 64)) & 1);
+                            else on2 = e2 < ms.cont;
+                            uint64_t b2 = (uint64_t(r2) * o[i].rep * epb + uint64_t(e2 / epb) * o[i].blk * epb + e2 % epb) * o[i].esz;
+                            if (on2 && b2 + o[i].esz > o[i].len) { lo = std::min(lo, b2); hi = std::max(hi, b2 + o[i].esz); }
+                        }
+                    local_oob(api, loc, o[i].role, o[i].arena, o[i].ub, o[i].len, o[i].ub + lo, o[i].ub + hi, o[i].write, seq);
+                }
                 int64_t blk = int64_t((o[i].ub + b) / 32);
                 if (blk != lastblk[i]) {
                     touch(o[i].arena, o[i].ub + b, o[i].esz, P_V, o[i].write, seq, site, api, loc);
@@ -179,11 +191,12 @@ inline bool count_begin(const char* api, const SrcLoc& loc, Opd (&o)[N], int64_t
     uint32_t seq = issue(P_V);
     uint16_t site = c.site(api, loc);
     bool all_ok = true;
-    for (int i = 0; i < N; ++i) {
+    for (int k = 0; k < 2 * N; ++k) {  // sources first, then destinations: the instruction reads, then writes
+        const int i = k % N;
+        if (o[i].write != (k >= N)) continue;
         uint64_t bytes = uint64_t(count) * o[i].esz;
-        if (bytes > o[i].len)
-            fail_at(api, loc, "%s local tensor out of bounds: count %lld elements (%llu bytes) but the tensor holds %u elements", o[i].role,
-                    (long long)count, (unsigned long long)bytes, o[i].len / o[i].esz);
+        if (bytes > o[i].len)  // count elements past the tensor, as the NPU runs them
+            local_oob(api, loc, o[i].role, o[i].arena, o[i].ub, o[i].len, o[i].ub + o[i].len, o[i].ub + bytes, o[i].write, seq);
         touch(o[i].arena, o[i].ub, bytes, P_V, o[i].write, seq, site, api, loc);
         if (!o[i].write && o[i].read_init) all_ok &= all_init(o[i].arena, o[i].ub, bytes);
     }
