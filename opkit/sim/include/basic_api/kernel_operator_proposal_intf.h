@@ -47,14 +47,35 @@ inline void Sort32(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const 
     ok &= read_src<uint32_t>(x, 0, n, seq, site, api, loc, ix);
     if (n * 8 > d.len) fail_at(api, loc, "destination local tensor out of bounds: %llu bytes needed, tensor holds %u", (unsigned long long)(n * 8), d.len);
     touch(A_UB, d.ub, n * 8, P_V, true, seq, site, api, loc);
+    // Written-state per output pair: a never-written score can land anywhere in its repeat (the whole
+    // repeat's result is unwritten); a never-written index travels with its score (that index only).
+    const bool track = !ok && !trace_only();
     for (int32_t r = 0; r < repeatTime; ++r) {
         std::vector<opkit_sort::Item<T>> g(32);
-        for (int k = 0; k < 32; ++k) g[k] = {sc[r * 32 + k], ix[r * 32 + k]};
-        std::stable_sort(g.begin(), g.end(), opkit_sort::before<T>);
+        std::vector<std::pair<opkit_sort::Item<T>, bool>> gi(32);
+        bool scores_ok = true;
+        for (int k = 0; k < 32; ++k) {
+            const uint64_t e = uint64_t(r) * 32 + k;
+            g[k] = {sc[e], ix[e]};
+            if (track) {
+                scores_ok &= all_init(A_UB, s.ub + e * sizeof(T), sizeof(T));
+                gi[k] = {g[k], all_init(A_UB, x.ub + e * 4, 4)};
+            }
+        }
+        if (track) {
+            std::stable_sort(gi.begin(), gi.end(), [](const auto& a, const auto& b) { return opkit_sort::before<T>(a.first, b.first); });
+            for (int k = 0; k < 32; ++k) g[k] = gi[k].first;
+        } else {
+            std::stable_sort(g.begin(), g.end(), opkit_sort::before<T>);
+        }
         for (int k = 0; k < 32; ++k) opkit_sort::store(d.p + (uint64_t(r) * 32 + k) * 8, g[k]);
+        const uint64_t at = d.ub + uint64_t(r) * 32 * 8;
+        set_init(A_UB, at, 32 * 8, !track || scores_ok);
+        if (track && scores_ok)
+            for (int k = 0; k < 32; ++k)
+                if (!gi[k].second) set_init(A_UB, at + uint64_t(k) * 8 + 4, 4, false);
     }
-    if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
-    set_init(A_UB, d.ub, n * 8, ok);
+    if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the pairs they reach are marked unwritten too)");
     trace(P_V, n * sizeof(T), uint64_t(repeatTime), api, dtype_name<T>());
 }
 

@@ -23,6 +23,7 @@ inline void opkit_gather_mask(const LocalTensor<T>& dst, const LocalTensor<T>& s
     const uint32_t epb = 32 / sizeof(T);
     uint32_t reps = p.repeatTimes;
     std::vector<T> out;
+    std::vector<uint8_t> out_ok;
     bool ok = true;
     for (uint32_t r = 0; r < reps; ++r) {
         for (uint32_t e = 0; e < E; ++e) {
@@ -49,12 +50,18 @@ inline void opkit_gather_mask(const LocalTensor<T>& dst, const LocalTensor<T>& s
             if ((el + 1) * sizeof(T) > s.len)  // a lane past the tensor, as the NPU reads it
                 local_oob(api, loc, s.role, A_UB, s.ub, s.len, s.ub + el * sizeof(T), s.ub + (el + 1) * sizeof(T), false, seq);
             touch(A_UB, s.ub + el * sizeof(T), sizeof(T), P_V, false, seq, site, api, loc);
-            ok &= all_init(A_UB, s.ub + el * sizeof(T), sizeof(T));
+            const bool w = all_init(A_UB, s.ub + el * sizeof(T), sizeof(T));
+            ok &= w;
+            out_ok.push_back(uint8_t(w));
             out.push_back(ld<T>(s.p + el * sizeof(T)));
         }
     }
-    if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
-    if (!out.empty()) write_dst<T>(d, 0, out.data(), out.size(), ok, seq, site, api, loc);
+    if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the elements gathered from them are marked unwritten too)");
+    if (!out.empty()) {
+        write_dst<T>(d, 0, out.data(), out.size(), true, seq, site, api, loc);
+        for (size_t k = 0; k < out.size() && !ok; ++k)  // each element keeps its source's written-state
+            if (!out_ok[k]) set_init(A_UB, d.ub + k * sizeof(T), sizeof(T), false);
+    }
     rsvdCnt = out.size();
     trace(P_V, uint64_t(reps) * E * sizeof(T), reps, api, dtype_name<T>());
 }

@@ -212,13 +212,14 @@ inline void opkit_pair_reduce(const LocalTensor<T>& dst, const LocalTensor<T>& s
     RepeatLanes<T> L;
     for (int64_t r = 0; r < reps; ++r) {
         bool ok = collect_repeat<T>(s, r, ms, E, uint32_t(srcBlk), uint32_t(srcRep), seq, site, api, loc, L);
-        if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
+        if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the sums of those lanes are marked unwritten too)");
         std::vector<T> full(E, T(0));
         for (size_t i = 0; i < L.v.size(); ++i) full[L.lane[i]] = L.v[i];
         for (uint32_t k = 0; k < E / 2; ++k) {
             if (!L.on[2 * k] && !L.on[2 * k + 1]) continue;
             T res = red_add(full[2 * k], full[2 * k + 1]);
-            write_dst<T>(d, uint64_t(r) * dstRep * (E / 2) + k, &res, 1, ok, seq, site, api, loc);
+            write_dst<T>(d, uint64_t(r) * dstRep * (E / 2) + k, &res, 1, L.w[2 * k] && L.w[2 * k + 1], seq, site, api,
+                         loc);  // each sum is written when both its lanes were
         }
     }
     trace(P_V, uint64_t(reps) * 256, uint64_t(reps), api, dtype_name<T>());

@@ -21,10 +21,19 @@ inline void Sort(const LocalTensor<T>& dst, const LocalTensor<T>& concat, const 
     uint16_t site = c.site(api, loc);
     uint64_t n = uint64_t(repeatTime) * 32;
     touch(A_UB, d.ub, n * 8, P_V, true, seq, site, api, loc);
-    std::vector<opkit_sort::Item<T>> all(n);
-    for (uint64_t k = 0; k < n; ++k) all[k] = opkit_sort::load<T>(d.p + k * 8);
-    std::stable_sort(all.begin(), all.end(), opkit_sort::before<T>);
-    for (uint64_t k = 0; k < n; ++k) opkit_sort::store(d.p + k * 8, all[k]);
+    // The written-state travels with each pair (see Sort32): an unwritten score spoils the whole order.
+    std::vector<std::pair<opkit_sort::Item<T>, uint8_t>> all(n);
+    bool scores_ok = true;
+    for (uint64_t k = 0; k < n; ++k) {
+        all[k] = {opkit_sort::load<T>(d.p + k * 8), uint8_t(trace_only() || all_init(A_UB, d.ub + k * 8 + 4, 4))};
+        scores_ok &= trace_only() || all_init(A_UB, d.ub + k * 8, 4);
+    }
+    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return opkit_sort::before<T>(a.first, b.first); });
+    for (uint64_t k = 0; k < n; ++k) opkit_sort::store(d.p + k * 8, all[k].first);
+    set_init(A_UB, d.ub, n * 8, scores_ok);
+    if (scores_ok)
+        for (uint64_t k = 0; k < n; ++k)
+            if (!all[k].second) set_init(A_UB, d.ub + k * 8 + 4, 4, false);
 }
 
 }  // namespace AscendC

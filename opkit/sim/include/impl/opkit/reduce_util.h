@@ -85,13 +85,16 @@ inline void write_dst(const Opd& o, uint64_t first, const T* v, uint64_t n, bool
 
 // Gathers the enabled lanes of each repeat of a masked reduction (values; masked-off lanes excluded).
 template <class T>
-struct RepeatLanes { std::vector<T> v; std::vector<uint32_t> lane; std::vector<uint8_t> on; };
+struct RepeatLanes {
+    std::vector<T> v; std::vector<uint32_t> lane; std::vector<uint8_t> on;
+    std::vector<uint8_t> w;  // per lane (E of them): its source bytes were written
+};
 
 template <class T>
 inline bool collect_repeat(const Opd& s, int64_t r, const MaskSpec& ms, uint32_t E, uint32_t blk, uint32_t rep, uint32_t seq,
                            uint16_t site, const char* api, const SrcLoc& loc, RepeatLanes<T>& out) {
     CoreState& c = core();
-    out.v.clear(); out.lane.clear(); out.on.assign(E, 0);
+    out.v.clear(); out.lane.clear(); out.on.assign(E, 0); out.w.assign(E, 1);
     bool ok = true;
     uint32_t epb = 32 / sizeof(T);
     for (uint32_t e = 0; e < E; ++e) {
@@ -105,7 +108,9 @@ inline bool collect_repeat(const Opd& s, int64_t r, const MaskSpec& ms, uint32_t
         if (b + sizeof(T) > s.len)  // a lane past the tensor, as the NPU reads it
             local_oob(api, loc, s.role, A_UB, s.ub, s.len, s.ub + b, s.ub + b + sizeof(T), false, seq);
         touch(A_UB, s.ub + b, sizeof(T), P_V, false, seq, site, api, loc);
-        ok &= all_init(A_UB, s.ub + b, sizeof(T));
+        const bool w = all_init(A_UB, s.ub + b, sizeof(T));
+        ok &= w;
+        out.w[e] = uint8_t(w);
         out.v.push_back(ld<T>(s.p + b));
         out.lane.push_back(e);
         out.on[e] = 1;
