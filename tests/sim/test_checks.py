@@ -33,6 +33,7 @@ ERRORS = {
                           r"past the 196352 bytes the chip \(ascend910b2\) offers"],
     "clobber_read": [r"Muls: reads UB bytes \[256, 288\) of the buffer initialised at .*checks_harness.cpp:\d+, which the "
                      r"out-of-bounds write of Duplicate at .*checks_harness.cpp:\d+ overwrote", r"corrupted data"],
+    "sort_index_unwritten": [r"GetValue: scalar read of element 63", r"never written"],
     "que_events_enqueued": [r"EnQue: no free hardware event ID for V_MTE3: all 8 are held",
                             r"event 7: TQue::EnQue at .*checks_harness.cpp:\d+", r"at most 8 on Atlas A2"],
     "que_events_freed": [r"FreeTensor: no free hardware event ID for MTE3_V: all 8 are held",
@@ -77,7 +78,7 @@ def test_error_diagnostics(exe, scenario):
 
 
 # Checks of values (the written-state of UB bytes): off in trace-only mode, where no values exist.
-VALUE_CHECKS = {"uninit_to_gm", "uninit_scalar", "pad_dummy_undefined"}
+VALUE_CHECKS = {"uninit_to_gm", "uninit_scalar", "pad_dummy_undefined", "sort_index_unwritten"}
 TRACE_ONLY = {**os.environ, "OPKIT_TEST_TRACE_ONLY": "1"}
 
 
@@ -104,6 +105,15 @@ def test_trace_only_mode_moves_no_data(exe):
     x = (np.arange(2048) % 100).astype(np.float16)
     assert np.array_equal(gm(full).view(np.float16)[512:1024], (x[:512] + np.float16(1)).astype(np.float16))
     assert np.array_equal(gm(only).view(np.float16)[512:1024], x[512:1024])  # GM output left as it was
+
+
+def test_sort_keeps_each_pairs_written_state(exe):
+    # the pairs with real scores carry their written indices; the never-written indices stay with the -inf
+    # pairs at the tail (sort_index_unwritten reads one and fails; here only the written ones are read)
+    r = run(exe, "sort_index_written")
+    err = r.stderr.decode()
+    assert r.returncode == 0, err
+    assert "Sort32: reads UB bytes that were never written (the pairs they reach are marked unwritten too)" in err
 
 
 def test_more_que_buffers_than_documented_warn_and_run_while_events_last(exe):

@@ -123,6 +123,22 @@ extern "C" __global__ __aicore__ void move_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR
         } else if (S == "uninit_scalar") {
             half v = t.GetValue(5);  // @uninit_scalar
             (void)v;
+        } else if (S == "sort_index_written" || S == "sort_index_unwritten") {
+            // 32 scores, 8 real (the rest -inf), indices only for the 8 real ones (as moe_gating_top_k does)
+            LocalTensor<float> sc = t.ReinterpretCast<float>(), out = sc[256];
+            LocalTensor<uint32_t> ix = sc[64].ReinterpretCast<uint32_t>();
+            Duplicate(sc, -1.0f / 0.0f, 32);
+            PipeBarrier<PIPE_V>();
+            Duplicate(sc, 2.0f, 8);
+            CreateVecIndex(ix.ReinterpretCast<int32_t>(), int32_t(0), 8);
+            PipeBarrier<PIPE_V>();
+            Sort32(out, sc, ix, 1);
+            SetFlag<HardEvent::V_S>(0);
+            WaitFlag<HardEvent::V_S>(0);
+            uint32_t first = out.ReinterpretCast<uint32_t>().GetValue(1);  // index of the best pair: written
+            float tail = out.GetValue(2 * 31);  // score of the last pair (-inf): written
+            uint32_t v = S == "sort_index_written" ? first : out.ReinterpretCast<uint32_t>().GetValue(2 * 31 + 1);  // @sort_index_unwritten
+            (void)tail; (void)v;
         } else if (S == "uninit_vector_warns") {
             DataCopy(t, g, 64);
             SetFlag<HardEvent::MTE2_V>(0);
