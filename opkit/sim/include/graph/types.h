@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <set>  // CANN's graph headers bring it into every op_host unit, and operators rely on that
 #include <vector>
 
 #include "graph/ge_error_codes.h"
