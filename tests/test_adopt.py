@@ -165,3 +165,19 @@ def test_a_folder_whose_host_code_does_not_compile_is_a_build_error(cli, library
     code, out, err = cli("adopt", folder, "--soc", CHIP)
     assert code != 0 and "no_such_header.h" in out + err and "Traceback" not in out + err
     assert not (folder / "op.yaml").exists()
+
+
+def test_tensors_declared_only_in_the_per_soc_config(cli, library):
+    # FlashAttentionScore's OpDef declares its tensors only through OpAICoreConfig (AddConfig(soc, cfg))
+    folder = library / "msopgen" / "leaky_clamp"
+    src = folder / "op_host" / "leaky_clamp.cpp"
+    text = src.read_text()
+    text = text.replace('this->Input("x")', 'ops::OpAICoreConfig cfg;\n        cfg.Input("x")')
+    text = text.replace('this->Output("y")', 'cfg.Output("y")')
+    text = text.replace('this->AICore().AddConfig("ascend910b");', 'this->AICore().AddConfig("ascend910b", cfg);')
+    src.write_text(text)
+    code, out, err = cli("adopt", folder, "--soc", CHIP)
+    assert code == 0, out + err
+    spec = load(folder)
+    assert [(p.name, p.dtypes) for p in spec.inputs] == [("x", ("float32", "float16"))]
+    assert [(p.name, p.dtypes) for p in spec.outputs] == [("y", ("float32", "float16"))]

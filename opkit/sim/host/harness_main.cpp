@@ -232,8 +232,19 @@ void ParamsFor(const ops::OpDef& d, const std::string& soc, std::vector<const op
             out->push_back(use);
         }
     };
-    pick(d.inputs_, cfg ? &cfg->inputs_ : nullptr, ins);
-    pick(d.outputs_, cfg ? &cfg->outputs_ : nullptr, outs);
+    // An OpDef may declare its tensors only per SoC (FlashAttentionScore: AddConfig(soc, cfg) with
+    // cfg.Input/Output and none on the OpDef): those are the op's tensors (the first such config's when
+    // no SoC is named).
+    const std::vector<ops::OpParamDef>* base_in = &d.inputs_;
+    const std::vector<ops::OpParamDef>* base_out = &d.outputs_;
+    if (d.inputs_.empty() && d.outputs_.empty()) {
+        const ops::OpAICoreConfig* src = cfg;
+        for (const auto& c : d.aicore_.configs_)
+            if (!src && (!c.second.inputs_.empty() || !c.second.outputs_.empty())) src = &c.second;
+        if (src) { base_in = &src->inputs_; base_out = &src->outputs_; }
+    }
+    pick(*base_in, cfg ? &cfg->inputs_ : nullptr, ins);
+    pick(*base_out, cfg ? &cfg->outputs_ : nullptr, outs);
 }
 
 // ------------------------------------------------------------------------------------------
