@@ -63,7 +63,10 @@ enum KernelCoreType : int32_t { MIX = 0, AIC = 1, AIV = 2 };
 enum class GatherMaskMode : uint8_t { DEFAULT = 0, V1, V2 };
 
 constexpr uint64_t MASK_PLACEHOLDER = 0;
+#ifndef ASCC_PARAM_ONE_BLK_SIZE  // CANN's guard: the host tiling headers define it too
+#define ASCC_PARAM_ONE_BLK_SIZE
 constexpr int32_t ONE_BLK_SIZE = 32;
+#endif
 constexpr int32_t ONE_REPEAT_BYTE_SIZE = 256;
 constexpr int32_t MAX_REPEAT_TIMES = 255;
 constexpr int32_t DEFAULT_BLK_NUM = 8;

@@ -6,10 +6,12 @@
 // (tiling/opkit_adv_api_tiling.h), and the Matmul tiling API with optiling::TCubeTiling
 // (tiling/opkit_matmul_tiling.h), the SoftMaxTiling and TopkTiling classes
 // (tiling/opkit_library_tiling_data.h), the SoftMax family's tiling functions
-// (tiling/opkit_softmax_tiling.h: SoftMaxTilingFunc, SoftMaxFlashV2TilingFunc, Get*TmpSize, ...).
+// (tiling/opkit_softmax_tiling.h: SoftMaxTilingFunc, SoftMaxFlashV2TilingFunc, Get*TmpSize, ...),
+// AscendC::ONE_BLK_SIZE / BLOCK_CUBE / CUBE_MAX_SIZE (adv_api/transpose/confusion_transpose_tiling.h).
 // Not provided yet: BatchMatmulTiling, the topk, layernorm, HCCL ... tiling functions; code that
 // uses them fails to compile here ("not declared"), never silently.
 #pragma once
+#include "adv_api/transpose/confusion_transpose_tiling.h"
 #include "graph/tensor.h"
 #include "register/tilingdata_base.h"
 #include "tiling/opkit_adv_api_tiling.h"

@@ -18,7 +18,10 @@ constexpr uint32_t ONE_BLK_HALF_NUM = ONE_BLK_SIZE / B16_BYTE_SIZE;
 constexpr int32_t DEFAULT_BLOCK_SIZE = 256;
 constexpr int32_t DEFAULT_C0_SIZE = 32;
 constexpr uint32_t VECTOR_REG_WIDTH = 256;
+#ifndef ASCC_PARAM_BLOCK_CUBE  // CANN's guard: the host tiling headers define it too
+#define ASCC_PARAM_BLOCK_CUBE
 constexpr int32_t BLOCK_CUBE = 16;
+#endif
 constexpr uint32_t CACHE_LINE_SIZE = 64;
 constexpr int32_t HALF_FACTOR = 2;
 constexpr int32_t DOUBLE_FACTOR = 2;
