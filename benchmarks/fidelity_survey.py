@@ -124,8 +124,10 @@ def first_error(stderr: str, root: Path) -> tuple[str, str]:
 
 
 def include_flags(folder: Path, root: Path) -> list[str]:
+    # The library's shared folders, as ops-transformer's CMake gives them: common/include to host and
+    # kernel, common/include/kernel (copied into the kernel include folder by its build), mc2's own.
     dirs = [folder, folder / "op_host", folder / "op_kernel", root / "common" / "include",
-            root / "mc2" / "common" / "inc", root / "mc2" / "3rd", root]
+            root / "common" / "include" / "kernel", root / "mc2" / "common" / "inc", root / "mc2" / "3rd", root]
     return [f"-I{d}" for d in dirs if d.is_dir()]
 
 

@@ -4,7 +4,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <set>  // CANN's graph headers bring it into every op_host unit, and operators rely on that
+#include <set>  // CANN's graph headers bring <set> and <string> into every op_host unit; operators rely on that
+#include <string>
 #include <vector>
 
 #include "graph/ge_error_codes.h"
