@@ -30,7 +30,7 @@ def build(src: Path | str, *, soc: str = "ascend910b", flags: tuple[str, ...] = 
     """Compile one C++ file against the simulator; cached by the content of every header."""
     src = Path(src)
     allflags = [*sim.cxx_flags(soc, opt=opt, f16c=f16c), *flags]
-    headers = sorted(sim.include_dir().rglob("*.h"))
+    headers = sorted(sim.include_dir().rglob("*.h")) + sorted(src.parent.glob("*.h"))  # and the harness's own
     key = _digest([src, *headers], allflags)
     _CACHE.mkdir(parents=True, exist_ok=True)
     exe = _CACHE / f"{src.stem}-{key}"

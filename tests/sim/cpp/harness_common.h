@@ -1,0 +1,59 @@
+// Shared prelude of the vector-style test harnesses (vec_harness.cpp, names_harness.cpp): key=value
+// parameters, input files, the four UB buffers, rounding and compare modes from the parameters.
+#pragma once
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+
+using namespace AscendC;
+
+static std::map<std::string, std::string> P;
+static std::string DIR;
+static long pi(const char* k, long d = 0) { auto it = P.find(k); return it == P.end() ? d : std::stol(it->second); }
+static uint64_t pu(const char* k, uint64_t d = 0) { auto it = P.find(k); return it == P.end() ? d : std::stoull(it->second); }
+static double pf(const char* k, double d = 0) { auto it = P.find(k); return it == P.end() ? d : std::stod(it->second); }
+static std::string ps(const char* k, const char* d = "") { auto it = P.find(k); return it == P.end() ? d : it->second; }
+
+static std::vector<uint8_t> readf(const std::string& n) {
+    std::ifstream f(DIR + "/" + n, std::ios::binary);
+    if (!f) return {};
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
+}
+static uint64_t pad32(uint64_t n) { return (n + 31) / 32 * 32; }
+static uint64_t g_rsvd = 0;
+
+struct Bufs {
+    TBuf<TPosition::VECCALC> b[4];
+    LocalTensor<uint8_t> t[4];
+    uint64_t len[4] = {0, 0, 0, 0};
+};
+
+template <class T> LocalTensor<T> L(Bufs& B, int i) { return B.t[i].ReinterpretCast<T>(); }
+
+RoundMode rmode() {
+    std::string m = ps("rm", "none");
+    if (m == "rint") return RoundMode::CAST_RINT;
+    if (m == "floor") return RoundMode::CAST_FLOOR;
+    if (m == "ceil") return RoundMode::CAST_CEIL;
+    if (m == "round") return RoundMode::CAST_ROUND;
+    if (m == "trunc") return RoundMode::CAST_TRUNC;
+    if (m == "odd") return RoundMode::CAST_ODD;
+    return RoundMode::CAST_NONE;
+}
+CMPMODE cmode() {
+    std::string m = ps("cmp", "lt");
+    if (m == "gt") return CMPMODE::GT;
+    if (m == "eq") return CMPMODE::EQ;
+    if (m == "le") return CMPMODE::LE;
+    if (m == "ge") return CMPMODE::GE;
+    if (m == "ne") return CMPMODE::NE;
+    return CMPMODE::LT;
+}
+
+template <class T> T scalar_of() { return static_cast<T>(pf("s", 0)); }
