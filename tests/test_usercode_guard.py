@@ -63,8 +63,7 @@ def test_every_way_out_of_the_golden_is_a_case_error(tmp_path, body, expect):
 def test_a_hanging_golden_is_stopped_by_the_timeout_and_names_its_line(tmp_path):
     pkg = hostile_package(tmp_path, """
         def axpy_relu(x, y, alpha=1.0):
-            while True:
-                pass
+            while True: pass  # one line: the dump may land on the test or on the body
     """)
     r = _one(pkg, None, timeout=1.0)
     assert r.status == "error"
@@ -208,3 +207,22 @@ def test_a_golden_returning_the_wrong_shape_is_a_golden_error_not_a_kernel_fail(
                                    "    return {'z': np.array(['a'] * 7)}\n")
     r = _one(pkg, FakeSim())
     assert r.status == "error" and "as <U1 data" in r.message
+
+
+def test_large_arrays_travel_exactly_and_leave_no_files(tmp_path):
+    """Buffers of 1 MiB or more go through the shared folder (mapped, then removed), both ways."""
+    import os
+
+    from opkit.verify import usercode
+
+    golden = tmp_path / "golden.py"
+    golden.write_text("import numpy as np\n\ndef twice(a, b):\n    return {'a': a * 2, 'b': b[::-1].copy(), "
+                      "'small': a[:3]}\n")
+    a = np.random.default_rng(0).standard_normal(300_000)  # 2.4 MB: out of band
+    b = np.arange(1 << 19, dtype=np.int32)  # 2 MiB
+    with usercode.guarded(60):
+        out = usercode.module(golden).twice(a, b)
+        shared = usercode._shared_dir()
+        assert os.listdir(shared) == []  # every file was mapped and removed by its reader
+    assert np.array_equal(out["a"], a * 2) and np.array_equal(out["b"], b[::-1]) and np.array_equal(out["small"], a[:3])
+    out["a"][0] = 1.0  # the mapping is private and writable, as an array the golden returned would be

@@ -7,9 +7,11 @@ gets a :class:`UserCodeError` naming the file, line and what happened, and the n
 fresh worker. A call that has not returned after the run's timeout (``--timeout``) is stopped, and the
 error names the line it was executing.
 
-The protocol: each frame is an 8-byte big-endian length and a pickle. The parent sends
-``(op, name, args, kwargs)``; the worker answers ``("ok", value)`` or ``("err", kind, detail)``. A
-callable argument (a comparison hook's ``check``) stays in the parent: the worker calls it back with
+The protocol: each frame is an 8-byte big-endian length and a pickle (array buffers of 1 MiB or
+more travel as files of a shared in-memory folder, mapped by the reader, so large goldens cost no
+pipe copy). The parent sends ``(op, name, args, kwargs)``; the worker answers ``("ok", value)`` or
+``("err", kind, detail)``. A callable argument (a comparison hook's ``check``) stays in the parent: the
+worker calls it back with
 ``("cb", index, args, kwargs)`` and gets ``("ok", value)`` or ``("err", token)``. The worker's own
 standard output is the user's print()s, sent to standard error; its protocol channel is a copy of the
 original standard output.
@@ -20,10 +22,12 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
+import mmap
 import os
 import pickle
 import re
 import select
+import shutil
 import signal
 import struct
 import subprocess
@@ -38,6 +42,8 @@ DEFAULT_TIMEOUT_S = 300.0
 _HEADER = struct.Struct(">Q")
 _CHUNK = 1 << 20
 _STOP_GRACE_S = 0.5  # after a timeout: time for the worker to dump where it was before it is killed
+_OOB_MIN = 1 << 20  # bytes: an array buffer this large travels through a shared file, not the pipe
+_oob_dir: str | None = None  # that files' folder (the parent's, made on first use; the worker is told it)
 
 
 class UserCodeError(Exception):
@@ -64,8 +70,66 @@ class _TimedOut(Exception):
     pass
 
 
+def _shared_dir() -> str:
+    """The folder large buffers travel through: in memory (/dev/shm) where there is one, removed at exit."""
+    global _oob_dir
+    if _oob_dir is None:
+        shm = "/dev/shm"
+        base = shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+        _oob_dir = tempfile.mkdtemp(prefix="opkit-usercode-", dir=base)
+        atexit.register(shutil.rmtree, _oob_dir, True)
+    return _oob_dir
+
+
+def _dumps(obj: Any) -> bytes:
+    """A frame: the pickle (protocol 5) of ``obj``, with every array buffer of _OOB_MIN bytes or more written
+    to a file of the shared folder instead of into the pipe (the reader maps and removes it)."""
+    big: list[pickle.PickleBuffer] = []
+
+    def out_of_band(pb: pickle.PickleBuffer) -> bool:
+        if pb.raw().nbytes < _OOB_MIN:
+            return True  # small: in the pickle itself
+        big.append(pb)
+        return False
+
+    body = pickle.dumps(obj, protocol=5, buffer_callback=out_of_band)
+    if not big:
+        return b"\0" + body
+    paths: list[str] = []
+    try:
+        for pb in big:
+            fd, path = tempfile.mkstemp(prefix="buf-", dir=_shared_dir())
+            paths.append(path)
+            with os.fdopen(fd, "wb") as f:
+                f.write(pb.raw())
+    except OSError:  # no room for the files: everything through the pipe
+        for path in paths:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        return b"\0" + pickle.dumps(obj, protocol=5)
+    return b"\1" + pickle.dumps((body, paths), protocol=5)
+
+
+def _loads(data: bytes | bytearray) -> Any:
+    view = memoryview(data)
+    if view[0] == 0:
+        return pickle.loads(view[1:])
+    body, paths = pickle.loads(view[1:])
+    buffers: list[Any] = []
+    try:
+        for path in paths:
+            with open(path, "rb") as f:
+                n = os.fstat(f.fileno()).st_size
+                buffers.append(mmap.mmap(f.fileno(), n, access=mmap.ACCESS_COPY) if n else bytearray())
+    finally:
+        for path in paths:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+    return pickle.loads(body, buffers=buffers)
+
+
 def _send(fd: int, obj: Any) -> None:
-    _write_frame(fd, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+    _write_frame(fd, _dumps(obj))
 
 
 def _write_frame(fd: int, data: bytes) -> None:
@@ -104,7 +168,7 @@ def _wide_pipe(fd: int) -> None:
 
 def _recv(fd: int, deadline: float | None = None) -> Any:
     (size,) = _HEADER.unpack(_read_exact(fd, _HEADER.size, deadline))
-    return pickle.loads(_read_exact(fd, size, deadline))
+    return _loads(_read_exact(fd, size, deadline))
 
 
 # --- the worker's side ------------------------------------------------------------------------------------
@@ -150,7 +214,8 @@ def _worker_main() -> None:
     import faulthandler
     import importlib.util
 
-    path, pkg_dir, dump = sys.argv[1], sys.argv[2], sys.argv[3]
+    global _oob_dir
+    path, pkg_dir, dump, _oob_dir = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     proto_out = os.dup(1)
     proto_in = os.dup(0)
@@ -205,19 +270,19 @@ def _worker_main() -> None:
             else:
                 value = fn(*args, **kwargs)
             try:
-                reply = pickle.dumps(("ok", value), protocol=pickle.HIGHEST_PROTOCOL)
+                reply = _dumps(("ok", value))
             except Exception as exc:  # noqa: BLE001
-                reply = pickle.dumps(("err", "unpicklable", f"{name}() returned a {type(value).__name__} that "
+                reply = _dumps(("err", "unpicklable", f"{name}() returned a {type(value).__name__} that "
                                       f"cannot be passed back ({type(exc).__name__}: {exc}); return arrays, "
                                       "numbers, strings, lists and dicts"))
         except _CallbackFailed as exc:
-            reply = pickle.dumps(("cbfail", exc.token))
+            reply = _dumps(("cbfail", exc.token))
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt included
             from opkit.golden import ComputeNotImplemented
 
             kind, detail = ("not-implemented", "") if isinstance(exc, ComputeNotImplemented) else \
                 _describe(exc, path)
-            reply = pickle.dumps(("err", kind, detail))
+            reply = _dumps(("err", kind, detail))
         _write_frame(proto_out, reply)
 
 
@@ -242,7 +307,7 @@ class Worker:
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         self.proc = subprocess.Popen(
             [sys.executable, "-c", "from opkit.verify.usercode import _worker_main; _worker_main()",
-             str(self.path), str(self.path.parent), self._dump],
+             str(self.path), str(self.path.parent), self._dump, _shared_dir()],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         _wide_pipe(self.proc.stdin.fileno())
