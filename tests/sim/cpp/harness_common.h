@@ -1,6 +1,7 @@
 // Shared prelude of the vector-style test harnesses (vec_harness.cpp, names_harness.cpp): key=value
 // parameters, input files, the four UB buffers, rounding and compare modes from the parameters.
 #pragma once
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -57,3 +58,32 @@ CMPMODE cmode() {
 }
 
 template <class T> T scalar_of() { return static_cast<T>(pf("s", 0)); }
+
+// DIR, the op and the key=value parameters from the command line (DIR OP key=value...); false on a bad call.
+static bool parse_args(int argc, char** argv) {
+    if (argc < 3) return false;
+    DIR = argv[1];
+    P["op"] = argv[2];
+    for (int i = 3; i < argc; ++i) {
+        std::string a = argv[i];
+        auto e = a.find('=');
+        P[a.substr(0, e)] = a.substr(e + 1);
+    }
+    return true;
+}
+
+// in0.bin, in1.bin, in2.bin and dst.bin of DIR as GM buffers (32-B padded, zero-filled; nullptr when a
+// file is absent); returns their padded lengths, in GM too.
+static uint64_t* load_inputs(uint8_t* (&g)[4]) {
+    const char* names[4] = {"in0.bin", "in1.bin", "in2.bin", "dst.bin"};
+    uint64_t* lens = static_cast<uint64_t*>(AscendC::GmAlloc(4 * sizeof(uint64_t)));
+    for (int i = 0; i < 4; ++i) {
+        std::vector<uint8_t> d = readf(names[i]);
+        lens[i] = pad32(d.size());
+        if (d.empty()) continue;
+        g[i] = static_cast<uint8_t*>(AscendC::GmAlloc(lens[i]));
+        std::memset(g[i], 0, lens[i]);
+        std::memcpy(g[i], d.data(), d.size());
+    }
+    return lens;
+}

@@ -238,25 +238,9 @@ extern "C" __global__ __aicore__ void vec_kernel(GM_ADDR g0, GM_ADDR g1, GM_ADDR
 }
 
 int main(int argc, char** argv) {
-    if (argc < 3) return 2;
-    DIR = argv[1];
-    P["op"] = argv[2];
-    for (int i = 3; i < argc; ++i) {
-        std::string a = argv[i];
-        auto e = a.find('=');
-        P[a.substr(0, e)] = a.substr(e + 1);
-    }
-    const char* names[4] = {"in0.bin", "in1.bin", "in2.bin", "dst.bin"};
+    if (!parse_args(argc, argv)) return 2;
     uint8_t* g[4] = {nullptr, nullptr, nullptr, nullptr};
-    uint64_t* lens = static_cast<uint64_t*>(AscendC::GmAlloc(4 * sizeof(uint64_t)));
-    for (int i = 0; i < 4; ++i) {
-        std::vector<uint8_t> d = readf(names[i]);
-        lens[i] = pad32(d.size());
-        if (d.empty()) continue;
-        g[i] = static_cast<uint8_t*>(AscendC::GmAlloc(lens[i]));
-        std::memset(g[i], 0, lens[i]);
-        std::memcpy(g[i], d.data(), d.size());
-    }
+    uint64_t* lens = load_inputs(g);
     uint8_t* ws = static_cast<uint8_t*>(AscendC::GmAlloc(32));
     ICPU_RUN_KF(vec_kernel, 1, g[0], g[1], g[2], g[3], ws, lens);
     std::vector<uint8_t> dd = readf("dst.bin");
