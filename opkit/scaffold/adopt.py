@@ -31,7 +31,7 @@ from opkit import naming
 from opkit.errors import SpecError, UsageError
 from opkit.paths import GENERIC_TEMPLATE, templates_dir
 from opkit.scaffold.context import template_context
-from opkit.scaffold.msopgen import PLACEHOLDER_VALUES
+from opkit.scaffold.msopgen import PLACEHOLDER_VALUES, tensor_yaml
 from opkit.scaffold.new import install
 from opkit.scaffold.ut_cases import UtCase, UtScan, find_ut_cases
 from opkit.spec import Spec, load_string
@@ -89,15 +89,10 @@ def _pick_op(described: dict[str, Any], folder: Path, op_type: str | None) -> di
 
 
 def _tensor_entry(p: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": p["name"], "dtypes": list(p["dtypes"])}
-    fmts = p.get("formats") or ["ND"] * len(p["dtypes"])
-    if len(set(fmts)) > 1:
-        out["formats"] = list(fmts)
-    elif fmts[0] != "ND":
-        out["format"] = fmts[0]
-    if p.get("param_type", "required") != "required":
-        out["param"] = p["param_type"]
-    return out
+    """op.yaml's entry of a tensor as ``describe`` reports it."""
+    formats = p.get("formats") or ["ND"] * len(p["dtypes"])
+    return tensor_yaml({"name": p["name"], "dtypes": p["dtypes"], "formats": formats,
+                        "param": p.get("param_type", "required")})
 
 
 def _attr_entry(a: dict[str, Any]) -> dict[str, Any]:

@@ -471,7 +471,8 @@ def _convert(op_obj: dict[str, Any], op: str, pr: _Problems) -> tuple[list[dict]
     return ins, outs, [a for _, a in attrs if a is not None]
 
 
-def _tensor_yaml(p: dict[str, Any]) -> dict[str, Any]:
+def tensor_yaml(p: dict[str, Any]) -> dict[str, Any]:
+    """op.yaml's entry of a tensor given as name, dtypes, formats and param (msOpGen import, adopt)."""
     out: dict[str, Any] = {"name": p["name"], "dtypes": list(p["dtypes"])}
     fmts = p["formats"]
     if len(set(fmts)) > 1:
@@ -515,14 +516,14 @@ def spec_from_msopgen(data: Any, file: str, op: str | None = None, family: str =
     required_attrs = {a["name"]: PLACEHOLDER_VALUES[a["type"]] for a in attrs if a["required"]}
     if required_attrs:
         smoke["attrs"] = required_attrs
-    out_yaml = [_tensor_yaml(p) for p in outputs]
+    out_yaml = [tensor_yaml(p) for p in outputs]
     if not inputs:  # nothing to copy the output shape from: give InferShape a fixed one
         for o, p in zip(out_yaml, outputs, strict=True):
             o["shape"] = list(_SMOKE_SHAPES.get(p["formats"][0], [8, 64]))
     spec: dict[str, Any] = {
         "name": name, "op_type": op_type, "family": family,
         "summary": f"{op_type}, imported from the msOpGen prototype {Path(file).name}.",
-        "socs": soc_keys, "kernel": "vector", "inputs": [_tensor_yaml(p) for p in inputs], "outputs": out_yaml,
+        "socs": soc_keys, "kernel": "vector", "inputs": [tensor_yaml(p) for p in inputs], "outputs": out_yaml,
         "attrs": [{"name": a["name"], "type": a["type"], **({"default": a["default"]} if "default" in a else {})}
                   for a in attrs],
         "golden": f"golden.py:{name}", "cases": [smoke],
