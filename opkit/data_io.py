@@ -1,4 +1,5 @@
-"""`.npz` data files: keys are tensor names; bfloat16 travels as uint16 bit patterns (design §9)."""
+"""`.npz` data files: keys are tensor names; bfloat16 travels as uint16 bit patterns (design §9), int4 as one int8
+value per element (unpacked)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from opkit.errors import OpkitError
-from opkit.numerics import np_dtype
+from opkit.numerics import int_range_problem, np_dtype
 
 
 def to_npz_array(value: np.ndarray, dtype: str) -> np.ndarray:
@@ -34,6 +35,9 @@ def from_npz_array(arr: np.ndarray, dtype: str, where: str, notice=None) -> np.n
         raise OpkitError(f"{where}: {arr.dtype} data cannot feed a bfloat16 tensor "
                          "(give uint16 bit patterns, or float32 values to be rounded)")
     want = np_dtype(dtype)
+    problem = int_range_problem(arr, dtype)  # int4: unpacked values, one per int8
+    if problem:
+        raise OpkitError(f"{where}: {problem} (give one value per element, unpacked)")
     if arr.dtype == want:
         return arr
     if arr.dtype.kind == "f" and want.kind == "f":

@@ -11,13 +11,28 @@ class DType:
     ge: str  # ge::DataType enumerator used in OpDef
     ge_value: int  # its numeric value (ORIG_DTYPE_<ARG> macros)
     cpp: str  # the C++ type in Ascend C kernels
-    size: int  # bytes per element
+    size: int  # bytes per element (of the NumPy value; see ``bits`` for what the device stores)
     kind: str  # "float" | "int" | "uint" | "bool" | "complex"
     numpy: str  # NumPy dtype used for host-side data ("bfloat16" travels as uint16 bits in .npz)
+    bits: int = 0  # bits per element on the device when that is less than a byte (packed), else 0
 
     @property
     def is_float(self) -> bool:
         return self.kind == "float"
+
+    @property
+    def packed(self) -> bool:
+        """Several elements share a byte in device memory (int4: two, the even element in the low nibble)."""
+        return 0 < self.bits < 8
+
+    @property
+    def value_range(self) -> tuple[int, int] | None:
+        """The values a packed integer type holds ((-8, 7) for int4); None for the others."""
+        if not self.packed:
+            return None
+        if self.kind == "int":
+            return -(1 << (self.bits - 1)), (1 << (self.bits - 1)) - 1
+        return 0, (1 << self.bits) - 1
 
 
 _TABLE = [
@@ -26,6 +41,9 @@ _TABLE = [
     DType("float32", "DT_FLOAT", 0, "float", 4, "float", "float32"),
     DType("float64", "DT_DOUBLE", 11, "double", 8, "float", "float64"),
     DType("int8", "DT_INT8", 2, "int8_t", 1, "int", "int8"),
+    # CANN's DT_INT4: two values per byte on the device (element 2i in the low nibble, 2i+1 in the high one,
+    # as LocalTensor<int4b_t>::SetValue stores them); in NumPy each value is an int8 in [-8, 7].
+    DType("int4", "DT_INT4", 29, "int4b_t", 1, "int", "int8", bits=4),
     DType("uint8", "DT_UINT8", 4, "uint8_t", 1, "uint", "uint8"),
     DType("int16", "DT_INT16", 6, "int16_t", 2, "int", "int16"),
     DType("uint16", "DT_UINT16", 7, "uint16_t", 2, "uint", "uint16"),

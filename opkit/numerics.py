@@ -49,3 +49,64 @@ def ulp(values: np.ndarray, dtype: str) -> np.ndarray:
 def round_to(values: np.ndarray, dtype: str) -> np.ndarray:
     """Values rounded (to nearest even) into ``dtype``'s NumPy representation."""
     return np.asarray(values).astype(np_dtype(dtype))
+
+
+def int_range_problem(values: np.ndarray, dtype: str) -> str | None:
+    """Why ``values`` cannot be a packed integer tensor of ``dtype`` (a value outside int4's [-8, 7], say), or None."""
+    lo_hi = DTYPES[dtype].value_range
+    arr = np.asarray(values)
+    if lo_hi is None or arr.size == 0:
+        return None
+    if arr.dtype.kind not in "iub":
+        return f"{dtype} values must be integers (got {arr.dtype})"
+    lo, hi = int(arr.min()), int(arr.max())
+    if lo < lo_hi[0] or hi > lo_hi[1]:
+        bad = lo if lo < lo_hi[0] else hi
+        return f"{dtype} holds values in [{lo_hi[0]}, {lo_hi[1]}]; got {bad}"
+    return None
+
+
+def to_device(values: np.ndarray, dtype: str) -> np.ndarray:
+    """The bytes the kernel reads for a tensor of ``dtype``, as a flat array: the values themselves, or for a packed
+    type (int4) two elements per byte, element 2i in the low nibble and 2i+1 in the high one (an odd count leaves the
+    last high nibble 0), as CANN stores DT_INT4."""
+    arr = np.ascontiguousarray(values)
+    d = DTYPES[dtype]
+    if not d.packed:
+        return arr
+    problem = int_range_problem(arr, dtype)
+    if problem:
+        raise ValueError(problem)
+    per_byte = 8 // d.bits
+    mask = (1 << d.bits) - 1
+    flat = arr.reshape(-1).astype(np.int64) & mask
+    pad = (-flat.size) % per_byte
+    if pad:
+        flat = np.concatenate([flat, np.zeros(pad, dtype=np.int64)])
+    lanes = flat.reshape(-1, per_byte)
+    out = np.zeros(lanes.shape[0], dtype=np.uint8)
+    for k in range(per_byte):
+        out |= (lanes[:, k] << (k * d.bits)).astype(np.uint8)
+    return out
+
+
+def from_device(raw: np.ndarray, dtype: str, count: int) -> np.ndarray:
+    """``count`` elements of ``dtype`` from the device bytes ``raw`` (the inverse of :func:`to_device`), flat."""
+    d = DTYPES[dtype]
+    if not d.packed:
+        return np.asarray(raw).view(np_dtype(dtype))[:count]
+    per_byte = 8 // d.bits
+    mask = (1 << d.bits) - 1
+    b = np.asarray(raw).view(np.uint8).astype(np.int16)
+    lanes = np.stack([(b >> (k * d.bits)) & mask for k in range(per_byte)], axis=1).reshape(-1)[:count]
+    if d.kind == "int":  # sign-extend
+        lanes = np.where(lanes >= (1 << (d.bits - 1)), lanes - (1 << d.bits), lanes)
+    return lanes.astype(np_dtype(dtype))
+
+
+def device_bytes(count: int, dtype: str) -> int:
+    """Bytes ``count`` elements of ``dtype`` take on the device (int4: two per byte, rounded up)."""
+    d = DTYPES[dtype]
+    if d.packed:
+        return (count * d.bits + 7) // 8
+    return count * np_dtype(dtype).itemsize

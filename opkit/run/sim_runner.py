@@ -21,8 +21,9 @@ import numpy as np
 
 from opkit import soc as socdata
 from opkit.build import opdef_check, sim_backend
+from opkit.dtypes import DTYPES
 from opkit.errors import OpkitError
-from opkit.numerics import np_dtype
+from opkit.numerics import from_device, np_dtype, to_device
 from opkit.spec import Case, Spec
 from opkit.spec.sections.shapes import concrete_shape
 from opkit.verify.pipeline import RunOutput
@@ -83,10 +84,21 @@ def _relay_op_log(stderr: str, label: str) -> None:
         print(f"{label}: {line}", file=sys.stderr)
 
 
-def _read_output(path: Path, dtype: Any) -> np.ndarray:
+def _write_input(value: Any, dtype: str, path: Path, what: str) -> None:
+    """An input's device bytes (int4 packed two per byte) into its request file."""
+    try:
+        to_device(value, dtype).tofile(path)
+    except ValueError as exc:  # a value the packed type cannot hold
+        raise KernelError(f"{what}: {exc}") from None
+
+
+def _read_output(path: Path, dtype: Any, spec_dtype: str | None = None, count: int | None = None) -> np.ndarray:
     """An output file's elements. Large files are mapped copy-on-write instead of read: the array
     then uses the file's cached pages (no allocation, no copy) and stays valid after the file is
-    removed (POSIX keeps a mapped file's pages until the mapping goes)."""
+    removed (POSIX keeps a mapped file's pages until the mapping goes). A packed type (``spec_dtype``
+    int4) is unpacked into ``count`` values."""
+    if spec_dtype is not None and count is not None and DTYPES[spec_dtype].packed:
+        return from_device(np.fromfile(path, dtype=np.uint8), spec_dtype, count)
     size = path.stat().st_size
     if os.name == "posix" and size >= (1 << 20) and size % np.dtype(dtype).itemsize == 0:
         return np.asarray(np.memmap(path, dtype=dtype, mode="c"))
@@ -149,12 +161,12 @@ class SimRunner:
                 files = []
                 for i, v in enumerate(value):
                     f = work / f"in_{p.name}_{i}.bin"
-                    np.ascontiguousarray(v).tofile(f)
+                    _write_input(v, p.dtypes[column], f, f"input '{p.name}'[{i}]")
                     files.append(str(f))
                 entry.update({"shape": [list(np.shape(v)) for v in value], "file": files})
             else:
                 f = work / f"in_{p.name}.bin"
-                np.ascontiguousarray(value).tofile(f)
+                _write_input(value, p.dtypes[column], f, f"input '{p.name}'")
                 entry.update({"shape": list(np.shape(value)), "file": str(f)})
                 if any(o.inplace == p.name for o in spec.outputs):  # the kernel writes its result here
                     entry["result_file"] = str(work / f"inplace_{p.name}.bin")
@@ -214,15 +226,17 @@ class SimRunner:
             for o in ([] if trace_only else spec.outputs):  # a trace-only run has no results
                 if o.inplace is not None:
                     src = np.shape(inputs[o.inplace])
-                    outputs[o.name] = _read_output(work / f"inplace_{o.inplace}.bin", np_dtype(o.dtypes[column]))
+                    outputs[o.name] = _read_output(work / f"inplace_{o.inplace}.bin", np_dtype(o.dtypes[column]),
+                                                   o.dtypes[column], int(np.prod(src, dtype=np.int64)))
                     outputs[o.name] = outputs[o.name].reshape(src)
                     continue
                 shape = result.get("output_shapes", {}).get(o.name)
                 if shape is None:
                     continue
                 dt = np_dtype(o.dtypes[column])
-                data = _read_output(work / f"out_{o.name}.bin", dt)
-                if data.size != int(np.prod(shape, dtype=np.int64)):
+                count = int(np.prod(shape, dtype=np.int64))
+                data = _read_output(work / f"out_{o.name}.bin", dt, o.dtypes[column], count)
+                if data.size != count:
                     raise KernelError(f"{label}: output '{o.name}' has {data.size} elements; InferShape said {shape}")
                 outputs[o.name] = data.reshape(shape)
             info = {k: result[k] for k in ("block_dim", "tiling_key", "workspace_bytes", "tiling_bytes")

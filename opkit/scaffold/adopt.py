@@ -193,8 +193,9 @@ def spec_text(op: dict[str, Any], *, name: str, family: str, kernel: str, build:
               cases: list[dict[str, Any]], summary: str, header: list[str]) -> str:
     """op.yaml text for an adopted operator, checked by the spec loader before it is returned."""
     if not cases:
-        shapes = {p["name"]: list(_PLACEHOLDER_SHAPE) for p in op["inputs"]
-                  if p.get("param_type", "required") == "required"}
+        shapes = {p["name"]: list(_PLACEHOLDER_SHAPE) if p.get("param_type", "required") == "required"
+                  else [list(_PLACEHOLDER_SHAPE)] for p in op["inputs"]
+                  if p.get("param_type", "required") in ("required", "dynamic")}  # a list input: one tensor
         cases = [{"name": "smoke", "tags": ["smoke"], "shapes": shapes}]
         header = [*header, "# No tiling unit test to take cases from: the smoke case has placeholder shapes."]
     spec: dict[str, Any] = {

@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from opkit.dtypes import DTYPES
 from opkit.errors import OpkitError
-from opkit.numerics import FLOAT_FORMATS, np_dtype
+from opkit.numerics import FLOAT_FORMATS, int_range_problem, np_dtype
 from opkit.spec import Case, Param, Spec
 
 DEFAULT_SPECIAL_FRACTION = 0.01
@@ -40,7 +41,7 @@ def _draw(dist: Any, shape: tuple[int, ...], dtype: str, rng: np.random.Generato
         dist = "uniform" if kind == "f" else "randint"
     if isinstance(dist, str):
         dist = {"uniform": {"uniform": [-1.0, 1.0]}, "normal": {"normal": [0.0, 1.0]},
-                "randint": {"randint": [0, 10] if kind in "ub" else [-10, 10]},
+                "randint": {"randint": list(DTYPES[dtype].value_range or ((0, 10) if kind in "ub" else (-10, 10)))},
                 "zeros": {"constant": 0}, "ones": {"constant": 1}}[dist]
     (name, arg), = dist.items()
     if name == "uniform":
@@ -93,6 +94,9 @@ def make_tensor(param: Param, shape: list[int], column: int, case: Case, rng: np
     raw = _draw(case.init.get(param.name), tuple(shape), dtype, rng, custom, case.attrs)
     if param.name in case.special:
         raw = _sprinkle(np.asarray(raw), case.special[param.name], dtype, rng)
+    problem = int_range_problem(np.asarray(raw), dtype)  # a packed type (int4) cannot wrap silently
+    if problem:
+        raise OpkitError(f"case '{case.name}', input '{param.name}': {problem} (its init draws outside the range)")
     with np.errstate(over="ignore", invalid="ignore"):
         return np.asarray(raw).astype(np_dtype(dtype))
 

@@ -137,10 +137,12 @@ def check(c: Checker, d: dict[str, Any], attrs: dict[str, Attr]) -> tuple[list[P
 
 
 def check_columns(c: Checker, params: list[Param], n_columns: int | None) -> None:
-    """Duplicate columns would register the same kernel twice."""
+    """Duplicate columns would register the same kernel twice (columns differing only in a format, ND against
+    FRACTAL_NZ say, are distinct, as in OpDef)."""
     inputs = [p for p in params if not p.is_output]
     cols = [tuple(p.dtypes[k] for p in params) for k in range(n_columns or 0)]
+    keys = [(col, tuple(p.formats[k] for p in params)) for k, col in enumerate(cols)]
     for k, col in enumerate(cols):
-        if col in cols[:k]:
+        if keys[k] in keys[:k]:
             c.err(("inputs", 0, "dtypes", k) if inputs else ("outputs", 0, "dtypes", k),
-                  f"dtype column {k} repeats column {cols.index(col)} ({', '.join(col)})")
+                  f"dtype column {k} repeats column {keys.index(keys[k])} ({', '.join(col)})")
