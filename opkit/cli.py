@@ -558,6 +558,49 @@ def run(
 
 @app.command()
 @_user_errors
+def tiling(
+    op: Annotated[str | None, typer.Argument(metavar="OP", help="Package: a path or an op name (default: the "
+                                             "package containing the current directory).")] = None,
+    case: Annotated[str | None, typer.Option("--case", metavar="NAME",
+                                             help="The case of op.yaml to run the tiling on. Required.")] = None,
+    soc: Annotated[str | None, typer.Option("--soc", metavar="CHIP",
+                                            help="Chip (default: the op's first SoC's default).")] = None,
+    dtype: Annotated[str | None, typer.Option("--dtype", metavar="DTYPE",
+                                              help="Dtype column (a dtype name or an index).")] = None,
+    attr: Annotated[list[str] | None, typer.Option("--attr", metavar="NAME=VALUE",
+                                                   help="An attr's value (repeatable).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", metavar="N", help="Parallel compile jobs.")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS", help="Seconds before the tiling "
+                                           "counts as hung.")] = 300.0,
+) -> None:
+    """Run the op's own tiling function on a case (host side only: the kernel is not built) and print the tiling
+    key, block dim, workspaces, schedule mode and the tiling data field by field; exit 1 when the tiling fails."""
+    import json
+
+    from rich.markup import escape
+
+    from opkit.errors import UsageError
+    from opkit.run.tiling import render, run_tiling
+
+    if case is None:
+        raise UsageError("give --case NAME: the case of op.yaml to run the tiling on")
+    _check_jobs(jobs)
+    _check_timeout(timeout)
+    spec = _one_spec(op, "tiling")
+    sel: Any = int(dtype) if dtype is not None and dtype.isdigit() else dtype
+    err = _console(stderr=True)
+    res = run_tiling(spec, case, soc=soc, dtype=sel, attr_items=attr or [], jobs=jobs, timeout_s=timeout,
+                     progress=lambda m: err.print(f"  {escape(m)}"))
+    if as_json:
+        typer.echo(json.dumps(res.as_json(), indent=2))
+        return
+    for line in render(res):
+        typer.echo(line)
+
+
+@app.command()
+@_user_errors
 def perf(
     op: Annotated[str | None, typer.Argument(metavar="OP", help="Package: a path or an op name (default: the "
                                              "package containing the current directory).")] = None,

@@ -143,6 +143,23 @@ def plan(spec: Spec, chip: str, column: int, compiler: Compiler | None = None) -
                     warnings=warnings)
 
 
+def _host_exe(pkg_dir: Path, chip: str, objs: list[Path]) -> Path:
+    """Where the host-only harness of these host objects lives (one per content, shared by every dtype column)."""
+    return pkg_dir / BUILD_DIR / chip / f"describe-{digest([], pkg_dir, [o.name for o in objs])}"
+
+
+def _host_harness(cc: Compiler, host: _HostPlan, pkg_dir: Path, chip: str, owner: Spec | _Owner, label: str,
+                  jobs: int | None, progress: Callable[[str], None] | None = None) -> Path:
+    """The host-only harness: the host sources and the harness main compiled and linked without a kernel (it
+    runs ``describe`` and ``tiling``, and refuses ``run``)."""
+    _compile_all(cc, [(u, owner) for u in host.units if not u.done()], jobs or max(1, os.cpu_count() or 1), progress)
+    objs = [u.obj for u in host.units]
+    exe = _host_exe(pkg_dir, chip, objs)
+    if not exe.is_file():
+        _link(cc, objs, exe, f"{label} (host-only harness)", owner)
+    return exe
+
+
 def describe_folder(src_dir: Path, pkg_dir: Path, build: options.BuildOptions, chip: str = "ascend910b",
                     jobs: int | None = None) -> dict:
     """``describe`` of the host code of an operator folder that has no op.yaml yet (``opkit adopt``):
@@ -151,13 +168,19 @@ def describe_folder(src_dir: Path, pkg_dir: Path, build: options.BuildOptions, c
     cc = find_compiler()
     pkg = options.package_build_at(pkg_dir, src_dir, build, pkg_dir / "op.yaml")
     host = _host_plan(pkg_dir, src_dir, pkg, chip, cc)
-    owner = _Owner(src_dir.name, src_dir)
-    _compile_all(cc, [(u, owner) for u in host.units if not u.done()], jobs or max(1, os.cpu_count() or 1), None)
-    objs = [u.obj for u in host.units]
-    exe = pkg_dir / BUILD_DIR / chip / f"describe-{digest([], pkg_dir, [o.name for o in objs])}"
-    if not exe.is_file():
-        _link(cc, objs, exe, f"{src_dir.name} (host-only harness)", owner)
+    exe = _host_harness(cc, host, pkg_dir, chip, _Owner(src_dir.name, src_dir), src_dir.name, jobs)
     return opdef_check.describe(exe)
+
+
+def build_host(spec: Spec, chip: str, jobs: int | None = None,
+               progress: Callable[[str], None] | None = None) -> Path:
+    """The host-only harness of a package on one chip (``opkit tiling``): its kernel is not compiled, so a
+    kernel that does not build does not stop it. The same objects and executable as the host half of
+    :func:`build` (shared through the cache both ways)."""
+    cc = find_compiler()
+    pkg = options.package_build(spec)
+    host = _host_plan(spec.dir, spec.src_dir, pkg, chip, cc)
+    return _host_harness(cc, host, spec.dir, chip, spec, spec.name, jobs, progress)
 
 
 @dataclass(frozen=True)
@@ -212,7 +235,7 @@ def _write_template_shim(cc: Compiler, a: Artifact, shim: Unit, described: dict[
     declarations, the TilingData classes the host registers), write the shim and the generated tiling
     header. ``described`` keeps each host-only harness's ``describe`` for the other dtype columns."""
     objs = [u.obj for u in a.units if not u.shim]
-    exe = a.exe.parent.parent / f"describe-{digest([], a.spec.dir, [o.name for o in objs])}"
+    exe = _host_exe(a.spec.dir, a.chip, objs)
     if exe not in described:
         if not exe.is_file():
             _link(cc, objs, exe, f"{a.label} (host-only harness)", a.spec)

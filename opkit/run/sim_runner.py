@@ -105,6 +105,18 @@ def _read_output(path: Path, dtype: Any, spec_dtype: str | None = None, count: i
     return np.fromfile(path, dtype=dtype)
 
 
+def output_shapes_from_spec(spec: Spec, case: Case, exe: Path, req: dict[str, Any], label: str) -> None:
+    """Without an InferShape registered, a request's output shapes come from op.yaml's symbolic ``shape``."""
+    if opdef_check.infers_shapes(exe, spec.op_type):
+        return
+    for o, entry in zip(spec.device_outputs, req["outputs"], strict=True):
+        entry["shape"] = concrete_shape(o.shape, case.dims) if o.shape is not None else None
+        if entry["shape"] is None:
+            raise KernelError(f"{label}: {spec.op_type} registers no InferShape, so output '{o.name}' "
+                              "takes its shape from op.yaml; give it a 'shape' whose symbols the inputs "
+                              f"bind (now: {list(o.shape) if o.shape else 'none'})")
+
+
 class SimRunner:
     """Builds (or reuses) the harness of each op × chip × column and runs cases in it."""
 
@@ -193,13 +205,7 @@ class SimRunner:
         with tempfile.TemporaryDirectory(prefix="opkit-run-") as tmp:
             work = Path(tmp)
             req = self.request(spec, case, column, chip, inputs, work, trace_only=trace_only)
-            if not opdef_check.infers_shapes(art.exe, spec.op_type):  # output shapes from op.yaml
-                for o, entry in zip(spec.device_outputs, req["outputs"], strict=True):
-                    entry["shape"] = concrete_shape(o.shape, case.dims) if o.shape is not None else None
-                    if entry["shape"] is None:
-                        raise KernelError(f"{label}: {spec.op_type} registers no InferShape, so output '{o.name}' "
-                                          "takes its shape from op.yaml; give it a 'shape' whose symbols the inputs "
-                                          f"bind (now: {list(o.shape) if o.shape else 'none'})")
+            output_shapes_from_spec(spec, case, art.exe, req, label)
             if req["trace"]:
                 Path(req["trace"]).parent.mkdir(parents=True, exist_ok=True)
                 Path(req["trace"]).unlink(missing_ok=True)  # never report a previous run's trace

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -131,9 +131,7 @@ def select_case(spec: Spec, case_name: str, dtype: Any | None = None,
         raise UsageError(f"{spec.name} has no case '{case_name}' (cases: "
                          f"{', '.join(c.name for c in spec.cases)})") from None
     col = _dtype_column(spec, dtype) if dtype is not None else base.columns[0]
-    case = Case(base.name, base.shapes, (col,), base.attrs | (attrs or {}), base.tags, base.init, base.special,
-                base.seed, base.precision, base.description, base.index)
-    return case, col
+    return replace(base, columns=(col,), attrs=base.attrs | (attrs or {})), col
 
 
 def run_on_data(spec: Spec, runner: Runner, chip: str, out: Path, *, case_name: str | None = None,

@@ -2,6 +2,7 @@
 //
 //   harness describe                      print the registered OpDef(s) as one JSON object
 //   harness run REQUEST.json [...]        InferShape, InferDataType, tiling, launch, write outputs
+//   harness tiling REQUEST.json [...]     InferShape, InferDataType and tiling only (no kernel needed)
 //
 // Linked with the package's op_host/*.cpp, its kernel and a generated shim that defines
 // opkit_launch_kernel(). The request/result contract is documented in README.md next to this file.
@@ -339,6 +340,9 @@ void Describe() {
              flag(im.infer_shape.fn != nullptr) + ",\n      \"has_inferdatatype\": " +
              flag(im.infer_dtype.fn != nullptr || im.dtype_same_as_first_input) + ",\n      \"has_tiling_parse\": " +
              flag(im.tiling_parse.fn != nullptr);
+        s += ",\n      \"tiling_data_dependency\": [";  // inputs (IR index) whose values the tiling reads
+        for (size_t i = 0; i < im.data_dependency.size(); ++i) s += (i ? ", " : "") + std::to_string(im.data_dependency[i]);
+        s += "]";
         auto it = TilingClassOfOp().find(d.type_);
         s += ",\n      \"tiling_data_class\": " + (it == TilingClassOfOp().end() ? std::string("null") : json::quote(it->second));
         s += "\n    }";
@@ -538,14 +542,19 @@ uint64_t Bytes(const gert::Shape& s, ge::DataType dt, const std::string& where) 
 
 void* GmAllocNamed(uint64_t bytes, const std::string& name, bool zero = true);
 
-void ReadParam(const Value& v, const ops::OpParamDef& def, bool is_input, const std::string& where, IrParam* out) {
+// shape_only: a tiling-only request may give an input's shape without its data ("file": null, "shape" given).
+void ReadParam(const Value& v, const ops::OpParamDef& def, bool is_input, const std::string& where, IrParam* out,
+               bool shape_only = false) {
     out->name = def.name_;
     const Value& nm = Need(v, "name", where);
     if (nm.text != def.name_)
         fail(kRun, "%s: is named '%s'; the OpDef's %s at this position is '%s'", where.c_str(), nm.text.c_str(),
              is_input ? "input" : "output", def.name_.c_str());
     const Value* file = v.find("file");
-    const bool absent = is_input && (file == nullptr || file->is_null());
+    const Value* given_shape = v.find("shape");
+    const bool no_data = file == nullptr || file->is_null();
+    shape_only = shape_only && is_input && no_data && given_shape != nullptr && !given_shape->is_null();
+    const bool absent = is_input && no_data && !shape_only;
     if (absent) {
         if (def.param_type_ != ops::OPTIONAL)
             fail(kRun, "%s: no file given, but '%s' is a %s input", where.c_str(), def.name_.c_str(), OptionName(def.param_type_));
@@ -577,16 +586,16 @@ void ReadParam(const Value& v, const ops::OpParamDef& def, bool is_input, const 
     std::vector<std::string> files;
     std::vector<gert::Shape> shapes;
     if (out->dynamic) {
-        if (file->type != Value::Array || sh.type != Value::Array || file->items.size() != sh.items.size())
+        if (sh.type != Value::Array || (!shape_only && (file->type != Value::Array || file->items.size() != sh.items.size())))
             fail(kRun, "%s: a dynamic input takes a list of files and a list of shapes of the same length", where.c_str());
         for (size_t k = 0; k < sh.items.size(); ++k) {
             shapes.push_back(ShapeOf(sh.items[k], where + " shape[" + std::to_string(k) + "]"));
-            files.push_back(file->items[k].text);
+            files.push_back(shape_only ? std::string() : file->items[k].text);
         }
     } else {
-        if (file->type != Value::String) fail(kRun, "%s: \"file\" must be a path or null", where.c_str());
+        if (!shape_only && file->type != Value::String) fail(kRun, "%s: \"file\" must be a path or null", where.c_str());
         shapes.push_back(ShapeOf(sh, where + " shape"));
-        files.push_back(file->text);
+        files.push_back(shape_only ? std::string() : file->text);
     }
     for (size_t k = 0; k < files.size(); ++k) {
         Tensor t;
@@ -599,6 +608,10 @@ void ReadParam(const Value& v, const ops::OpParamDef& def, bool is_input, const 
         t.bytes = Bytes(shapes[k], t.dt, where);
         const Value* rf = v.find("result_file");
         if (rf && rf->type == Value::String && !out->dynamic) t.result_file = rf->text;
+        if (shape_only) {  // no GM data: the tiling sees the shape (a value-depend input is refused later)
+            out->tensors.push_back(std::move(t));
+            continue;
+        }
         // The file goes straight into the tensor's GM allocation (no intermediate copies).
         FILE* f = std::fopen(t.file.c_str(), "rb");
         if (!f) fail(kRun, "%s: cannot read '%s': %s", where.c_str(), t.file.c_str(), std::strerror(errno));
@@ -749,7 +762,11 @@ void* ListDescriptor(const IrParam& p, const std::string& where) {
     return gm;
 }
 
-void RunOne(const std::string& path) {
+void WriteTilingResult(const std::string& path, const gert::TilingContext& tctx, const gert::TilingData& tiling_data,
+                       const std::vector<IrParam>& pout, int column, const std::string& chip_name);
+
+// One request: everything up to the tiling, then (tiling_only: `harness tiling`) the tiling's result, or the launch.
+void RunOne(const std::string& path, bool tiling_only = false) {
     opkit::host::oplog::reset();  // a failure shows what the op logged during this request only
     const std::string text = ReadFile(path, "request");
     Value req;
@@ -824,7 +841,8 @@ void RunOne(const std::string& path) {
         else if (!to->is_null()) fail(kRun, "%s: \"trace_only\" must be true, false or null", path.c_str());
     }
     opkit::sim::set_trace_only(trace_only);
-    for (size_t i = 0; i < ins.size(); ++i) ReadParam(rin.items[i], *ins[i], true, "input '" + ins[i]->name_ + "'", &pin[i]);
+    for (size_t i = 0; i < ins.size(); ++i)
+        ReadParam(rin.items[i], *ins[i], true, "input '" + ins[i]->name_ + "'", &pin[i], tiling_only);
     for (size_t i = 0; i < outs.size(); ++i) ReadParam(rout.items[i], *outs[i], false, "output '" + outs[i]->name_ + "'", &pout[i]);
     std::vector<const ops::OpParamDef*> all(ins);
     all.insert(all.end(), outs.begin(), outs.end());
@@ -889,6 +907,10 @@ void RunOne(const std::string& path) {
             for (auto& t : pin[ir].tensors) {
                 in_shapes.push_back(t.shape);
                 gtensors.emplace_back(new gert::Tensor(t.shape, gert::StorageFormat(t.fmt, t.fmt), t.dt));
+                if (depend && t.gm == nullptr && t.bytes)
+                    fail(kRun, "%s: input '%s' has no data, but the tiling of %s reads its values (%s)", path.c_str(),
+                         t.name.c_str(), op_type.c_str(), ins[ir]->value_depend_ != ops::IGNORE ? "ValueDepend" :
+                         "TilingInputsDataDependency");
                 if (depend) gtensors.back()->OpkitSetData(t.gm, t.bytes);
                 ++inst;
             }
@@ -998,6 +1020,15 @@ void RunOne(const std::string& path) {
         fail(tfn.c_str(), "tiling data size %zu exceeds the buffer capacity %zu", tiling_data.GetDataSize(), capacity);
     uint64_t ws_bytes = 0;
     for (size_t i = 0; i < tctx.workspace_.GetSize(); ++i) ws_bytes += tctx.workspace_.GetData()[i];
+    if (tiling_only) {
+        WriteTilingResult(path, tctx, tiling_data, pout, column, chip_name);
+        for (auto& p : pin)
+            for (auto& t : p.tensors)
+                if (t.gm) opkit::sim::gm_free(t.gm);
+        platform_ascendc::PlatformAscendCManager::OpkitSet(nullptr);
+        fe::PlatformInfoManager::Instance().current_ = nullptr;
+        return;
+    }
 
     // GM: inputs (a ListTensorDesc block per dynamic input), outputs, workspace, tiling.
     std::vector<void*> args;
@@ -1099,10 +1130,38 @@ void RunOne(const std::string& path) {
     fe::PlatformInfoManager::Instance().current_ = nullptr;
 }
 
+// `harness tiling`: what the tiling decided, written to REQUEST.json.result.json (the kernel is not launched).
+void WriteTilingResult(const std::string& path, const gert::TilingContext& tctx, const gert::TilingData& tiling_data,
+                       const std::vector<IrParam>& pout, int column, const std::string& chip_name) {
+    std::string shapes, ws;
+    for (const auto& p : pout)
+        shapes += (shapes.empty() ? "" : ", ") + json::quote(p.name) + ": " + ShapeStr(p.tensors[0].shape.GetStorageShape());
+    uint64_t ws_bytes = 0;
+    for (size_t i = 0; i < tctx.workspace_.GetSize(); ++i) {
+        ws += (i ? ", " : "") + std::to_string(tctx.workspace_.GetData()[i]);
+        ws_bytes += tctx.workspace_.GetData()[i];
+    }
+    static const char* hexd = "0123456789abcdef";
+    std::string hex;
+    const auto* tb = static_cast<const uint8_t*>(tiling_data.GetData());
+    for (size_t i = 0; i < tiling_data.GetDataSize(); ++i) {
+        hex += hexd[tb[i] >> 4];
+        hex += hexd[tb[i] & 15];
+    }
+    const std::string res = "{\"tiling_only\": true, \"output_shapes\": {" + shapes + "}, \"block_dim\": " +
+                            std::to_string(tctx.block_dim_) + ", \"tiling_key\": " + std::to_string(tctx.tiling_key_) +
+                            ", \"workspace_sizes\": [" + ws + "], \"workspace_bytes\": " + std::to_string(ws_bytes) +
+                            ", \"schedule_mode\": " + std::to_string(tctx.schedule_mode_) + ", \"tiling_bytes\": " +
+                            std::to_string(tiling_data.GetDataSize()) + ", \"tiling_data_hex\": \"" + hex + "\"" +
+                            ", \"column\": " + std::to_string(column) + ", \"chip\": " + json::quote(chip_name) + "}\n";
+    WriteFile(path + ".result.json", res.data(), res.size(), "result");
+}
+
 int Usage() {
     std::fprintf(stderr,
                  "usage: harness describe\n"
                  "       harness run REQUEST.json [REQUEST2.json ...]\n"
+                 "       harness tiling REQUEST.json [REQUEST2.json ...]\n"
                  "(the request and result formats: opkit/sim/host/README.md)\n");
     return 2;
 }
@@ -1130,6 +1189,10 @@ int main(int argc, char** argv) {
             else unsetenv("OPKIT_SIM_TRACE");
             RunOne(argv[i]);
         }
+        return 0;
+    }
+    if (cmd == "tiling" && argc >= 3) {  // host only: works in a harness linked without a kernel
+        for (int i = 2; i < argc; ++i) RunOne(argv[i], /*tiling_only=*/true);
         return 0;
     }
     return Usage();
