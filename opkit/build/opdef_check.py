@@ -66,7 +66,9 @@ def differences(spec: Spec, described: dict[str, Any]) -> list[str]:
                     lines += [f"- {group} {a['name']}.{key}: {a[key]}", f"+ {group} {a['name']}.{key}: {b.get(key)}"]
     mine_attrs = {a["name"]: a for a in want["attrs"]}
     their_attrs = {a["name"]: a for a in op.get("attrs", [])}
-    if list(mine_attrs) != list(their_attrs):
+    if not their_attrs:
+        pass  # an OpDef with no attrs takes its graph IR's, which op.yaml states (in IR order) and the harness passes
+    elif list(mine_attrs) != list(their_attrs):
         lines += [f"- attrs: {list(mine_attrs)}", f"+ attrs: {list(their_attrs)}"]
     else:
         for name, a in mine_attrs.items():

@@ -24,8 +24,11 @@ from opkit.build import opdef_check, sim_backend
 from opkit.errors import OpkitError, UsageError
 from opkit.run.sim_runner import (
     DEFAULT_TIMEOUT_S,
+    WARNING_PREFIX,
     KernelError,
     SimRunner,
+    _diagnostics,
+    _relay_op_log,
     failure_message,
     output_shapes_from_spec,
 )
@@ -203,6 +206,14 @@ def _run(spec: Spec, case: Case, column: int, chip: str, exe: Path, described: d
         for p, entry in zip(spec.inputs, req["inputs"], strict=True):
             if entry["file"] is None and p.name in case.shapes:  # present, shape only
                 entry["shape"] = case.shapes[p.name]
+            elif entry["file"] is None and p.param == "dynamic":  # a list input the case leaves out: no tensors
+                entry["shape"] = []
+        # A dynamic (list) output: as many tensors as the case's first list input has.
+        count = next((len(case.shapes[p.name]) for p in spec.inputs if p.param == "dynamic" and p.name in case.shapes),
+                     1)
+        for o, entry in zip(spec.device_outputs, req["outputs"], strict=True):
+            if o.param == "dynamic":
+                entry["count"] = max(count, 1)
         output_shapes_from_spec(spec, case, exe, req, label)
         req_path = work / "request.json"
         req_path.write_text(json.dumps(req), encoding="utf-8")
@@ -210,8 +221,10 @@ def _run(spec: Spec, case: Case, column: int, chip: str, exe: Path, described: d
             r = subprocess.run([str(exe), "tiling", str(req_path)], capture_output=True, text=True, timeout=timeout_s)
         except subprocess.TimeoutExpired:
             raise KernelError(f"{label}: the tiling gave no result after {timeout_s:.0f} s") from None
-        if r.returncode != 0:  # the diagnostic carries what the op logged
-            raise KernelError(failure_message(r.returncode, r.stderr, label))
+        if r.returncode != 0:  # the diagnostic carries what the op logged; the simulator's warnings say more
+            warnings = [f"simulator warning: {w}" for w in _diagnostics(r.stderr, WARNING_PREFIX)]
+            raise KernelError("\n".join([failure_message(r.returncode, r.stderr, label), *warnings]))
+        _relay_op_log(r.stderr, label)
         try:
             result = json.loads((work / "request.json.result.json").read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:

@@ -542,9 +542,10 @@ uint64_t Bytes(const gert::Shape& s, ge::DataType dt, const std::string& where) 
 
 void* GmAllocNamed(uint64_t bytes, const std::string& name, bool zero = true);
 
-// shape_only: a tiling-only request may give an input's shape without its data ("file": null, "shape" given).
+// tiling_only: a tiling-only request may give an input's shape without its data ("file": null, "shape" given),
+// and a dynamic (list) output as its number of tensors ("count", default 1).
 void ReadParam(const Value& v, const ops::OpParamDef& def, bool is_input, const std::string& where, IrParam* out,
-               bool shape_only = false) {
+               bool tiling_only = false) {
     out->name = def.name_;
     const Value& nm = Need(v, "name", where);
     if (nm.text != def.name_)
@@ -553,7 +554,7 @@ void ReadParam(const Value& v, const ops::OpParamDef& def, bool is_input, const 
     const Value* file = v.find("file");
     const Value* given_shape = v.find("shape");
     const bool no_data = file == nullptr || file->is_null();
-    shape_only = shape_only && is_input && no_data && given_shape != nullptr && !given_shape->is_null();
+    const bool shape_only = tiling_only && is_input && no_data && given_shape != nullptr && !given_shape->is_null();
     const bool absent = is_input && no_data && !shape_only;
     if (absent) {
         if (def.param_type_ != ops::OPTIONAL)
@@ -565,8 +566,21 @@ void ReadParam(const Value& v, const ops::OpParamDef& def, bool is_input, const 
     const Value* fmt = v.find("format");
     if (fmt && !fmt->is_null() && !ParseFormat(fmt->text, &out->fmt)) fail(kRun, "%s: unknown format '%s'", where.c_str(), fmt->text.c_str());
     out->dynamic = def.param_type_ == ops::DYNAMIC;
+    if (!is_input && out->dynamic) {
+        if (!tiling_only) fail(kRun, "%s: dynamic (list) outputs are not supported by the opkit harness yet", where.c_str());
+        const Value* cnt = v.find("count");
+        const int64_t n = cnt && !cnt->is_null() ? Int(*cnt, where + " count") : 1;
+        if (n < 1 || n > 1024) fail(kRun, "%s: count %lld: a dynamic output has 1 to 1024 tensors", where.c_str(), (long long)n);
+        for (int64_t k = 0; k < n; ++k) {
+            Tensor t;
+            t.name = def.name_ + "[" + std::to_string(k) + "]";
+            t.dt = out->dt;
+            t.fmt = out->fmt;
+            out->tensors.push_back(t);
+        }
+        return;
+    }
     if (!is_input) {
-        if (out->dynamic) fail(kRun, "%s: dynamic (list) outputs are not supported by the opkit harness yet", where.c_str());
         Tensor t;
         t.name = def.name_;
         t.dt = out->dt;
@@ -634,20 +648,36 @@ void ReadParam(const Value& v, const ops::OpParamDef& def, bool is_input, const 
 }
 
 // Attribute values in OpDef order (request value, else the default), then PrivateAttr ones.
+// An OpDef that declares no attribute takes them from the operator's graph IR (REG_OP) or its aclnn launch
+// (OP_ATTR), neither of which opkit compiles (FlashAttentionScore is such an op): the request's attributes are
+// those, in the request's (op.yaml's) order, each typed as the request says.
+std::vector<ops::OpAttrDef> IrAttrs(const ops::OpDef& d, const Value* list) {
+    std::vector<ops::OpAttrDef> out;
+    if (!d.attrs_.empty() || list == nullptr || list->type != Value::Array) return out;
+    for (const auto& a : list->items) {
+        ops::OpAttrDef def(Need(a, "name", "request attr").text.c_str());
+        def.kind_ = Need(a, "type", "request attr '" + def.name_ + "'").text;
+        out.push_back(def);
+    }
+    return out;
+}
+
 void BuildAttrs(const ops::OpDef& d, const ImplEntry& im, const Value& req, gert::RuntimeAttrs* attrs) {
     const Value* list = req.find("attrs");
+    const std::vector<ops::OpAttrDef> ir = IrAttrs(d, list);
+    const std::vector<ops::OpAttrDef>& declared = d.attrs_.empty() ? ir : d.attrs_;
     std::map<std::string, const Value*> given;
     if (list && !list->is_null()) {
         if (list->type != Value::Array) fail(kRun, "request: \"attrs\" must be a list");
         for (const auto& a : list->items) {
             const std::string n = Need(a, "name", "request attr").text;
             bool known = false;
-            for (const auto& da : d.attrs_) known = known || da.name_ == n;
+            for (const auto& da : declared) known = known || da.name_ == n;
             if (!known) fail(kRun, "request attr '%s': %s has no such attribute", n.c_str(), d.type_.c_str());
             given[n] = &a;
         }
     }
-    for (const auto& a : d.attrs_) {
+    for (const auto& a : declared) {
         const std::string where = "attribute '" + a.name_ + "'";
         if (a.kind_.empty()) fail("OpDef", "%s: %s has no type (call .Int(), .Float(), ...)", d.type_.c_str(), where.c_str());
         const Value* v = nullptr;
@@ -843,7 +873,11 @@ void RunOne(const std::string& path, bool tiling_only = false) {
     opkit::sim::set_trace_only(trace_only);
     for (size_t i = 0; i < ins.size(); ++i)
         ReadParam(rin.items[i], *ins[i], true, "input '" + ins[i]->name_ + "'", &pin[i], tiling_only);
-    for (size_t i = 0; i < outs.size(); ++i) ReadParam(rout.items[i], *outs[i], false, "output '" + outs[i]->name_ + "'", &pout[i]);
+    for (size_t i = 0; i < outs.size(); ++i)
+        ReadParam(rout.items[i], *outs[i], false, "output '" + outs[i]->name_ + "'", &pout[i], tiling_only);
+    std::vector<Tensor*> out_inst;  // every output tensor (a dynamic output has several in a tiling-only request)
+    for (auto& p : pout)
+        for (auto& t : p.tensors) out_inst.push_back(&t);
     std::vector<const ops::OpParamDef*> all(ins);
     all.insert(all.end(), outs.begin(), outs.end());
     Columns cols = ExpandColumns(op_type, all);
@@ -885,13 +919,15 @@ void RunOne(const std::string& path, bool tiling_only = false) {
         }
     }
     for (const auto& p : pout) {
-        node.ir_outputs_.emplace_back(static_cast<uint32_t>(node.outputs_.size()), 1);
+        node.ir_outputs_.emplace_back(static_cast<uint32_t>(node.outputs_.size()), static_cast<uint32_t>(p.tensors.size()));
         node.ir_output_names_.push_back(p.name);
-        gert::CompileTimeTensorDesc td;
-        td.SetDataType(p.dt);
-        td.SetOriginFormat(p.fmt);
-        td.SetStorageFormat(p.fmt);
-        node.outputs_.push_back(td);
+        for (size_t k = 0; k < p.tensors.size(); ++k) {
+            gert::CompileTimeTensorDesc td;
+            td.SetDataType(p.dt);
+            td.SetOriginFormat(p.fmt);
+            td.SetStorageFormat(p.fmt);
+            node.outputs_.push_back(td);
+        }
     }
     BuildAttrs(d, im, req, &node.attrs_);
 
@@ -918,7 +954,7 @@ void RunOne(const std::string& path, bool tiling_only = false) {
     }
 
     // InferShape.
-    std::vector<gert::Shape> out_shapes(pout.size());
+    std::vector<gert::Shape> out_shapes(out_inst.size());
     if (im.infer_shape.fn != nullptr) {
         gert::InferShapeContext ctx(&node);
         for (size_t i = 0; i < in_shapes.size(); ++i) {
@@ -930,8 +966,8 @@ void RunOne(const std::string& path, bool tiling_only = false) {
         if (rc != ge::GRAPH_SUCCESS)
             fail(NameOf(reinterpret_cast<const void*>(im.infer_shape.fn), "InferShape of " + op_type).c_str(),
                  "InferShape of %s returned %u (ge::GRAPH_FAILED is %u)", op_type.c_str(), rc, ge::GRAPH_FAILED);
-        for (size_t i = 0; i < pout.size(); ++i) {
-            Tensor& t = pout[i].tensors[0];
+        for (size_t i = 0; i < out_inst.size(); ++i) {
+            Tensor& t = *out_inst[i];
             if (t.bytes && t.shape.GetStorageShape() != out_shapes[i])
                 fail(NameOf(reinterpret_cast<const void*>(im.infer_shape.fn), "InferShape of " + op_type).c_str(),
                      "output '%s': InferShape gives %s, the request says %s", t.name.c_str(), ShapeStr(out_shapes[i]).c_str(),
@@ -941,16 +977,16 @@ void RunOne(const std::string& path, bool tiling_only = false) {
                      "output '%s': InferShape left an unknown dimension: %s", t.name.c_str(), ShapeStr(out_shapes[i]).c_str());
         }
     } else {
-        for (size_t i = 0; i < pout.size(); ++i) {
-            Tensor& t = pout[i].tensors[0];
+        for (size_t i = 0; i < out_inst.size(); ++i) {
+            Tensor& t = *out_inst[i];
             if (!t.bytes)
                 fail("registration", "%s registers no InferShape (OpDef SetInferShape or IMPL_OP(...).InferShape) and the "
                      "request gives no shape for output '%s'", op_type.c_str(), t.name.c_str());
             out_shapes[i] = t.shape.GetStorageShape();
         }
     }
-    for (size_t i = 0; i < pout.size(); ++i) {
-        Tensor& t = pout[i].tensors[0];
+    for (size_t i = 0; i < out_inst.size(); ++i) {
+        Tensor& t = *out_inst[i];
         t.shape.MutableOriginShape() = out_shapes[i];
         t.shape.MutableStorageShape() = out_shapes[i];
         t.bytes = Bytes(out_shapes[i], t.dt, "output '" + t.name + "'");
@@ -959,14 +995,14 @@ void RunOne(const std::string& path, bool tiling_only = false) {
     // InferDataType.
     if (im.infer_dtype.fn != nullptr) {
         gert::InferDataTypeContext ctx(&node);
-        ctx.out_dtypes_.assign(pout.size(), ge::DT_UNDEFINED);
+        ctx.out_dtypes_.assign(out_inst.size(), ge::DT_UNDEFINED);
         const uint32_t rc = im.infer_dtype.fn(&ctx);
         const std::string fn = NameOf(reinterpret_cast<const void*>(im.infer_dtype.fn), "InferDataType of " + op_type);
         if (rc != ge::GRAPH_SUCCESS) fail(fn.c_str(), "InferDataType of %s returned %u", op_type.c_str(), rc);
-        for (size_t i = 0; i < pout.size(); ++i)
-            if (ctx.out_dtypes_[i] != pout[i].dt)
-                fail(fn.c_str(), "output '%s': InferDataType gives %s, the request says %s", pout[i].name.c_str(),
-                     DtypeName(ctx.out_dtypes_[i]).c_str(), DtypeName(pout[i].dt).c_str());
+        for (size_t i = 0; i < out_inst.size(); ++i)
+            if (ctx.out_dtypes_[i] != out_inst[i]->dt)
+                fail(fn.c_str(), "output '%s': InferDataType gives %s, the request says %s", out_inst[i]->name.c_str(),
+                     DtypeName(ctx.out_dtypes_[i]).c_str(), DtypeName(out_inst[i]->dt).c_str());
     } else if (im.dtype_same_as_first_input && !pin.empty() && pin[0].present) {
         for (size_t i = 0; i < pout.size(); ++i)
             if (pout[i].dt != pin[0].dt)
@@ -993,14 +1029,14 @@ void RunOne(const std::string& path, bool tiling_only = false) {
     }
     const size_t capacity = im.max_tiling_data_size ? im.max_tiling_data_size : 2048;
     gert::TilingData tiling_data(capacity);
-    std::vector<gert::StorageShape> out_storage(pout.size());
+    std::vector<gert::StorageShape> out_storage(out_inst.size());
     gert::TilingContext tctx(&node);
     for (size_t i = 0; i < in_shapes.size(); ++i) {
         tctx.in_shapes_.push_back(&in_shapes[i]);
         tctx.in_tensors_.push_back(gtensors[i].get());
     }
-    for (size_t i = 0; i < pout.size(); ++i) {
-        out_storage[i] = pout[i].tensors[0].shape;
+    for (size_t i = 0; i < out_inst.size(); ++i) {
+        out_storage[i] = out_inst[i]->shape;
         tctx.out_shapes_.push_back(&out_storage[i]);
     }
     tctx.platform_ = &platform;
@@ -1134,8 +1170,11 @@ void RunOne(const std::string& path, bool tiling_only = false) {
 void WriteTilingResult(const std::string& path, const gert::TilingContext& tctx, const gert::TilingData& tiling_data,
                        const std::vector<IrParam>& pout, int column, const std::string& chip_name) {
     std::string shapes, ws;
-    for (const auto& p : pout)
-        shapes += (shapes.empty() ? "" : ", ") + json::quote(p.name) + ": " + ShapeStr(p.tensors[0].shape.GetStorageShape());
+    for (const auto& p : pout) {
+        std::string list;
+        for (const auto& t : p.tensors) list += (list.empty() ? "" : ", ") + ShapeStr(t.shape.GetStorageShape());
+        shapes += (shapes.empty() ? "" : ", ") + json::quote(p.name) + ": " + (p.dynamic ? "[" + list + "]" : list);
+    }
     uint64_t ws_bytes = 0;
     for (size_t i = 0; i < tctx.workspace_.GetSize(); ++i) {
         ws += (i ? ", " : "") + std::to_string(tctx.workspace_.GetData()[i]);

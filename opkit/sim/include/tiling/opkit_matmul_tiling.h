@@ -431,7 +431,7 @@ private:
     int64_t Run(T& t) {
         const int32_t M = m_ > 0 ? m_ : OrgM(), N = n_ > 0 ? n_ : OrgN(), K = k_ > 0 ? k_ : OrgKa();
         if (M <= 0 || N <= 0 || K <= 0) return Refuse("M, N and K must be positive (SetShape/SetOrgShape)");
-        if (dim_ <= 0) return Refuse("SetDim was not called with a positive core count");
+        if (dim_ <= 0) return Refuse("SetDim was given a core count below 1");
         int32_t sm = singleM_, sn = singleN_;
         int32_t md = 1, nd = 1;
         if (sm > 0 && sn > 0) {
@@ -464,7 +464,7 @@ private:
         outK_ = sk;
         return Solve(md * nd, sm, sn, sk, [&](const char* f, int32_t v) { Put(t, f, v); });
     }
-    int32_t dim_ = 0;
+    int32_t dim_ = 1;  // CANN's constructors set blockDim = 1: without SetDim the tiling is for one core
     int32_t singleM_ = -1, singleN_ = -1, singleK_ = -1;
     int32_t mDim_ = 1, nDim_ = 1, outM_ = 0, outN_ = 0, outK_ = 0;
 };
