@@ -183,6 +183,15 @@ def build_host(spec: Spec, chip: str, jobs: int | None = None,
     return _host_harness(cc, host, spec.dir, chip, spec, spec.name, jobs, progress)
 
 
+def host_compile_flags(spec: Spec, chip: str) -> tuple[str, list[str], list[Path]]:
+    """(compiler, flags, host sources) of a package's host units on a chip: what a probe of its host
+    headers (the layout of a plain tiling struct, opkit.build.struct_layout) compiles with."""
+    cc = find_compiler()
+    pkg = options.package_build(spec)
+    host = _host_plan(spec.dir, spec.src_dir, pkg, chip, cc)
+    return cc.path, host.base, list(pkg.host_sources)
+
+
 @dataclass(frozen=True)
 class _Owner:
     """Whose files a compile step builds: names them in messages (a Spec serves, or this for a folder)."""

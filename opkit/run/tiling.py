@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from opkit.build import opdef_check, sim_backend
+from opkit.build import opdef_check, sim_backend, struct_layout
 from opkit.errors import OpkitError, UsageError
 from opkit.run.sim_runner import (
     DEFAULT_TIMEOUT_S,
@@ -40,7 +40,11 @@ from opkit.verify.inputs import make_inputs
 
 # struct module codes of the TilingData scalar types (little-endian, as the NPU and the simulator store them)
 _CODES = {"int8_t": "b", "uint8_t": "B", "char": "b", "bool": "?", "int16_t": "h", "uint16_t": "H",
-          "int32_t": "i", "uint32_t": "I", "int64_t": "q", "uint64_t": "Q", "float": "f", "double": "d"}
+          "int32_t": "i", "uint32_t": "I", "int64_t": "q", "uint64_t": "Q", "float": "f", "double": "d",
+          # the spellings debug information may give (LP64)
+          "signed char": "b", "unsigned char": "B", "short": "h", "unsigned short": "H", "int": "i",
+          "unsigned int": "I", "long": "q", "unsigned long": "Q", "long long": "q", "unsigned long long": "Q",
+          "size_t": "Q"}
 
 
 @dataclass
@@ -111,7 +115,12 @@ def decode(data: bytes, classes: dict[str, dict[str, Any]], cls: str) -> tuple[l
             if off + size > len(data):
                 notes.append(f"{path}: at bytes {off}..{off + size}, past the {len(data)} bytes the tiling wrote")
                 continue
-            if f["kind"] == "struct":
+            if f["kind"] == "struct_array" and f["type"] in classes and int(f.get("count", 0)) > 0:
+                step = size // int(f["count"])
+                for i in range(int(f["count"])):
+                    walk(f["type"], off + i * step, f"{path}[{i}].")
+                continue
+            if f["kind"] in ("struct", "struct_array"):
                 if f["type"] in classes:
                     walk(f["type"], off, path + ".")
                 else:
@@ -179,9 +188,13 @@ def run_tiling(spec: Spec, case_name: str, *, soc: str | None = None, dtype: Any
         out.notes.append(f"case {case.name} expects tiling key {case.tiling_key} (op.yaml); the tiling chose "
                          f"{out.tiling_key}: verify fails this case")
     layouts = {c["class"]: c for c in described.get("tiling_data_classes", [])}
+    if cls is None:  # a plain struct shared by host and kernel: its layout from debug information
+        cls, layouts, notes = _plain_layout(spec, chip, len(data))
+        out.tiling_class = cls
+        out.notes += notes
     if cls is None:
-        out.notes.append(f"{spec.op_type} registers no TilingData class (REGISTER_TILING_DATA_CLASS): the tiling "
-                         "data is shown as bytes")
+        out.notes.append(f"{spec.op_type} registers no TilingData class (REGISTER_TILING_DATA_CLASS) and no plain "
+                         "tiling struct was found (GetTilingData<T>): the tiling data is shown as bytes")
     elif cls not in layouts:
         out.notes.append(f"TilingData class {cls} has no layout in describe: the tiling data is shown as bytes")
     else:
@@ -191,6 +204,28 @@ def run_tiling(spec: Spec, case_name: str, *, soc: str | None = None, dtype: Any
         if size != len(data):
             out.notes.append(f"the tiling wrote {len(data)} bytes; {cls} is {size} bytes")
     return out
+
+
+def _plain_layout(spec: Spec, chip: str, size: int) -> tuple[str | None, dict[str, dict[str, Any]], list[str]]:
+    """The plain struct the tiling wrote (``GetTilingData<T>``; of several, the one of the data's size) and the
+    layouts of it and what it nests."""
+    compiler, flags, host_sources = sim_backend.host_compile_flags(spec, chip)
+    names = struct_layout.struct_names(host_sources, spec.src_dir / "op_kernel")
+    if not names:
+        return None, {}, []
+    headers = struct_layout.defining_headers(names, [spec.src_dir / "op_host", spec.src_dir / "op_kernel"])
+    layouts, notes = struct_layout.plain_layouts(names, headers, flags, compiler,
+                                                 spec.dir / sim_backend.BUILD_DIR / "gen")
+    bare = [n.rpartition("::")[2] for n in names if n.rpartition("::")[2] in layouts]
+    fits = [n for n in bare if int(layouts[n]["size"]) == size]
+    if len(fits) == 1:
+        return fits[0], layouts, notes
+    if len(bare) == 1:
+        return bare[0], layouts, notes
+    if bare:
+        notes.append(f"the host writes several plain tiling structs ({', '.join(bare)}) and none alone has the "
+                     f"data's {size} bytes: the tiling data is shown as bytes")
+    return None, layouts, notes
 
 
 def _run(spec: Spec, case: Case, column: int, chip: str, exe: Path, described: dict[str, Any], label: str,
@@ -257,8 +292,15 @@ def render(res: TilingResult) -> list[str]:
 
 
 def _show(value: Any) -> str:
+    """A field's value; an array's trailing run of one value (4 or more) is shown once with its count."""
     if isinstance(value, float):
         return f"{value:.9g}"
     if isinstance(value, list):
+        run = 0
+        while run < len(value) and value[len(value) - 1 - run] == value[-1]:
+            run += 1
+        if run >= 4:
+            head = [_show(v) for v in value[:len(value) - run]]
+            return "[" + ", ".join([*head, f"{_show(value[-1])} x{run}"]) + "]"
         return "[" + ", ".join(_show(v) for v in value) + "]"
     return str(value)
