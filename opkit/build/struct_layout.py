@@ -107,9 +107,14 @@ def parse_ptype(text: str, name: str) -> dict[str, dict[str, Any]]:
         if mm is None:
             continue
         count = _count(mm.group("dims"))
-        stack[-1][3].append({"name": mm.group("name"), "kind": "array" if mm.group("dims") else "scalar",
-                             "type": " ".join(mm.group("type").replace("const ", "").split()),
-                             "offset": off - stack[-1][1], "size": size, "count": count})
+        tname = " ".join(mm.group("type").replace("const ", "").split())
+        agg = re.match(r"^(?:struct|class|union)\s+([\w:]+)$", tname)  # a struct member gdb does not expand
+        if agg:
+            kind, tname = ("struct_array" if mm.group("dims") else "struct"), agg.group(1).rpartition("::")[2]
+        else:
+            kind = "array" if mm.group("dims") else "scalar"
+        stack[-1][3].append({"name": mm.group("name"), "kind": kind, "type": tname, "offset": off - stack[-1][1],
+                             "size": size, "count": count})
     if stack:
         cls, _, size, fields = stack[0]
         classes[cls] = {"class": cls, "size": size if size is not None else 0, "fields": fields}

@@ -112,7 +112,7 @@ def decode(data: bytes, classes: dict[str, dict[str, Any]], cls: str) -> tuple[l
             path = prefix + f["name"]
             off = base + int(f["offset"])
             size = int(f["size"])
-            if off + size > len(data):
+            if off >= len(data) or (off + size > len(data) and f["kind"] not in ("struct", "struct_array")):
                 notes.append(f"{path}: at bytes {off}..{off + size}, past the {len(data)} bytes the tiling wrote")
                 continue
             if f["kind"] == "struct_array" and f["type"] in classes and int(f.get("count", 0)) > 0:
