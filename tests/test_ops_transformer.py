@@ -102,3 +102,106 @@ def test_add_example_builds_and_verifies(cli, ot, tmp_path):
     (pkg / "op.yaml").write_text(text)
     cases = _verify(cli, pkg, tmp_path / "v")
     assert len(cases) == 2 and {c["status"] for c in cases} == {"pass"}  # float32 and int32
+
+
+# The tiling key GroupedMatmul's tiling UT expects (tests/utest/ts_grouped_matmul_utils.h GMMEncodeTilingKey):
+# dtype codes of x, weight, y (GMM_TPL_FLOAT16 = 1) in bytes 0-2, then transpose x, transpose weight, group list type.
+def _gmm_key(x: int, w: int, y: int, trans_x: int, trans_w: int, group_list_type: int) -> int:
+    return x | w << 8 | y << 16 | trans_x << 24 | trans_w << 25 | group_list_type << 26
+
+
+GMM_CASES = """cases:
+- name: ut_case4
+  tags: [smoke]
+  description: GroupedMatmul_Case4 of tests/utest/ts_grouped_matmul_tiling.cpp (split M, 4 groups of 64 rows)
+  shapes: {x: [[256, 512]], weight: [[4, 512, 128]], bias: [[4, 128]], scale: [], offset: [], antiquant_scale: [],
+    antiquant_offset: [], group_list: [4]}
+  init: {group_list: {constant: 64}}
+  attrs: {split_item: 3, dtype: -1, group_type: 0, group_list_type: 1}
+  dtype: 0
+- name: example
+  description: examples/test_aclnn_grouped_matmul.cpp (2 groups, the group list as counts)
+  shapes: {x: [[512, 256]], weight: [[2, 256, 256]], bias: [[2, 256]], scale: [], offset: [], antiquant_scale: [],
+    antiquant_offset: [], group_list: [2]}
+  init: {group_list: {constant: 256}}
+  attrs: {split_item: 3, group_type: 0, group_list_type: 1, tuning_config: [512]}
+  dtype: 0
+"""
+
+
+def _tiling(cli, pkg: Path, case: str) -> dict:
+    code, out, err = cli("tiling", pkg, "--case", case, "--soc", CHIP, "-j", "1", "--json")
+    assert code == 0, out + err
+    return json.loads(out)
+
+
+def test_grouped_matmul_adopts_and_its_tiling_runs(cli, ot, tmp_path):
+    folder = ot / "gmm" / "grouped_matmul"
+    before = _digest(folder / "op_host") + _digest(folder / "op_kernel")
+    pkg = tmp_path / "grouped_matmul"
+    code, out, err = cli("adopt", folder, "--dir", pkg, "-I", ot / "common" / "include", "--soc", CHIP)
+    assert code == 0, out + err  # int4 weight columns, ND and FRACTAL_NZ columns of the same dtypes
+    text = (pkg / "op.yaml").read_text()
+    assert "int4" in text and "FRACTAL_NZ" in text
+    (pkg / "op.yaml").write_text(text[:text.index("cases:")] + GMM_CASES)
+    res = _tiling(cli, pkg, "ut_case4")
+    assert res["tiling_key"] == _gmm_key(1, 1, 1, 0, 0, 1) == 67174657  # the key the UT expects
+    assert res["block_dim"] == 24 and res["tiling_class"] == "GMMTilingData"  # every AI core (kFullTilingBlockDim)
+    base, mm = res["fields"]["gmmBaseParams"], res["fields"]["mmTilingData"]
+    assert (base["groupNum"], base["m"], base["groupListType"], base["hasBias"]) == (4, 256, 1, 1)
+    assert (mm["M"], mm["N"], mm["Ka"]) == (256, 128, 512)  # the nested TCubeTiling, decoded
+    assert res["output_shapes"] == {"y": [[256, 128]]}
+    doc = _tiling(cli, pkg, "example")
+    assert doc["tiling_key"] == _gmm_key(1, 1, 1, 0, 0, 1)
+    assert doc["fields"]["gmmBaseParams"]["groupNum"] == 2 and doc["fields"]["mmTilingData"]["Ka"] == 256
+    assert doc["output_shapes"] == {"y": [[512, 256]]}
+    assert _digest(folder / "op_host") + _digest(folder / "op_kernel") == before
+
+
+# FlashAttentionScore's OpDef declares no attrs (they come from its graph IR): the user states them in op.yaml,
+# in the order its tiling reads them (flash_attention_score_tiling_general.cpp), with the aclnn docs' defaults.
+FA_ATTRS = """attrs:
+- {name: scale_value, type: float, default: 1.0}
+- {name: keep_prob, type: float, default: 1.0}
+- {name: pre_tockens, type: int, default: 2147483647}
+- {name: next_tockens, type: int, default: 2147483647}
+- {name: head_num, type: int}
+- {name: input_layout, type: string}
+- {name: inner_precise, type: int, default: 0}
+- {name: sparse_mode, type: int, default: 0}
+- {name: pse_type, type: int, default: 1}
+"""
+FA_CASES = """cases:
+- name: example_sbh
+  tags: [smoke]
+  description: examples/test_aclnn_flash_attention_score.cpp (B=N=1, S1=S2=256, D=128, SBH, a 256x256 mask)
+  shapes: {query: [256, 1, 128], key: [256, 1, 128], value: [256, 1, 128], atten_mask: [256, 256]}
+  attrs: {scale_value: 0.08838834764831845, head_num: 1, input_layout: SBH}
+  dtype: 8
+- name: ut_netcase_000
+  description: NetCase_000 of tests/utest/ts_fa/ts_fa_tc_redline_net.cpp (BNSD, keep_prob 0.9 with a drop mask)
+  shapes: {query: [2, 10, 3840, 64], key: [2, 10, 512, 64], value: [2, 10, 512, 64], drop_mask: [2, 10, 3840, 64]}
+  attrs: {scale_value: 0.125, keep_prob: 0.9, pre_tockens: 65536, next_tockens: 65536, head_num: 10,
+    input_layout: BNSD}
+  dtype: 0
+"""
+
+
+def test_flash_attention_score_tiling_runs(cli, ot, tmp_path):
+    folder = ot / "attention" / "flash_attention_score"
+    pkg = tmp_path / "flash_attention_score"
+    code, out, err = cli("adopt", folder, "--dir", pkg, "-I", ot / "common" / "include", "--soc", CHIP)
+    assert code == 0, out + err
+    text = (pkg / "op.yaml").read_text().replace("attrs: []\n", FA_ATTRS)
+    (pkg / "op.yaml").write_text(text[:text.index("cases:")] + FA_CASES)
+    doc = _tiling(cli, pkg, "example_sbh")
+    assert doc["tiling_class"] == "FlashAttentionScoreGeneralTilingData" and doc["tiling_bytes"] == 1464
+    p = doc["fields"]["inputParams"]
+    assert (p["bSize"], p["n2Size"], p["gSize"], p["s1Size"], p["s2Size"], p["dSize"]) == (1, 1, 1, 256, 256, 128)
+    assert p["scaleValue"] == pytest.approx(128 ** -0.5) and p["keepProb"] == 1.0
+    assert doc["fields"]["bmm1TilingData"]["Ka"] == 128  # Q x K^T over D, in the nested TCubeTiling
+    assert doc["output_shapes"]["attention_out"] == [256, 1, 128]
+    ut = _tiling(cli, pkg, "ut_netcase_000")  # the UT expects success (it gives no tiling key)
+    p = ut["fields"]["inputParams"]
+    assert (p["bSize"], p["n2Size"], p["s1Size"], p["s2Size"], p["dSize"]) == (2, 10, 3840, 512, 64)
+    assert p["keepProb"] == pytest.approx(0.9) and ut["block_dim"] == 24
