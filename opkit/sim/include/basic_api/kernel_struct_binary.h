@@ -5,6 +5,7 @@
 namespace AscendC {
 
 struct BinaryRepeatParams {
+    uint32_t blockNumber = 8;  // DEFAULT_BLK_NUM: blocks per repeat (CANN's field; the simulator's repeats are 8 blocks)
     uint8_t dstBlkStride = 1, src0BlkStride = 1, src1BlkStride = 1;
     uint8_t dstRepStride = 8, src0RepStride = 8, src1RepStride = 8;
     bool repeatStrideMode = false, strideSizeMode = false;
