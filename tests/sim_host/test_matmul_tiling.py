@@ -105,3 +105,12 @@ def test_library_tiling_classes(tilings):
     lib = tilings["library_sizes"]
     assert lib["softmax"] == lib["softmax_kernel"] == 64
     assert lib["topk"] == 112
+
+
+def test_multicore_tiling_without_set_dim_is_one_core(tilings):
+    # asc-devkit impl/adv_api/tiling/matmul/matmul_tiling_base.cpp: the constructors set blockDim = 1
+    t = tilings["no_set_dim"]
+    assert t["rc"] == 0 and t["usedCoreNum"] == 1
+    assert (t["singleCoreM"], t["singleCoreN"], t["singleCoreK"]) == (256, 128, 512)
+    assert tilings["set_dim_zero"]["rc"] == -1
+    assert "SetDim was given a core count below 1" in tilings["_stderr"]

@@ -61,6 +61,17 @@ int main(int argc, char** argv)
         AscendC::tiling::TCubeTiling t{};
         Print(c.name, mm.GetTiling(t), t);
     }
+    for (int dim : {-1, 0}) {
+        // Without SetDim (-1 here) CANN's constructors leave blockDim = 1: a one-core tiling; SetDim(0) is refused.
+        MultiCoreMatmulTiling mm(pa);
+        if (dim >= 0) mm.SetDim(dim);
+        mm.SetAType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16);
+        mm.SetBType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16);
+        mm.SetCType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
+        mm.SetShape(256, 128, 512);
+        AscendC::tiling::TCubeTiling t{};
+        Print(dim < 0 ? "no_set_dim" : "set_dim_zero", mm.GetTiling(t), t);
+    }
     {
         MatmulApiTiling mm(pa);
         mm.SetAType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16);
