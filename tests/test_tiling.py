@@ -156,3 +156,102 @@ def test_expected_key_mismatch_is_noted(cli, layouts, tmp_path):
     res = _json(cli, pkg, "--case", "whole_rows")
     assert res["tiling_key"] == 100 and res["expected_tiling_key"] == 200
     assert any("expects tiling key 200" in n for n in res["notes"])
+
+
+PROBE_YAML = """name: pack_probe
+family: t
+summary: an int4 input the tiling reads (ValueDepend) and a float16 one it does not.
+socs: [ascend910b]
+kernel: vector
+inputs:
+  - {name: x, dtypes: [int4], shape: [N]}
+  - {name: y, dtypes: [float16], shape: [N]}
+outputs:
+  - {name: z, dtypes: [float16], shape: [N]}
+golden: golden.py:pack_probe
+cases:
+  - {name: a, shapes: {x: [21], y: [21]}, init: {x: {randint: [-8, 7]}}}
+"""
+PROBE_HOST = """#include <cstdint>
+
+#include "register/op_def_registry.h"
+#include "../op_kernel/pack_probe_tiling_data.h"
+
+namespace optiling {
+static ge::graphStatus TilingPackProbe(gert::TilingContext* context)
+{
+    PackProbeTilingData* t = context->GetTilingData<PackProbeTilingData>();
+    const gert::Tensor* x = context->GetInputTensor(0);
+    const gert::Tensor* y = context->GetInputTensor(1);
+    t->n = static_cast<uint32_t>(context->GetInputShape(0)->GetStorageShape().GetShapeSize());
+    t->yHasData = (y != nullptr && y->GetData<uint8_t>() != nullptr) ? 1 : 0;
+    const uint8_t* bytes = x == nullptr ? nullptr : x->GetData<uint8_t>();
+    for (uint32_t i = 0; i < 11; ++i) t->packed[i] = bytes == nullptr ? 0xEE : bytes[i];
+    context->GetRawTilingData()->SetDataSize(sizeof(PackProbeTilingData));
+    context->SetBlockDim(1);
+    context->SetTilingKey(1);
+    context->GetWorkspaceSizes(1)[0] = 0;
+    return ge::GRAPH_SUCCESS;
+}
+}  // namespace optiling
+
+namespace ge {
+static ge::graphStatus InferShapePackProbe(gert::InferShapeContext* context)
+{
+    *context->GetOutputShape(0) = *context->GetInputShape(1);
+    return ge::GRAPH_SUCCESS;
+}
+}  // namespace ge
+
+namespace ops {
+class PackProbe : public OpDef {
+public:
+    explicit PackProbe(const char* name) : OpDef(name)
+    {
+        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_INT4}).Format({ge::FORMAT_ND}).ValueDepend(REQUIRED);
+        this->Input("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
+        this->Output("z").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
+        this->SetInferShape(ge::InferShapePackProbe);
+        this->AICore().SetTiling(optiling::TilingPackProbe);
+        this->AICore().AddConfig("ascend910b");
+    }
+};
+OP_ADD(PackProbe);
+}  // namespace ops
+"""
+PROBE_STRUCT = """#pragma once
+#include <cstdint>
+struct PackProbeTilingData {
+    uint32_t n;
+    uint32_t yHasData;
+    uint8_t packed[11];
+};
+"""
+
+
+def test_value_depend_int4_data_reaches_the_tiling_packed(cli, tmp_path):
+    """The input the tiling reads arrives with the case's data, two int4 values per byte (element 2i in the low
+    nibble); the input it does not read travels as a shape only."""
+    pkg = tmp_path / "pack_probe"
+    (pkg / "op_host").mkdir(parents=True)
+    (pkg / "op_kernel").mkdir()
+    (pkg / "op.yaml").write_text(PROBE_YAML)
+    (pkg / "golden.py").write_text("def pack_probe(x, y):\n    return {'z': y}\n")
+    (pkg / "op_host" / "pack_probe.cpp").write_text(PROBE_HOST)
+    (pkg / "op_kernel" / "pack_probe_tiling_data.h").write_text(PROBE_STRUCT)
+    (pkg / "op_kernel" / "pack_probe.cpp").write_text('#include "kernel_operator.h"\nextern "C" __global__ __aicore__ '
+                                                      "void pack_probe(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR ws, "
+                                                      "GM_ADDR tiling) { NotYetWritten(); }\n")
+    from opkit.spec import load
+    from opkit.verify.inputs import make_inputs
+
+    spec = load(pkg)
+    values = [int(v) for v in make_inputs(spec, spec.cases[0], 0)["x"]]  # what verify would draw, 21 values
+    padded = values + [0]
+    want = [(padded[2 * i] & 0xF) | ((padded[2 * i + 1] & 0xF) << 4) for i in range(11)]
+    code, out, err = cli("tiling", pkg, "--case", "a", "--soc", CHIP, "-j", "1", "--json")
+    assert code == 0, out + err
+    res = json.loads(out)
+    assert res["tiling_class"] == "PackProbeTilingData"
+    assert res["fields"] == {"n": 21, "yHasData": 0, "packed": want}
+    assert res["output_shapes"] == {"z": [21]}
