@@ -35,7 +35,7 @@ def _same_default(a: Any, b: Any) -> bool:
 def spec_view(spec: Spec) -> dict[str, Any]:
     """The part of op.yaml that OpDef also declares, in the shape of ``describe``'s output."""
     def params(ps: list) -> list[dict[str, Any]]:
-        return [{"name": p.name, "param_type": p.param, "dtypes": list(p.dtypes), "formats": list(p.formats)}
+        return [{"name": p.opdef_name, "param_type": p.param, "dtypes": list(p.dtypes), "formats": list(p.formats)}
                 for p in ps]
     return {
         "op_type": spec.op_type,

@@ -159,8 +159,11 @@ class SimRunner:
                 if any(o.inplace == p.name for o in spec.outputs):  # the kernel writes its result here
                     entry["result_file"] = str(work / f"inplace_{p.name}.bin")
             ins.append(entry)
-        outs = [{"name": o.name, "dtype": o.dtypes[column], "format": o.formats[column],
-                 "file": str(work / f"out_{o.name}.bin")} for o in spec.device_outputs]
+        # A reference-form output is the OpDef output of its input's name; the harness gives the kernel the
+        # input's buffer for it and writes that buffer back as the output.
+        outs = [{"name": o.opdef_name, "dtype": o.dtypes[column], "format": o.formats[column],
+                 "file": str(work / f"out_{o.name}.bin"), **({"ref": o.ref} if o.ref else {})}
+                for o in spec.device_outputs]
         attrs = [{"name": a.name, "type": a.type, "value": case.attrs.get(a.name)} for a in spec.attrs]
         tp = self.trace_path(spec, case, column, chip, trace_only)
         req = {"op_type": spec.op_type, "chip": chip_request(chip), "inputs": ins, "outputs": outs,
@@ -217,7 +220,7 @@ class SimRunner:
                     outputs[o.name] = _read_output(work / f"inplace_{o.inplace}.bin", np_dtype(o.dtypes[column]))
                     outputs[o.name] = outputs[o.name].reshape(src)
                     continue
-                shape = result.get("output_shapes", {}).get(o.name)
+                shape = result.get("output_shapes", {}).get(o.opdef_name)
                 if shape is None:
                     continue
                 dt = np_dtype(o.dtypes[column])

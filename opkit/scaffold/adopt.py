@@ -28,6 +28,7 @@ from typing import Any
 import jinja2
 
 from opkit import naming
+from opkit.build.interface_check import entry_params_in
 from opkit.errors import SpecError, UsageError
 from opkit.paths import GENERIC_TEMPLATE, templates_dir
 from opkit.scaffold.context import template_context
@@ -88,11 +89,36 @@ def _pick_op(described: dict[str, Any], folder: Path, op_type: str | None) -> di
                      "pick one with --op")
 
 
-def _tensor_entry(p: dict[str, Any]) -> dict[str, Any]:
-    """op.yaml's entry of a tensor as ``describe`` reports it."""
+def _tensor_entry(p: dict[str, Any], ref_name: str | None = None) -> dict[str, Any]:
+    """op.yaml's entry of a tensor as ``describe`` reports it; ``ref_name`` names an output in GE's
+    reference form (the OpDef output of an input's name) in op.yaml."""
     formats = p.get("formats") or ["ND"] * len(p["dtypes"])
-    return tensor_yaml({"name": p["name"], "dtypes": p["dtypes"], "formats": formats,
-                        "param": p.get("param_type", "required")})
+    entry = tensor_yaml({"name": ref_name or p["name"], "dtypes": p["dtypes"], "formats": formats,
+                         "param": p.get("param_type", "required")})
+    if ref_name is not None:
+        entry["ref"] = p["name"]
+    return entry
+
+
+def ref_names(op: dict[str, Any], entry: list[str] | None) -> dict[str, str]:
+    """op.yaml names of the outputs that share an input's name (GE's reference form: one tensor, its buffer
+    given to the kernel as an input and as an output): the kernel entry's parameter at the output's
+    position where it is a free name (``k_cache_out``), else ``<name>_ref``."""
+    inputs = [p["name"] for p in op["inputs"]]
+    taken = {*inputs, *(p["name"] for p in op["outputs"]), *(a["name"] for a in op.get("attrs", []))}
+    out: dict[str, str] = {}
+    for j, p in enumerate(op["outputs"]):
+        if p["name"] not in inputs:
+            continue
+        pos = len(inputs) + j
+        cand = entry[pos] if entry is not None and pos < len(entry) else None
+        if cand is None or cand in taken or naming.name_problem(cand) is not None:
+            cand = f"{p['name']}_ref"
+            while cand in taken:
+                cand += "_"
+        taken.add(cand)
+        out[p["name"]] = cand
+    return out
 
 
 def _attr_entry(a: dict[str, Any]) -> dict[str, Any]:
@@ -190,18 +216,20 @@ def _prod(shape: list[int]) -> int:
 
 
 def spec_text(op: dict[str, Any], *, name: str, family: str, kernel: str, build: dict[str, Any],
-              cases: list[dict[str, Any]], summary: str, header: list[str]) -> str:
-    """op.yaml text for an adopted operator, checked by the spec loader before it is returned."""
+              cases: list[dict[str, Any]], summary: str, header: list[str], entry: list[str] | None = None) -> str:
+    """op.yaml text for an adopted operator, checked by the spec loader before it is returned. ``entry``: the
+    kernel entry's parameter names (they name the reference-form outputs)."""
     if not cases:
         shapes = {p["name"]: list(_PLACEHOLDER_SHAPE) for p in op["inputs"]
                   if p.get("param_type", "required") == "required"}
         cases = [{"name": "smoke", "tags": ["smoke"], "shapes": shapes}]
         header = [*header, "# No tiling unit test to take cases from: the smoke case has placeholder shapes."]
+    refs = ref_names(op, entry)
     spec: dict[str, Any] = {
         "name": name, "op_type": op["op_type"], "family": family, "summary": summary,
         "socs": list(op.get("socs") or ["ascend910b"]), "kernel": kernel,
         "inputs": [_tensor_entry(p) for p in op["inputs"]],
-        "outputs": [_tensor_entry(p) for p in op["outputs"]],
+        "outputs": [_tensor_entry(p, refs.get(p["name"])) for p in op["outputs"]],
         "attrs": [_attr_entry(a) for a in op.get("attrs", [])],
         "golden": f"golden.py:{name}", "build": build, "cases": cases,
     }
@@ -218,12 +246,6 @@ def spec_text(op: dict[str, Any], *, name: str, family: str, kernel: str, build:
         header = [*header, f"# Placeholder values for required attrs the unit tests do not give: "
                   f"{', '.join(sorted(filled))}."]
     text = "\n".join(header) + "\n" + dump(spec)
-    inputs = {p["name"] for p in op["inputs"]}
-    refs = [p["name"] for p in op["outputs"] if p["name"] in inputs]
-    if refs:
-        raise UsageError(f"{op['op_type']}: output(s) {', '.join(refs)} share the name of an input (GE's reference "
-                         "form of an in-place result, the kernel taking the buffer twice); op.yaml cannot describe "
-                         "that yet, so this operator cannot be adopted")
     try:
         load_string(text, file=f"op.yaml adopted from {op['op_type']}")
     except SpecError as exc:
@@ -332,8 +354,10 @@ def _adopt_into(package: Path, source_dir: Path, options: BuildOptions, build: d
         "# The interface comes from the OpDef the host code registers; the cases from the folder's tiling",
         "# unit tests. golden.py still needs the math.",
     ]
+    found = entry_params_in(source_dir / "op_kernel" / f"{name}.cpp", name)
     text = spec_text(op, name=name, family=fam, kernel=_kernel_kind(source_dir), build=build, cases=cases,
-                     summary=f"{op['op_type']}, adopted from {source_dir.name}/.", header=header)
+                     summary=f"{op['op_type']}, adopted from {source_dir.name}/.", header=header,
+                     entry=found[0] if found else None)
     load_string(text, file=str(package / "op.yaml"))
     with tempfile.TemporaryDirectory(prefix="opkit-adopt-") as tmp:
         staged = Path(tmp)
