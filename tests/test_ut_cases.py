@@ -96,3 +96,40 @@ def test_find_ut_cases_looks_in_the_operators_tiling_tests(tmp_path):
     infer.write_text(UT, encoding="utf-8")  # not a tiling test: not read
     assert len(find_ut_cases(tmp_path / "scale_rows", "ScaleRows").cases) == 2
     assert find_ut_cases(tmp_path / "elsewhere", "ScaleRows").cases == []
+
+
+LOCALS = r'''
+TEST_F(RopeTiling, values_from_locals_and_arithmetic)
+{
+    std::vector<int64_t> splitsParams = {1024, 128, 128};
+    int64_t rows = 2 * 4;
+    const int cols = 2 + 16 * 8 - 2;
+    gert::TilingContextPara p("Rope",
+        {{{{rows, cols}, {rows, cols}}, ge::DT_FLOAT16, ge::FORMAT_ND}},
+        {{{{rows, cols}, {rows, cols}}, ge::DT_FLOAT16, ge::FORMAT_ND}},
+        {{"size_splits", Ops::Transformer::AnyValue::CreateFrom<vector<int64_t>>(splitsParams)},
+         {"heads", Ops::Transformer::AnyValue::CreateFrom<std::vector<int64_t>>({8 * 128, 1 * 128})}},
+        &ci);
+    int64_t expectTilingKey = 3;  // not checked by the call below
+    ExecuteTestCaseWithoutTilingKey(p, ge::GRAPH_SUCCESS, "", {16 * 1024 * 1024});
+}
+
+TEST_F(RopeTiling, a_local_that_is_not_a_literal_stays_unreadable)
+{
+    int64_t rows = GetRows();
+    gert::TilingContextPara p("Rope", {{{{rows, 4}, {rows, 4}}, ge::DT_FLOAT16, ge::FORMAT_ND}}, {}, &ci);
+    ExecuteTestCase(p, ge::GRAPH_SUCCESS, 1, "", {});
+}
+'''
+
+
+def test_locals_with_literal_values_and_integer_arithmetic_are_read(tmp_path):
+    f = tmp_path / "test_rope_tiling.cpp"
+    f.write_text(LOCALS, encoding="utf-8")
+    scan = scan_file(f, "Rope")
+    (case,) = scan.cases
+    assert case.inputs[0].shape == [8, 128] and case.outputs[0].shape == [8, 128]
+    assert case.attrs == {"size_splits": [1024, 128, 128], "heads": [1024, 128]}
+    assert case.success and case.tiling_key is None  # ExecuteTestCaseWithoutTilingKey: no key to check
+    (skipped,) = scan.skipped
+    assert "a_local_that_is_not_a_literal_stays_unreadable" in skipped and "integers" in skipped

@@ -17,6 +17,7 @@ checkout is adopted without writing into it. Nothing existing is overwritten wit
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -34,7 +35,7 @@ from opkit.paths import GENERIC_TEMPLATE, templates_dir
 from opkit.scaffold.context import template_context
 from opkit.scaffold.msopgen import PLACEHOLDER_VALUES, tensor_yaml
 from opkit.scaffold.new import install
-from opkit.scaffold.ut_cases import UtCase, UtScan, find_ut_cases
+from opkit.scaffold.ut_cases import UtCase, UtScan, UtTensor, find_ut_cases
 from opkit.spec import Spec, load_string
 from opkit.spec.model import BuildOptions
 from opkit.spec.yamlio import dump
@@ -167,6 +168,10 @@ def ut_case_entries(op: dict[str, Any], scan: UtScan) -> tuple[list[dict[str, An
     for c in scan.cases:
         if not c.success:
             continue
+        missing_tail = op["inputs"][len(c.inputs):]
+        if len(c.inputs) < len(op["inputs"]) and all(p.get("param_type") == "optional" for p in missing_tail):
+            # A test that lists fewer inputs leaves the trailing optional ones out (absent), as the context does.
+            c = dataclasses.replace(c, inputs=[*c.inputs, *(UtTensor(None, None, "ND") for _ in missing_tail)])
         if len(c.inputs) != len(op["inputs"]):
             notes.append(f"{c.file.name}:{c.line}: {c.name}: {len(c.inputs)} inputs, the OpDef has "
                          f"{len(op['inputs'])}; left out")
@@ -235,7 +240,9 @@ def spec_text(op: dict[str, Any], *, name: str, family: str, kernel: str, build:
     }
     if not spec["build"]:
         del spec["build"]
-    required = [a for a in op.get("attrs", []) if a.get("required")]
+    # A required attr, or an OPTIONAL one registered without a default (which OpAttrDef's reference asks for):
+    # either way op.yaml has no value for it, so each case needs one.
+    required = [a for a in op.get("attrs", []) if a.get("required") or a.get("default") is None]
     filled: set[str] = set()
     for case in cases:
         for a in required:
@@ -243,7 +250,7 @@ def spec_text(op: dict[str, Any], *, name: str, family: str, kernel: str, build:
                 case.setdefault("attrs", {})[a["name"]] = PLACEHOLDER_VALUES.get(a["type"], 0)
                 filled.add(a["name"])
     if filled:
-        header = [*header, f"# Placeholder values for required attrs the unit tests do not give: "
+        header = [*header, f"# Placeholder values for attrs with no default that the unit tests do not give: "
                   f"{', '.join(sorted(filled))}."]
     text = "\n".join(header) + "\n" + dump(spec)
     try:
