@@ -133,3 +133,49 @@ def test_locals_with_literal_values_and_integer_arithmetic_are_read(tmp_path):
     assert case.success and case.tiling_key is None  # ExecuteTestCaseWithoutTilingKey: no key to check
     (skipped,) = scan.skipped
     assert "a_local_that_is_not_a_literal_stays_unreadable" in skipped and "integers" in skipped
+
+
+def _op(outputs_dtypes=None):
+    """A describe()-style OpDef: x, idx and an optional trailing probs input whose dtype varies by column."""
+    cols = [("float16", "float16"), ("float16", "float32"), ("float32", "float32")]
+    return {
+        "op_type": "Unperm",
+        "inputs": [{"name": "x", "dtypes": [c[0] for c in cols], "param_type": "required"},
+                   {"name": "idx", "dtypes": ["int32"] * 3, "param_type": "required"},
+                   {"name": "probs", "dtypes": [c[1] for c in cols], "param_type": "optional"}],
+        "outputs": [{"name": "y", "dtypes": [c[0] for c in cols]},
+                    {"name": "probs_grad", "dtypes": [c[1] for c in cols]}],
+        "attrs": [{"name": "restore_shape", "type": "list_int", "required": False, "default": None}],
+    }
+
+
+UNPERM = r'''
+TEST_F(UnpermTiling, probs_left_out)
+{
+    gert::TilingContextPara p("Unperm",
+        {{{{6, 8}, {6, 8}}, ge::DT_FLOAT16, ge::FORMAT_ND}, {{{6}, {6}}, ge::DT_INT32, ge::FORMAT_ND}},
+        {{{{3, 8}, {3, 8}}, ge::DT_FLOAT16, ge::FORMAT_ND}, {{{3, 2}, {3, 2}}, ge::DT_FLOAT, ge::FORMAT_ND}},
+        &ci);
+    ExecuteTestCase(p, ge::GRAPH_SUCCESS, 0, "", {});
+}
+'''
+
+
+def test_trailing_optional_inputs_a_test_leaves_out_are_absent_and_outputs_settle_the_column(tmp_path):
+    from opkit.scaffold.adopt import spec_text, ut_case_entries
+    from opkit.spec import load_string
+
+    f = tmp_path / "test_unperm_tiling.cpp"
+    f.write_text(UNPERM, encoding="utf-8")
+    cases, notes = ut_case_entries(_op(), scan_file(f, "Unperm"))
+    assert notes == []
+    (case,) = cases
+    assert case["shapes"] == {"x": [6, 8], "idx": [6]}  # probs absent
+    assert case["dtype"]["probs_grad"] == "float32"  # x=float16 alone matches columns 0 and 1
+    text = spec_text(_op(), name="unperm", family="moe", kernel="vector", build={}, cases=cases, summary="s",
+                     header=["# h"])
+    spec = load_string(text)
+    assert list(spec.cases[0].columns) == [1]
+    # OPTIONAL without a default: op.yaml requires it, the case gets a placeholder, the header says so
+    assert spec.attrs[0].required and spec.cases[0].attrs["restore_shape"] == []
+    assert "Placeholder values for attrs with no default" in text and "&id" not in text

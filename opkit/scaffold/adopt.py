@@ -146,7 +146,10 @@ def _column_of(op: dict[str, Any], case: UtCase) -> dict[str, str] | str | None:
     if sum(1 for dt in first["dtypes"] if dt == first["dtypes"][matches[0]]) == 1:
         return first["dtypes"][matches[0]]  # a bare name: the one column whose first tensor has that dtype
     names = [p["name"] for p in op["inputs"]]
-    return {name: dt for name, dt in given if name in names}
+    pick = {name: dt for name, dt in given if name in names}
+    if sum(1 for c in range(n) if all(by_name[k]["dtypes"][c] == v for k, v in pick.items())) > 1:
+        pick = dict(given)  # the inputs alone leave a choice (an absent optional input): the outputs settle it
+    return pick
 
 
 def _attr_value(atype: str, value: Any) -> Any:
