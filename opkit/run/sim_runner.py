@@ -61,8 +61,9 @@ def _diagnostics(stderr: str, prefix: str = ERROR_PREFIX) -> list[str]:
 def failure_message(returncode: int, stderr: str, label: str) -> str:
     """One clear message for a failed harness process."""
     diags = _diagnostics(stderr)
-    if diags:
-        return f"{label}: " + "\n".join(diags)
+    if diags:  # the warnings the run gave first belong to the story (an error may point back at one)
+        warned = [f"(earlier warning) {w}" for w in _diagnostics(stderr, WARNING_PREFIX)]
+        return f"{label}: " + "\n".join(diags + warned)
     if returncode < 0:
         try:
             name = signal.Signals(-returncode).name
