@@ -77,3 +77,6 @@ MSOPGEN_EXPORT: dict[str, str] = {
 MSOPGEN_GROUPS = {"numbertype", "realnumbertype", "quantizedtype", "basictype", "indexnumbertype", "all"}
 
 FORMATS: list[str] = ["ND", "NCHW", "NHWC", "HWCN", "NC1HWC0", "FRACTAL_Z", "FRACTAL_NZ", "NCDHW", "NDHWC"]
+# ge::Format's numbers (the kernel's FORMAT_<ARG> macros, compared with FORMAT_ND & co. as CANN's build does).
+FORMAT_VALUES: dict[str, int] = {"ND": 2, "NCHW": 0, "NHWC": 1, "HWCN": 16, "NC1HWC0": 3, "FRACTAL_Z": 4,
+                                 "FRACTAL_NZ": 29, "NCDHW": 30, "NDHWC": 27}

@@ -50,6 +50,7 @@ def _tiling_keys(pkg: Path) -> set[int]:
     ("optrans/demos/sq_diff", {1, 2}),
     ("msopgen/leaky_clamp", {1, 2}),
     ("msopgen/complex_scale", {0}),  # complex64, written in place (no output in its OpDef)
+    ("optrans/demos/cache_accum", {0}),  # an output in GE's reference form, '#if ORIG_DTYPE_X == DT_FLOAT16'
 ])
 def test_layout_fixture_builds_and_verifies(cli, layouts, tmp_path, pkg, keys):
     code, out, err = cli("verify", layouts / pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
@@ -200,3 +201,29 @@ def test_a_template_kernel_reads_a_macro_defined_tiling_class(cli, layouts, tmp_
     code, out, err = cli("verify", pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
     assert code == 0 and "0 failed, 0 errors" in out and "simulator warning" not in out, out + err
     assert _tiling_keys(pkg) == {0, 1}
+
+
+def test_adopt_names_a_reference_form_output_after_the_kernel_parameter(cli, layouts, tmp_path):
+    _copy(layouts / "optrans", tmp_path / "optrans")
+    pkg = tmp_path / "optrans" / "demos" / "cache_accum"
+    (pkg / "op.yaml").unlink()
+    code, out, err = cli("adopt", pkg, "-I", tmp_path / "optrans" / "common" / "include",
+                         "--source", tmp_path / "optrans" / "common" / "src" / "shape_utils.cpp")
+    assert code == 0, out + err
+    from opkit.spec import load
+
+    spec = load(pkg)
+    assert [(o.name, o.ref) for o in spec.outputs] == [("y", None), ("cache_ref", "cache")]
+    assert spec.attrs[0].name == "scale" and spec.attrs[0].default == 2.0
+
+
+def test_a_reference_form_output_must_keep_its_inputs_shape(cli, layouts, tmp_path):
+    _copy(layouts / "optrans", tmp_path / "optrans")
+    pkg = tmp_path / "optrans" / "demos" / "cache_accum"
+    infer = pkg / "op_host" / "cache_accum_infershape.cpp"
+    infer.write_text(infer.read_text().replace("*context->GetOutputShape(1) = *context->GetInputShape(1);",
+                                               "*context->GetOutputShape(1) = *context->GetInputShape(0);"))
+    code, out, err = cli("verify", pkg, "--soc", CHIP, "-j", "1", "-k", "partial", "--out", tmp_path / "v")
+    assert code != 0 and "Traceback" not in out + err
+    assert "output 'cache' is input 'cache' (GE's reference form), of shape [12, 40], but InferShape gives [5, 40]" \
+        in out + err

@@ -32,6 +32,29 @@ BN1D_CASE = """- name: prefill_bn1d
 """
 
 
+ARPE_GOLDEN = """import numpy as np
+
+
+def _rotate(x, mode):
+    d = x.shape[-1]
+    if mode == "half":
+        return np.concatenate([-x[..., d // 2:], x[..., :d // 2]], axis=-1)
+    q = d // 4
+    return np.concatenate([-x[..., q:2 * q], x[..., :q], -x[..., 3 * q:], x[..., 2 * q:3 * q]], axis=-1)
+
+
+def apply_rotary_pos_emb(query, key, cos, sin, *, layout=1, rotary_mode="half"):
+    return {"q_out": query * cos + _rotate(query, rotary_mode) * sin,
+            "k_out": key * cos + _rotate(key, rotary_mode) * sin}
+"""
+# Past the small path (key 1): many rows per core take the cast path (key 4) in every dtype.
+ARPE_CASES = "".join(f"""- name: rows_{dt}
+  shapes: {{query: [4, 64, 32, 128], key: [4, 64, 2, 128], cos: [4, 64, 1, 128], sin: [4, 64, 1, 128]}}
+  dtype: {dt}
+  tiling_key: 4
+""" for dt in ("float16", "bfloat16", "float32"))
+
+
 def _digest(folder: Path) -> str:
     h = hashlib.sha256()
     for p in sorted(folder.rglob("*")):
@@ -102,6 +125,25 @@ def test_add_example_builds_and_verifies(cli, ot, tmp_path):
     (pkg / "op.yaml").write_text(text)
     cases = _verify(cli, pkg, tmp_path / "v")
     assert len(cases) == 2 and {c["status"] for c in cases} == {"pass"}  # float32 and int32
+
+
+def test_apply_rotary_pos_emb_outputs_in_the_reference_form(cli, ot, tmp_path):
+    """Its OpDef outputs are named like its inputs (query, key: updated in place, GE's reference form), and its
+    kernel picks the half path with `#if ORIG_DTYPE_QUERY == DT_FLOAT16`."""
+    folder = ot / "posembedding" / "apply_rotary_pos_emb"
+    before = _digest(folder / "op_host") + _digest(folder / "op_kernel")
+    pkg = tmp_path / "apply_rotary_pos_emb"
+    code, out, err = cli("adopt", folder, "--dir", pkg, "-I", ot / "common" / "include", "--soc", CHIP)
+    assert code == 0, out + err
+    from opkit.spec import load
+
+    assert [(o.name, o.ref) for o in load(pkg).outputs] == [("q_out", "query"), ("k_out", "key")]
+    (pkg / "golden.py").write_text(ARPE_GOLDEN)
+    (pkg / "op.yaml").write_text((pkg / "op.yaml").read_text() + ARPE_CASES)
+    cases = _verify(cli, pkg, tmp_path / "v")
+    assert len(cases) == 6 and {c["status"] for c in cases} == {"pass"}
+    assert {c.tiling_key for c in load(pkg).cases} == {1, 4}
+    assert _digest(folder / "op_host") + _digest(folder / "op_kernel") == before
 
 
 # The tiling key GroupedMatmul's tiling UT expects (tests/utest/ts_grouped_matmul_utils.h GMMEncodeTilingKey):

@@ -103,3 +103,39 @@ def test_kernel_tiling_header_follows_the_registrations():
     assert kernel_tiling_header(_described({"Other": "Main"}), "Op") is None
     with pytest.raises(ValueError, match="tiling keys name different ones"):
         kernel_tiling_header(_described({"Op_1": "Other", "Op_2": "Main"}), "Op")
+
+
+REF = """name: cacc
+family: t
+socs: [ascend910b]
+kernel: vector
+inputs:
+  - {name: x, dtypes: [float16, float32], shape: [R, C]}
+  - {name: cache, dtypes: [float16, float32], shape: [M, C]}
+outputs:
+  - {name: y, dtypes: [float16, float32], shape: [R, C]}
+  - {name: cache_ref, dtypes: [float16, float32], ref: cache}
+golden: golden.py:f
+cases:
+  - {name: a, shapes: {x: [2, 8], cache: [4, 8]}}
+"""
+
+
+def test_a_reference_form_output_is_an_opdef_output_of_its_inputs_name():
+    spec = load_string(REF)
+    y, ref = spec.outputs
+    assert ref.ref == "cache" and ref.opdef_name == "cache" and ref.shape == ("M", "C")
+    assert [o.name for o in spec.device_outputs] == ["y", "cache_ref"]  # the kernel gets a parameter for it
+    assert ref.upper == "CACHE_REF" and y.upper == "Y" and y.opdef_name == "y"  # CANN's DTYPE_<NAME>_REF
+
+
+def test_reference_form_mistakes_are_reported():
+    assert "'q' is not an input" in _problems(REF.replace("ref: cache}", "ref: q}"))
+    assert "not both" in _problems(REF.replace("ref: cache}", "ref: cache, inplace: cache}"))
+    assert "whose dtypes are" in _problems(REF.replace("{name: cache_ref, dtypes: [float16, float32]",
+                                                       "{name: cache_ref, dtypes: [float32, float32]"))
+    two = REF.replace("{name: y, dtypes: [float16, float32], shape: [R, C]}",
+                      "{name: y, dtypes: [float16, float32], ref: cache}")
+    assert "'cache' already holds output 'y'" in _problems(two)
+    assert "cannot be conditional" in _problems(REF.replace("ref: cache}", "ref: cache, when: flag}").replace(
+        "golden:", "attrs:\n  - {name: flag, type: bool, default: true}\ngolden:"))

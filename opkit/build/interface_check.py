@@ -41,12 +41,16 @@ def _plural(n: int, word: str) -> str:
 
 def entry_params(spec: Spec) -> tuple[list[str], int] | None:
     """(parameter names, line) of the kernel entry, or None when it cannot be found."""
-    src = kernel_source(spec)
+    return entry_params_in(kernel_source(spec), spec.name)
+
+
+def entry_params_in(src: Path, name: str) -> tuple[list[str], int] | None:
+    """(parameter names, line) of the kernel entry ``name`` in the file ``src``, or None."""
     try:
         text = _strip(src.read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return None
-    m = re.search(r"__global__\s+__aicore__\s+void\s+" + re.escape(spec.name) + r"\s*\(([^)]*)\)", text)
+    m = re.search(r"__global__\s+__aicore__\s+void\s+" + re.escape(name) + r"\s*\(([^)]*)\)", text)
     if m is None:
         return None
     raw = [p.strip() for p in m.group(1).split(",") if p.strip()]
@@ -116,4 +120,4 @@ def check(spec: Spec, host_sources: list[Path] | None = None) -> list[str]:
     return check_host(spec, host_sources)
 
 
-__all__ = ["check", "check_entry", "check_host", "entry_params"]
+__all__ = ["check", "check_entry", "check_host", "entry_params", "entry_params_in"]

@@ -22,7 +22,7 @@ from opkit import sim
 from opkit.build import interface_check, kernel_entry, opdef_check, options
 from opkit.build.cache import digest, shared_dir, sim_digest, tree_files
 from opkit.build.toolchain import BuildError, Compiler, explain_failure, find_compiler
-from opkit.dtypes import DTYPES
+from opkit.dtypes import DTYPES, FORMAT_VALUES
 from opkit.errors import UsageError
 from opkit.sim.host import tiling_struct
 from opkit.spec import Spec
@@ -73,7 +73,8 @@ def dtype_defines(spec: Spec, column: int) -> list[str]:
     out = []
     for p in spec.params:
         d = DTYPES[p.dtypes[column]]
-        out += [f"-DDTYPE_{p.upper}={d.cpp}", f"-DORIG_DTYPE_{p.upper}={d.ge_value}"]
+        out += [f"-DDTYPE_{p.upper}={d.cpp}", f"-DORIG_DTYPE_{p.upper}={d.ge_value}",
+                f"-DFORMAT_{p.upper}={FORMAT_VALUES[p.formats[column]]}"]
     return out
 
 

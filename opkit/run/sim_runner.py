@@ -62,8 +62,9 @@ def _diagnostics(stderr: str, prefix: str = ERROR_PREFIX) -> list[str]:
 def failure_message(returncode: int, stderr: str, label: str) -> str:
     """One clear message for a failed harness process."""
     diags = _diagnostics(stderr)
-    if diags:
-        return f"{label}: " + "\n".join(diags)
+    if diags:  # the warnings the run gave first belong to the story (an error may point back at one)
+        warned = [f"(earlier warning) {w}" for w in _diagnostics(stderr, WARNING_PREFIX)]
+        return f"{label}: " + "\n".join(diags + warned)
     if returncode < 0:
         try:
             name = signal.Signals(-returncode).name
@@ -183,8 +184,11 @@ class SimRunner:
                 if any(o.inplace == p.name for o in spec.outputs):  # the kernel writes its result here
                     entry["result_file"] = str(work / f"inplace_{p.name}.bin")
             ins.append(entry)
-        outs = [{"name": o.name, "dtype": o.dtypes[column], "format": o.formats[column],
-                 "file": str(work / f"out_{o.name}.bin")} for o in spec.device_outputs]
+        # A reference-form output is the OpDef output of its input's name; the harness gives the kernel the
+        # input's buffer for it and writes that buffer back as the output.
+        outs = [{"name": o.opdef_name, "dtype": o.dtypes[column], "format": o.formats[column],
+                 "file": str(work / f"out_{o.name}.bin"), **({"ref": o.ref} if o.ref else {})}
+                for o in spec.device_outputs]
         attrs = [{"name": a.name, "type": a.type, "value": case.attrs.get(a.name)} for a in spec.attrs]
         tp = self.trace_path(spec, case, column, chip, trace_only)
         req = {"op_type": spec.op_type, "chip": chip_request(chip), "inputs": ins, "outputs": outs,
@@ -236,7 +240,7 @@ class SimRunner:
                                                    o.dtypes[column], int(np.prod(src, dtype=np.int64)))
                     outputs[o.name] = outputs[o.name].reshape(src)
                     continue
-                shape = result.get("output_shapes", {}).get(o.name)
+                shape = result.get("output_shapes", {}).get(o.opdef_name)
                 if shape is None:
                     continue
                 dt = np_dtype(o.dtypes[column])

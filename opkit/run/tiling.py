@@ -24,10 +24,8 @@ from opkit.build import opdef_check, sim_backend, struct_layout
 from opkit.errors import OpkitError, UsageError
 from opkit.run.sim_runner import (
     DEFAULT_TIMEOUT_S,
-    WARNING_PREFIX,
     KernelError,
     SimRunner,
-    _diagnostics,
     _relay_op_log,
     failure_message,
     output_shapes_from_spec,
@@ -256,9 +254,8 @@ def _run(spec: Spec, case: Case, column: int, chip: str, exe: Path, described: d
             r = subprocess.run([str(exe), "tiling", str(req_path)], capture_output=True, text=True, timeout=timeout_s)
         except subprocess.TimeoutExpired:
             raise KernelError(f"{label}: the tiling gave no result after {timeout_s:.0f} s") from None
-        if r.returncode != 0:  # the diagnostic carries what the op logged; the simulator's warnings say more
-            warnings = [f"simulator warning: {w}" for w in _diagnostics(r.stderr, WARNING_PREFIX)]
-            raise KernelError("\n".join([failure_message(r.returncode, r.stderr, label), *warnings]))
+        if r.returncode != 0:  # the diagnostic carries what the op logged and the simulator's warnings before it
+            raise KernelError(failure_message(r.returncode, r.stderr, label))
         _relay_op_log(r.stderr, label)
         try:
             result = json.loads((work / "request.json.result.json").read_text(encoding="utf-8"))

@@ -17,6 +17,7 @@ checkout is adopted without writing into it. Nothing existing is overwritten wit
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -28,12 +29,13 @@ from typing import Any
 import jinja2
 
 from opkit import naming
+from opkit.build.interface_check import entry_params_in
 from opkit.errors import SpecError, UsageError
 from opkit.paths import GENERIC_TEMPLATE, templates_dir
 from opkit.scaffold.context import template_context
 from opkit.scaffold.msopgen import PLACEHOLDER_VALUES, tensor_yaml
 from opkit.scaffold.new import install
-from opkit.scaffold.ut_cases import UtCase, UtScan, find_ut_cases
+from opkit.scaffold.ut_cases import UtCase, UtScan, UtTensor, find_ut_cases
 from opkit.spec import Spec, load_string
 from opkit.spec.model import BuildOptions
 from opkit.spec.yamlio import dump
@@ -88,11 +90,36 @@ def _pick_op(described: dict[str, Any], folder: Path, op_type: str | None) -> di
                      "pick one with --op")
 
 
-def _tensor_entry(p: dict[str, Any]) -> dict[str, Any]:
-    """op.yaml's entry of a tensor as ``describe`` reports it."""
+def _tensor_entry(p: dict[str, Any], ref_name: str | None = None) -> dict[str, Any]:
+    """op.yaml's entry of a tensor as ``describe`` reports it; ``ref_name`` names an output in GE's
+    reference form (the OpDef output of an input's name) in op.yaml."""
     formats = p.get("formats") or ["ND"] * len(p["dtypes"])
-    return tensor_yaml({"name": p["name"], "dtypes": p["dtypes"], "formats": formats,
-                        "param": p.get("param_type", "required")})
+    entry = tensor_yaml({"name": ref_name or p["name"], "dtypes": p["dtypes"], "formats": formats,
+                         "param": p.get("param_type", "required")})
+    if ref_name is not None:
+        entry["ref"] = p["name"]
+    return entry
+
+
+def ref_names(op: dict[str, Any], entry: list[str] | None) -> dict[str, str]:
+    """op.yaml names of the outputs that share an input's name (GE's reference form: one tensor, its buffer
+    given to the kernel as an input and as an output): the kernel entry's parameter at the output's
+    position where it is a free name (``k_cache_out``), else ``<name>_ref``."""
+    inputs = [p["name"] for p in op["inputs"]]
+    taken = {*inputs, *(p["name"] for p in op["outputs"]), *(a["name"] for a in op.get("attrs", []))}
+    out: dict[str, str] = {}
+    for j, p in enumerate(op["outputs"]):
+        if p["name"] not in inputs:
+            continue
+        pos = len(inputs) + j
+        cand = entry[pos] if entry is not None and pos < len(entry) else None
+        if cand is None or cand in taken or naming.name_problem(cand) is not None:
+            cand = f"{p['name']}_ref"
+            while cand in taken:
+                cand += "_"
+        taken.add(cand)
+        out[p["name"]] = cand
+    return out
 
 
 def _attr_entry(a: dict[str, Any]) -> dict[str, Any]:
@@ -119,7 +146,10 @@ def _column_of(op: dict[str, Any], case: UtCase) -> dict[str, str] | str | None:
     if sum(1 for dt in first["dtypes"] if dt == first["dtypes"][matches[0]]) == 1:
         return first["dtypes"][matches[0]]  # a bare name: the one column whose first tensor has that dtype
     names = [p["name"] for p in op["inputs"]]
-    return {name: dt for name, dt in given if name in names}
+    pick = {name: dt for name, dt in given if name in names}
+    if sum(1 for c in range(n) if all(by_name[k]["dtypes"][c] == v for k, v in pick.items())) > 1:
+        pick = dict(given)  # the inputs alone leave a choice (an absent optional input): the outputs settle it
+    return pick
 
 
 def _attr_value(atype: str, value: Any) -> Any:
@@ -141,6 +171,10 @@ def ut_case_entries(op: dict[str, Any], scan: UtScan) -> tuple[list[dict[str, An
     for c in scan.cases:
         if not c.success:
             continue
+        missing_tail = op["inputs"][len(c.inputs):]
+        if len(c.inputs) < len(op["inputs"]) and all(p.get("param_type") == "optional" for p in missing_tail):
+            # A test that lists fewer inputs leaves the trailing optional ones out (absent), as the context does.
+            c = dataclasses.replace(c, inputs=[*c.inputs, *(UtTensor(None, None, "ND") for _ in missing_tail)])
         if len(c.inputs) != len(op["inputs"]):
             notes.append(f"{c.file.name}:{c.line}: {c.name}: {len(c.inputs)} inputs, the OpDef has "
                          f"{len(op['inputs'])}; left out")
@@ -190,25 +224,29 @@ def _prod(shape: list[int]) -> int:
 
 
 def spec_text(op: dict[str, Any], *, name: str, family: str, kernel: str, build: dict[str, Any],
-              cases: list[dict[str, Any]], summary: str, header: list[str]) -> str:
-    """op.yaml text for an adopted operator, checked by the spec loader before it is returned."""
+              cases: list[dict[str, Any]], summary: str, header: list[str], entry: list[str] | None = None) -> str:
+    """op.yaml text for an adopted operator, checked by the spec loader before it is returned. ``entry``: the
+    kernel entry's parameter names (they name the reference-form outputs)."""
     if not cases:
         shapes = {p["name"]: list(_PLACEHOLDER_SHAPE) if p.get("param_type", "required") == "required"
                   else [list(_PLACEHOLDER_SHAPE)] for p in op["inputs"]
                   if p.get("param_type", "required") in ("required", "dynamic")}  # a list input: one tensor
         cases = [{"name": "smoke", "tags": ["smoke"], "shapes": shapes}]
         header = [*header, "# No tiling unit test to take cases from: the smoke case has placeholder shapes."]
+    refs = ref_names(op, entry)
     spec: dict[str, Any] = {
         "name": name, "op_type": op["op_type"], "family": family, "summary": summary,
         "socs": list(op.get("socs") or ["ascend910b"]), "kernel": kernel,
         "inputs": [_tensor_entry(p) for p in op["inputs"]],
-        "outputs": [_tensor_entry(p) for p in op["outputs"]],
+        "outputs": [_tensor_entry(p, refs.get(p["name"])) for p in op["outputs"]],
         "attrs": [_attr_entry(a) for a in op.get("attrs", [])],
         "golden": f"golden.py:{name}", "build": build, "cases": cases,
     }
     if not spec["build"]:
         del spec["build"]
-    required = [a for a in op.get("attrs", []) if a.get("required")]
+    # A required attr, or an OPTIONAL one registered without a default (which OpAttrDef's reference asks for):
+    # either way op.yaml has no value for it, so each case needs one.
+    required = [a for a in op.get("attrs", []) if a.get("required") or a.get("default") is None]
     filled: set[str] = set()
     for case in cases:
         for a in required:
@@ -216,15 +254,9 @@ def spec_text(op: dict[str, Any], *, name: str, family: str, kernel: str, build:
                 case.setdefault("attrs", {})[a["name"]] = PLACEHOLDER_VALUES.get(a["type"], 0)
                 filled.add(a["name"])
     if filled:
-        header = [*header, f"# Placeholder values for required attrs the unit tests do not give: "
+        header = [*header, f"# Placeholder values for attrs with no default that the unit tests do not give: "
                   f"{', '.join(sorted(filled))}."]
     text = "\n".join(header) + "\n" + dump(spec)
-    inputs = {p["name"] for p in op["inputs"]}
-    refs = [p["name"] for p in op["outputs"] if p["name"] in inputs]
-    if refs:
-        raise UsageError(f"{op['op_type']}: output(s) {', '.join(refs)} share the name of an input (GE's reference "
-                         "form of an in-place result, the kernel taking the buffer twice); op.yaml cannot describe "
-                         "that yet, so this operator cannot be adopted")
     try:
         load_string(text, file=f"op.yaml adopted from {op['op_type']}")
     except SpecError as exc:
@@ -333,8 +365,10 @@ def _adopt_into(package: Path, source_dir: Path, options: BuildOptions, build: d
         "# The interface comes from the OpDef the host code registers; the cases from the folder's tiling",
         "# unit tests. golden.py still needs the math.",
     ]
+    found = entry_params_in(source_dir / "op_kernel" / f"{name}.cpp", name)
     text = spec_text(op, name=name, family=fam, kernel=_kernel_kind(source_dir), build=build, cases=cases,
-                     summary=f"{op['op_type']}, adopted from {source_dir.name}/.", header=header)
+                     summary=f"{op['op_type']}, adopted from {source_dir.name}/.", header=header,
+                     entry=found[0] if found else None)
     load_string(text, file=str(package / "op.yaml"))
     with tempfile.TemporaryDirectory(prefix="opkit-adopt-") as tmp:
         staged = Path(tmp)

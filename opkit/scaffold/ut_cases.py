@@ -30,7 +30,8 @@ _TOKEN = re.compile(
 _TEST_HEAD = re.compile(r"\b(?:TEST_F|TEST)\s*\(\s*\w+\s*,\s*(\w+)\s*\)")
 _PARA = re.compile(r"\bTilingContextPara\s+(\w+)\s*\(")
 _KEY = re.compile(r"\bexpectTilingKey\s*=\s*(\d+)")
-_EXEC = re.compile(r"\bExecuteTestCase\s*\(\s*(\w+)\s*,\s*ge::GRAPH_(SUCCESS|FAILED)\s*(?:,\s*(\d+))?")
+_EXEC = re.compile(r"\bExecuteTestCase(WithoutTilingKey)?\s*\(\s*(\w+)\s*,\s*ge::GRAPH_(SUCCESS|FAILED)"
+                   r"\s*(?:,\s*(\d+))?")
 
 
 @dataclass
@@ -61,6 +62,10 @@ class UtScan:
 
 class _Unreadable(ValueError):
     pass
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _strip_comments(text: str) -> str:
@@ -134,6 +139,33 @@ class _Reader:
                 return out
 
     def value(self) -> Any:
+        """One value; integer arithmetic of literals (``8 * 128``, ``16 * 1024 + 2``) is folded, ``*`` first."""
+        v = self._product()
+        while _is_int(v) and (op := self._operator("+-")) is not None:
+            w = self._product()
+            if not _is_int(w):
+                raise _Unreadable(f"'{op}' between a number and something else")
+            v = v + w if op == "+" else v - w
+        return v
+
+    def _product(self) -> Any:
+        v = self.primary()
+        while _is_int(v) and self._operator("*") is not None:
+            w = self.primary()
+            if not _is_int(w):
+                raise _Unreadable("'*' between a number and something else")
+            v *= w
+        return v
+
+    def _operator(self, ops: str) -> str | None:
+        """The binary operator (one of ``ops``) at the reading position, taken; else None."""
+        m = re.compile(r"\s*([" + re.escape(ops) + r"])").match(self.text, self.pos)
+        if m is None:
+            return None
+        self.pos = m.end()
+        return m.group(1)
+
+    def primary(self) -> Any:
         kind, tok = self.take()
         if tok == "{":
             return self.items("}")
@@ -212,6 +244,38 @@ def _attrs(v: Any) -> dict[str, Any]:
     return out
 
 
+_LOCAL = re.compile(r"(?:\bconst(?:expr)?\s+)?\b(?:std::)?(?:vector\s*<[\w:\s<>]*>|u?int(?:8|16|32|64)_t|int|"
+                    r"float|double|bool|(?:std::)?string|auto)\s+(\w+)\s*(?==\s*[^=]|\{)")
+
+
+def _locals(text: str, start: int, end: int) -> dict[str, Any]:
+    """Variables a test declares with a literal value before its TilingContextPara
+    (``std::vector<int64_t> splits = {1024, 128};``, ``int64_t b = 4;``), by name."""
+    out: dict[str, Any] = {}
+    for m in _LOCAL.finditer(text, start, end):
+        pos = m.end() + 1 if text[m.end()] == "=" else m.end()
+        r = _Reader(text, pos)
+        try:
+            value = r.value()
+            if not re.match(r"\s*;", text[r.pos:]):
+                continue
+        except _Unreadable:
+            continue
+        out[m.group(1)] = _bind(value, out)
+    return out
+
+
+def _bind(v: Any, local: dict[str, Any]) -> Any:
+    """``v`` with every bare name a local variable holds replaced by its value."""
+    if isinstance(v, tuple) and v[0] == "name" and v[1] in local:
+        return local[v[1]]
+    if isinstance(v, tuple) and v[0] == "call":
+        return (v[0], v[1], v[2], [_bind(a, local) for a in v[3]])
+    if isinstance(v, list):
+        return [_bind(a, local) for a in v]
+    return v
+
+
 def scan_file(path: Path, op_type: str | None = None) -> UtScan:
     """Every TilingContextPara case of one test file (of ``op_type`` when given)."""
     scan = UtScan()
@@ -226,7 +290,8 @@ def scan_file(path: Path, op_type: str | None = None) -> UtScan:
         if not para:
             continue
         try:
-            args = _Reader(text, head.end() + para.end()).items(")")
+            local = _locals(text, head.end(), head.end() + para.start())
+            args = _bind(_Reader(text, head.end() + para.end()).items(")"), local)
             if len(args) < 3 or not isinstance(args[0], str):
                 raise _Unreadable("expected (\"OpType\", {inputs}, {outputs}, ...)")
             if op_type is not None and args[0] != op_type:
@@ -242,9 +307,12 @@ def scan_file(path: Path, op_type: str | None = None) -> UtScan:
             scan.skipped.append(f"{where}: no ExecuteTestCase(..., ge::GRAPH_SUCCESS|FAILED, ...) after the context")
             continue
         key = _KEY.search(body)
-        tiling_key = int(ex.group(3)) if ex.group(3) else (int(key.group(1)) if key else None)
+        if ex.group(1):  # ExecuteTestCaseWithoutTilingKey: the test checks no key
+            tiling_key = None
+        else:
+            tiling_key = int(ex.group(4)) if ex.group(4) else (int(key.group(1)) if key else None)
         scan.cases.append(UtCase(head.group(1), path, line, args[0], inputs, outputs, attrs, tiling_key,
-                                 ex.group(2) == "SUCCESS"))
+                                 ex.group(3) == "SUCCESS"))
     return scan
 
 

@@ -46,11 +46,18 @@ class Param:
     description: str = ""
     when: Condition | None = None
     inplace: str | None = None  # an output the kernel writes into this input's buffer (not an OpDef output)
+    ref: str | None = None  # GE's reference form: the OpDef output of this input's name, the kernel given its buffer
+
+    @property
+    def opdef_name(self) -> str:
+        """The name the OpDef gives this tensor (a reference-form output has its input's name)."""
+        return self.ref or self.name
 
     @property
     def upper(self) -> str:
-        """The ``<ARG>`` of the ``DTYPE_<ARG>`` build macros."""
-        return self.name.upper()
+        """The ``<ARG>`` of the ``DTYPE_<ARG>``/``ORIG_DTYPE_<ARG>``/``FORMAT_<ARG>`` build macros: the OpDef
+        name upper-cased, ``_REF`` appended for a reference-form output (as CANN's build names them)."""
+        return f"{self.ref.upper()}_REF" if self.ref else self.name.upper()
 
     def dtype(self, column: int) -> DType:
         return DTYPES[self.dtypes[column]]
@@ -200,7 +207,8 @@ class Spec:
 
     @property
     def device_outputs(self) -> list[Param]:
-        """The outputs the OpDef declares and the kernel gets a buffer for (in-place results excluded)."""
+        """The outputs the OpDef declares and the kernel gets a GM parameter for (in-place results excluded; a
+        reference-form output is one, its parameter pointing at its input's buffer)."""
         return [o for o in self.outputs if o.inplace is None]
 
     @property

@@ -201,7 +201,8 @@ def load_file(path: Path) -> Document:
 
 
 class _Dumper(yaml.SafeDumper):
-    pass
+    def ignore_aliases(self, data: Any) -> bool:  # a value used twice is written twice, never as &id001/*id001
+        return True
 
 
 def _str_presenter(dumper: yaml.SafeDumper, value: str) -> yaml.Node:

@@ -415,3 +415,35 @@ def test_cce_vcadd_sums_each_repeat_and_refuses_other_modes(names):
     assert np.allclose(out[:2], [a[:64].sum(), a[64:].sum()], rtol=1e-5)
     r = names("Cce", np.zeros(8, np.float32), a, dt="f32", fn="vcadd", rep=2, mode=1, expect_fail=True)
     assert "vcadd: mode 1 is not modelled" in r.stderr and f"names_harness.cpp:{marked_line(HARNESS, 'vcadd')}" in r.stderr
+
+
+GE_NAMES = {"float16": "DT_FLOAT16", "bfloat16": "DT_BF16", "float32": "DT_FLOAT", "float64": "DT_DOUBLE",
+            "int8": "DT_INT8", "uint8": "DT_UINT8", "int16": "DT_INT16", "uint16": "DT_UINT16", "int32": "DT_INT32",
+            "uint32": "DT_UINT32", "int64": "DT_INT64", "uint64": "DT_UINT64", "bool": "DT_BOOL",
+            "complex64": "DT_COMPLEX64"}
+
+
+def test_dtype_and_format_numbers_select_preprocessor_branches_as_cann_builds_them(tmp_path):
+    """kernel_type.h: ``#if ORIG_DTYPE_X == DT_FLOAT16`` holds for the half column only (an undefined DT_FLOAT16
+    would read as 0, DT_FLOAT's number, and pick the half branch for float32); the build's ORIG_DTYPE_<ARG> and
+    FORMAT_<ARG> carry ge's numbers."""
+    from opkit.dtypes import DTYPES, FORMAT_VALUES
+
+    assert set(GE_NAMES) == set(DTYPES)
+    checks = []
+    for i, (name, d) in enumerate(DTYPES.items()):
+        others = " || ".join(f"ORIG_DTYPE_{i} == {g}" for n, g in GE_NAMES.items() if n != name)
+        checks.append(f"#define ORIG_DTYPE_{i} {d.ge_value}\n#if ORIG_DTYPE_{i} != {GE_NAMES[name]} || {others}\n"
+                      f"#error {name}: ORIG_DTYPE picks the wrong branch\n#endif")
+    for i, (name, v) in enumerate(FORMAT_VALUES.items()):
+        checks.append(f"#define FORMAT_{i} {v}\n#if FORMAT_{i} != FORMAT_{name}\n#error format {name}\n#endif")
+    r = compile_snippet('#include "kernel_operator.h"\n' + "\n".join(checks) + "\n", tmp_path)
+    assert r.returncode == 0, r.stderr
+
+
+def test_host_headers_after_the_kernel_header_keep_ges_enums(tmp_path):
+    """A unit that includes kernel_operator.h and then graph/types.h (host code) gets ge's enumerators back."""
+    r = compile_snippet('#include "kernel_operator.h"\n#include "graph/types.h"\n'
+                        "static_assert(ge::DT_FLOAT16 == 1 && ge::FORMAT_ND == 2, \"ge enums\");\n"
+                        "#ifdef DT_FLOAT16\n#error the macro hides ge::DT_FLOAT16\n#endif\n", tmp_path)
+    assert r.returncode == 0, r.stderr

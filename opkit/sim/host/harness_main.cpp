@@ -521,6 +521,7 @@ struct Tensor {
     void* gm = nullptr;  // GM allocation (inputs: filled from the file when the request is read)
     uint64_t bytes = 0;
     std::string result_file;  // an input the kernel writes in place: its bytes after the launch go here
+    int ref = -1;  // an output in GE's reference form: the IR index of the input whose buffer it is
 };
 
 struct IrParam {
@@ -531,6 +532,23 @@ struct IrParam {
     ge::Format fmt = ge::FORMAT_ND;
     std::vector<Tensor> tensors;
 };
+
+// GE's reference form: an output named like an input is that input's tensor (the kernel gets its buffer twice).
+void ResolveRefs(const std::vector<IrParam>& pin, std::vector<IrParam>* pout) {
+    for (auto& p : *pout) {
+        Tensor& t = p.tensors[0];
+        if (t.ref < 0) continue;
+        t.ref = -1;
+        for (size_t i = 0; i < pin.size(); ++i)
+            if (pin[i].name == t.name) t.ref = static_cast<int>(i);
+        if (t.ref < 0) fail(kRun, "output '%s': \"ref\" names no input of that name", t.name.c_str());
+        const IrParam& in = pin[static_cast<size_t>(t.ref)];
+        if (!in.present || in.dynamic)
+            fail(kRun, "output '%s': its input (reference form) is %s", t.name.c_str(), in.present ? "a list" : "absent");
+        if (in.dt != p.dt) fail(kRun, "output '%s' is %s, its input (reference form) %s", t.name.c_str(), DtypeName(p.dt).c_str(),
+                                DtypeName(in.dt).c_str());
+    }
+}
 
 uint64_t Bytes(const gert::Shape& s, ge::DataType dt, const std::string& where) {
     int sz = ge::GetSizeByDataType(dt);
@@ -586,6 +604,11 @@ void ReadParam(const Value& v, const ops::OpParamDef& def, bool is_input, const 
         t.dt = out->dt;
         t.fmt = out->fmt;
         t.file = Need(v, "file", where).text;
+        if (const Value* ref = v.find("ref"); ref && !ref->is_null()) {
+            if (ref->type != Value::String || ref->text != def.name_)
+                fail(kRun, "%s: \"ref\" must name the input of the same name ('%s')", where.c_str(), def.name_.c_str());
+            t.ref = 0;  // resolved to the input's index by ResolveRefs
+        }
         const Value* sh = v.find("shape");
         if (sh && !sh->is_null()) {
             gert::Shape s = ShapeOf(*sh, where + " shape");
@@ -875,6 +898,7 @@ void RunOne(const std::string& path, bool tiling_only = false) {
         ReadParam(rin.items[i], *ins[i], true, "input '" + ins[i]->name_ + "'", &pin[i], tiling_only);
     for (size_t i = 0; i < outs.size(); ++i)
         ReadParam(rout.items[i], *outs[i], false, "output '" + outs[i]->name_ + "'", &pout[i], tiling_only);
+    ResolveRefs(pin, &pout);
     std::vector<Tensor*> out_inst;  // every output tensor (a dynamic output has several in a tiling-only request)
     for (auto& p : pout)
         for (auto& t : p.tensors) out_inst.push_back(&t);
@@ -985,6 +1009,16 @@ void RunOne(const std::string& path, bool tiling_only = false) {
             out_shapes[i] = t.shape.GetStorageShape();
         }
     }
+    for (size_t i = 0; i < out_inst.size(); ++i) {  // a reference-form output is its input's tensor, shape included
+        Tensor& t = *out_inst[i];
+        if (t.ref < 0) continue;
+        const gert::Shape& in_shape = pin[static_cast<size_t>(t.ref)].tensors[0].shape.GetStorageShape();
+        if (im.infer_shape.fn != nullptr && out_shapes[i].GetDimNum() != 0 && out_shapes[i] != in_shape)
+            fail(NameOf(reinterpret_cast<const void*>(im.infer_shape.fn), "InferShape of " + op_type).c_str(),
+                 "output '%s' is input '%s' (GE's reference form), of shape %s, but InferShape gives %s", t.name.c_str(),
+                 t.name.c_str(), ShapeStr(in_shape).c_str(), ShapeStr(out_shapes[i]).c_str());
+        out_shapes[i] = in_shape;
+    }
     for (size_t i = 0; i < out_inst.size(); ++i) {
         Tensor& t = *out_inst[i];
         t.shape.MutableOriginShape() = out_shapes[i];
@@ -1086,6 +1120,11 @@ void RunOne(const std::string& path, bool tiling_only = false) {
     }
     for (size_t i = 0; i < pout.size(); ++i) {
         Tensor& t = pout[i].tensors[0];
+        if (t.ref >= 0) {  // the input's buffer (freed with the inputs)
+            t.gm = pin[static_cast<size_t>(t.ref)].tensors[0].gm;
+            args.push_back(t.gm);
+            continue;
+        }
         t.gm = GmAllocNamed(t.bytes, "output " + t.name);
         if (outs[i]->has_init_) InitOutput(t, outs[i]->init_value_);
         to_free.push_back(t.gm);

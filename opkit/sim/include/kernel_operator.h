@@ -5,6 +5,7 @@
 #pragma once
 #include "kernel_fp16.h"
 #include "opkit_sim_runtime.h"
+#include "basic_api/kernel_type.h"
 #include "basic_api/kernel_operator_intf.h"
 
 // Core type of the running block (AIV in vector-only launches).

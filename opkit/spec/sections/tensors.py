@@ -115,25 +115,41 @@ def check(c: Checker, d: dict[str, Any], attrs: dict[str, Attr]) -> tuple[list[P
                 else:
                     when = parsed
             shape = tuple(p["shape"]) if "shape" in p else None
-            inplace = p.get("inplace")
-            if inplace is not None:
-                target = next((q for q in params if not q.is_output and q.name == inplace), None)
-                if target is None:
-                    c.err(path + ("inplace",), f"'{inplace}' is not an input (inputs: "
-                          f"{', '.join(q.name for q in params if not q.is_output) or 'none'})")
-                elif target.param == "dynamic":
-                    c.err(path + ("inplace",), f"'{inplace}' is a dynamic (list) input; an in-place result needs "
-                          "one tensor")
-                elif target.dtypes != dtypes:
-                    c.err(path + ("dtypes",), f"is written in place into '{inplace}', whose dtypes are "
-                          f"{list(target.dtypes)}: give the same columns")
-                elif when is not None:
-                    c.err(path + ("when",), "an in-place result cannot be conditional")
-                else:
+            inplace, ref = p.get("inplace"), p.get("ref")
+            if inplace is not None and ref is not None:
+                c.err(path + ("ref",), "give either 'inplace' (no OpDef output) or 'ref' (an OpDef output of the "
+                      "input's name), not both")
+            elif inplace is not None or ref is not None:
+                key, target_name = ("inplace", inplace) if inplace is not None else ("ref", ref)
+                target = _written_input(c, path, key, target_name, params, dtypes, when)
+                if target is not None:
                     shape = shape if shape is not None else target.shape
+                    taken = next((q for q in params if q.is_output and target_name in (q.inplace, q.ref)), None)
+                    if taken is not None:
+                        c.err(path + (key,), f"'{target_name}' already holds output '{taken.name}'; one input's buffer "
+                              "holds one result")
             params.append(Param(pname, dtypes, formats, kind, shape, group == "outputs", i,
-                                p.get("description", ""), when, inplace))
+                                p.get("description", ""), when, inplace, ref))
     return params, n_columns
+
+
+def _written_input(c: Checker, path: tuple, key: str, name: str, params: list[Param], dtypes: tuple[str, ...],
+                   when: Condition | None) -> Param | None:
+    """The input an in-place or reference-form output is written into, or None after reporting why not."""
+    target = next((q for q in params if not q.is_output and q.name == name), None)
+    if target is None:
+        c.err(path + (key,), f"'{name}' is not an input (inputs: "
+              f"{', '.join(q.name for q in params if not q.is_output) or 'none'})")
+    elif target.param == "dynamic":
+        c.err(path + (key,), f"'{name}' is a dynamic (list) input; an in-place result needs one tensor")
+    elif target.dtypes != dtypes:
+        c.err(path + ("dtypes",), f"is written in place into '{name}', whose dtypes are "
+              f"{list(target.dtypes)}: give the same columns")
+    elif when is not None:
+        c.err(path + ("when",), "an in-place result cannot be conditional")
+    else:
+        return target
+    return None
 
 
 def check_columns(c: Checker, params: list[Param], n_columns: int | None) -> None:

@@ -27,6 +27,12 @@ extern "C" __global__ __aicore__ void ub_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR t
         LocalTensor<half> t = b.Get<half>();
         Duplicate(t, half(0.5f), 512);             // within the capacity
         Duplicate(t[512], half(0.5f), 32);         // @ub_over_touched
+    } else if (S == "ub_past_phys_touched") {
+        pipe.InitBuffer(a, UB_CAP - 1024);
+        pipe.InitBuffer(b, 2048);                  // ends past the physical 192 KiB
+        LocalTensor<half> t = b.Get<half>();
+        Duplicate(t[512], half(0.5f), 128);        // the KFC reserve only: a warning
+        Duplicate(t[640], half(0.5f), 128);        // @ub_past_phys_touched
     } else if (S == "ub_phys_over") {
         pipe.InitBuffer(a, UB_CAP - 1024);
         // past anything the chip has
@@ -111,7 +117,8 @@ extern "C" __global__ __aicore__ void move_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR
             TBuf<TPosition::VECCALC> rest;
             pipe.InitBuffer(rest, UB_CAP - 4096 - 256);
             LocalTensor<half> last = rest.Get<half>()[(UB_CAP - 4096 - 256) / 2 - 64];
-            Duplicate(last, half(1.0f), 256);  // @local_oob_past_ub
+            // past the physical UB
+            Duplicate(last, half(1.0f), 384);  // @local_oob_past_ub
         } else if (S == "local_getvalue_oob") {
             LocalTensor<half> s = t[2048 - 16];
             s.SetValue(16, half(1.0f));  // @local_getvalue_oob
@@ -407,6 +414,14 @@ extern "C" __global__ __aicore__ void mix_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR 
         for (int i = 0; i < 3; ++i) s += g.GetValue(600 + i);
         for (int i = 0; i < 6; ++i) s += g.GetValue(610 + i);
         g.SetValue(700 + (ASCEND_IS_AIC ? 0 : 10) + GetBlockIdx(), s);
+    } else if (S == "mix_ub_kfc_touched") {
+        if ASCEND_IS_AIV {
+            TPipe pipe;
+            TBuf<TPosition::VECCALC> a, b;
+            pipe.InitBuffer(a, UB_CAP - 1024);
+            pipe.InitBuffer(b, 1024 + 64);
+            Duplicate(b.Get<half>()[512], half(0.5f), 32);  // @mix_ub_kfc_touched
+        }
     } else if (S == "mix_vector_on_aic_is_noop") {
         TPipe pipe;
         TBuf<TPosition::VECCALC> b;

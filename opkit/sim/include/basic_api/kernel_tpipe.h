@@ -196,7 +196,8 @@ public:
 
     // opkit: bump-allocate `bytes` in arena `a` (`num` buffers of `len`). Past the capacity GetCoreMemSize
     // reports: a warning (the documented limit; the NPU does not check it at InitBuffer, and a buffer whose
-    // far end is never touched corrupts nothing), and any access past the capacity is an error (touch).
+    // far end is never touched corrupts nothing); an access past the capacity is an error (touch), except in
+    // the KFC reserve of an idle AIC-AIV channel (in_idle_kfc_reserve), a warning.
     uint64_t carve(int a, uint64_t bytes, const char* api, const opkit::sim::SrcLoc& loc, int num, uint32_t len) {
         using namespace opkit::sim;
         ArenaMem& m = core().mem(a);
@@ -210,7 +211,11 @@ public:
                 "but the chip (%s) offers %llu bytes (GetCoreMemSize); %llu bytes over%s",
                 arena_name(a), num, len, (unsigned long long)off, (unsigned long long)(off + bytes), OPKIT_SIM_SOC,
                 (unsigned long long)cap, (unsigned long long)(off + bytes - cap),
-                phys ? "" : " (the bytes past the capacity must never be touched: an access there is an error)");
+                phys ? "" : (off + bytes <= arena_phys(a) && arena_phys(a) > cap
+                                 ? " (within the physical memory: the bytes past the capacity are the Matmul API's AIC-AIV "
+                                   "channel, a warning to touch in a launch without cube cores, an error in a mix launch "
+                                   "or past the physical memory)"
+                                 : " (the bytes past the capacity must never be touched: an access there is an error)"));
         }
         m.used = off + bytes;
         for (int i = 0; i < num; ++i) m.regions.push_back({off + uint64_t(i) * len, len, loc.file, loc.line});

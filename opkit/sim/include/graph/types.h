@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "graph/ge_error_codes.h"
+#include "impl/opkit/kernel_type_undef.h"  // a kernel header's DT_*/FORMAT_* macros give way to the enums
+#define OPKIT_GE_TYPES_INCLUDED 1
 
 namespace ge {
 using char_t = char;

@@ -4,6 +4,7 @@
 
 namespace opkit {
 namespace sim {
+inline bool launch_is_mix();  // kernel_launch.h
 
 // ---------------------------------------------------------------------------------------------
 // Call-site table (per core) for diagnostics that point at an earlier instruction.
@@ -233,6 +234,14 @@ inline void ArenaMem::record(bool write, int p, uint64_t b0, uint64_t nb, uint32
     hi = std::max(hi, seq);
 }
 
+// GetCoreMemSize keeps the top bytes of UB and L1 back on 910B for the AIC-AIV message channel (KFC) of the
+// Matmul API in mix kernels; fe::PlatformInfo's GetLocalMemSize, which some tilings read, does not. A launch
+// with no cube cores beside the vector cores leaves that channel unused: an access there (ending at `end`)
+// corrupts nothing and is a warning. In a mix launch, or past the physical memory, it is an error.
+inline bool in_idle_kfc_reserve(int a, uint64_t end) {
+    return (a == A_UB || a == A_L1) && end <= arena_phys(a) && !launch_is_mix();
+}
+
 // Record and check an access of [off, off+bytes) in arena `a` by `pipe` (instruction `seq`).
 // Semantics per 32-B block: the access conflicts with the last write (and, for a write, the last
 // read) of every other pipe that `pipe` has not seen yet; the first conflicting block is reported.
@@ -242,12 +251,21 @@ inline void touch(int a, uint64_t off, uint64_t bytes, int pipe, bool write, uin
                   const char* api, const SrcLoc& loc) {
     if (bytes == 0) return;
     CoreState& c = core();
-    if (off + bytes > arena_cap(a))
-        fail_at(api, loc,
-                "%s %s bytes [%llu, %llu), past the %llu bytes the chip (%s) offers (GetCoreMemSize): an InitBuffer "
-                "gave a buffer beyond the capacity (see its warning) and this access reaches that part",
+    if (off + bytes > arena_cap(a)) {
+        if (!in_idle_kfc_reserve(a, off + bytes))
+            fail_at(api, loc,
+                    "%s %s bytes [%llu, %llu), past the %llu bytes the chip (%s) offers (GetCoreMemSize): an "
+                    "InitBuffer gave a buffer beyond the capacity (see its warning) and this access reaches that part",
+                    write ? "writes" : "reads", arena_name(a), (unsigned long long)off,
+                    (unsigned long long)(off + bytes), (unsigned long long)arena_cap(a), OPKIT_SIM_SOC);
+        warn_at(api, loc,
+                "%s %s bytes [%llu, %llu), inside the %llu bytes below the physical %llu that GetCoreMemSize keeps "
+                "back on %s for the Matmul API's AIC-AIV channel (KFC): unused in a launch without cube cores, so "
+                "nothing is corrupted here, but the same kernel in a mix launch would clobber it (size buffers with "
+                "GetCoreMemSize, not fe::PlatformInfo::GetLocalMemSize)",
                 write ? "writes" : "reads", arena_name(a), (unsigned long long)off, (unsigned long long)(off + bytes),
-                (unsigned long long)arena_cap(a), OPKIT_SIM_SOC);
+                (unsigned long long)(arena_phys(a) - arena_cap(a)), (unsigned long long)arena_phys(a), OPKIT_SIM_SOC);
+    }
     if (!c.clobbers.empty()) clobber_access(a, off, bytes, write, seq, api, loc);
     ArenaMem& m = c.mem(a);
     const uint64_t b0 = off / 32, b1 = (off + bytes + 31) / 32, nb = b1 - b0;
@@ -327,7 +345,7 @@ inline void local_oob(const char* api, const SrcLoc& loc, const char* role, int 
                       uint64_t b0, uint64_t b1, bool write, uint32_t seq) {
     CoreState& c = core();
     const uint64_t cap = arena_cap(a);
-    if (b1 > cap)
+    if (b1 > cap && !in_idle_kfc_reserve(a, b1))
         fail_at(api, loc,
                 "%s local tensor out of bounds: %s %s bytes [%llu, %llu), past the %llu bytes the chip (%s) offers "
                 "(GetCoreMemSize); the tensor holds %llu bytes from byte %llu",
