@@ -186,13 +186,15 @@ def run_tiling(spec: Spec, case_name: str, *, soc: str | None = None, dtype: Any
         out.notes.append(f"case {case.name} expects tiling key {case.tiling_key} (op.yaml); the tiling chose "
                          f"{out.tiling_key}: verify fails this case")
     layouts = {c["class"]: c for c in described.get("tiling_data_classes", [])}
-    if cls is None:  # a plain struct shared by host and kernel: its layout from debug information
-        cls, layouts, notes = _plain_layout(spec, chip, len(data))
+    plain_notes: list[str] = []
+    if cls is None and data:  # a plain struct shared by host and kernel: its layout from debug information
+        cls, layouts, plain_notes = _plain_layout(spec, chip, len(data))
         out.tiling_class = cls
-        out.notes += notes
-    if cls is None:
-        out.notes.append(f"{spec.op_type} registers no TilingData class (REGISTER_TILING_DATA_CLASS) and no plain "
-                         "tiling struct was found (GetTilingData<T>): the tiling data is shown as bytes")
+        out.notes += plain_notes
+    if cls is None:  # shown as bytes; the plain-struct notes, if any, say why
+        if data and not plain_notes:
+            out.notes.append(f"{spec.op_type} registers no TilingData class (REGISTER_TILING_DATA_CLASS) and no "
+                             "plain tiling struct was found (GetTilingData<T>): the tiling data is shown as bytes")
     elif cls not in layouts:
         out.notes.append(f"TilingData class {cls} has no layout in describe: the tiling data is shown as bytes")
     else:
