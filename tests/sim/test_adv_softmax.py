@@ -421,6 +421,15 @@ def test_dropout_modes_match_numpy(adv, dt):
             assert np.array_equal(out.reshape(rows, sn), want), (mode, m_arg)
 
 
+def test_dropout_init_bit_mode_needs_dropout_bit_mode_init(adv):
+    x = np.arange(1, 9, dtype=np.float32)
+    args = dict(dt="f32", rows=1, sn=8, mn=1, keep=0.5, mode=3, tmp=512, initmode=1)
+    _, _, r = adv("DropOut", np.zeros(8, np.float32), x, None, np.array([0xFF], np.uint8), **args)
+    assert "DropOutBitModeInit was not called on this core first" in r.stderr
+    out, _, r = adv("DropOut", np.zeros(8, np.float32), x, None, np.array([0xFF], np.uint8), init=1, **args)
+    assert "DropOutBitModeInit" not in r.stderr and np.array_equal(out, x * 2)
+
+
 def test_dropout_argument_errors(adv):
     x = np.ones(32, np.float32)
     m = np.ones(32, np.uint8)

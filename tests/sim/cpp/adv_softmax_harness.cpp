@@ -95,15 +95,18 @@ template <class T> static void run_dropout(Ctx& c) {
     info.maskLastAxis = uint32_t(pi("mn"));
     float kp = float(pf("keep", 0.5));
     long mode = pi("mode", 0);
-#define DROP(MODE)                                                                                    \
-    if (c.has_tmp) DropOut<T, false, MODE>(L<T>(B, 3), L<T>(B, 0), L<uint8_t>(B, 2), c.tmp, kp, info); \
-    else DropOut<T, false, MODE>(L<T>(B, 3), L<T>(B, 0), L<uint8_t>(B, 2), kp, info);
+    if (pi("init")) DropOutBitModeInit(c.tmp);
+#define DROP1(INIT, MODE)                                                                            \
+    if (c.has_tmp) DropOut<T, INIT, MODE>(L<T>(B, 3), L<T>(B, 0), L<uint8_t>(B, 2), c.tmp, kp, info); \
+    else DropOut<T, INIT, MODE>(L<T>(B, 3), L<T>(B, 0), L<uint8_t>(B, 2), kp, info);
+#define DROP(MODE) if (pi("initmode")) { DROP1(true, MODE) } else { DROP1(false, MODE) }
     if (mode == 1) { DROP(DROPOUT_MODE_BYTE_MISALIGN) }
     else if (mode == 2) { DROP(DROPOUT_MODE_BYTE_ALIGN) }
     else if (mode == 3) { DROP(DROPOUT_MODE_BIT_ALIGN) }
     else if (mode == 4) { DROP(DROPOUT_MODE_BIT_MISALIGN) }
     else { DROP(0) }
 #undef DROP
+#undef DROP1
 }
 
 template <class T1, class T2> static void run_adjust(Ctx& c) {

@@ -1,5 +1,6 @@
 // opkit simulator: DropOut (advanced API, adv_api/filter/dropout.h).
 #pragma once
+#include "basic_api/kernel_common.h"
 #include "impl/opkit/adv_unary.h"
 #include "impl/opkit/copy_engine.h"
 #include "impl/opkit/reduce_util.h"
@@ -23,13 +24,45 @@ struct DropOutShapeInfo {
     uint32_t maskLastAxis = 0;
 };
 
+// ---- DropOutBitModeInit: prepares the select-mode register the bit modes use ---------------------
+// Clears the first 256 B of the buffer and loads the compare mask from it (CANN calls it inside
+// DropOut unless isInitBitMode is true, which says the kernel called it beforehand on this core).
+namespace opkit_dropout_detail {
+inline const void*& bit_mode_core() {
+    static thread_local const void* c = nullptr;
+    return c;
+}
+}  // namespace opkit_dropout_detail
+
+template <typename T>
+inline void DropOutBitModeInit(const LocalTensor<T>& sharedTmpBuffer, OPKIT_LOC) {
+    using namespace opkit::sim;
+    const char* api = "DropOutBitModeInit";
+    if (on_aic()) return;
+    Opd t = opd(sharedTmpBuffer, true, 1, 8, "sharedTmpBuffer", api, loc);
+    if (t.len < 256) fail_at(api, loc, "sharedTmpBuffer holds %u B; it needs at least 256 B (one vector repeat)", t.len);
+    const uint32_t seq = issue(P_V);
+    const uint16_t site = core().site(api, loc);
+    std::vector<uint8_t> zero(256, 0);
+    write_dst<uint8_t>(t, 0, zero.data(), zero.size(), true, seq, site, api, loc);
+    ResetMask();
+    opkit_dropout_detail::bit_mode_core() = &core();
+    trace(P_V, 256, 1, api, "int16");
+}
+inline void DropOutBitModeInit(OPKIT_LOC) {
+    opkit::sim::claim_reserved_ub("DropOutBitModeInit", loc);
+    if (opkit::sim::on_aic()) return;
+    ResetMask();
+    opkit_dropout_detail::bit_mode_core() = &opkit::sim::core();
+}
+
 // ---- DropOut: dst = mask ? src / keepProb : 0 ------------------------------------------------------
 // Bit modes: element j of a row is kept when bit (7 - j % 8) of mask byte j / 8 is set — the most
 // significant bit first, as the documented example reads (mask 169 = 0b10101001 keeps elements
 // 0, 2, 4 and 7 of [1..8]). The scale is T(1 / keepProb), applied with one rounding to T (assumed).
 // In the modes with padded mask rows the API compacts the mask in place: the mask's bytes are
 // left unspecified (documented: they may be modified).
-template <typename T, uint32_t mode>
+template <typename T, bool isInitBitMode, uint32_t mode>
 inline void opkit_dropout(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& mask,
                           const LocalTensor<uint8_t>* tmp, const float keepProb, const DropOutShapeInfo& info,
                           const opkit::sim::SrcLoc& loc) {
@@ -59,6 +92,9 @@ inline void opkit_dropout(const LocalTensor<T>& dst, const LocalTensor<T>& src, 
         fail_at(api, loc, "maskLastAxis %u bytes hold %u bits, fewer than srcLastAxis %u in bit mode", mn, mn * 8, sn);
     if (md == DROPOUT_MODE_BIT_ALIGN && sn % 8)
         fail_at(api, loc, "srcLastAxis %u is not a multiple of 8 in bit mode without padded mask rows", sn);
+    if (bits && isInitBitMode && opkit_dropout_detail::bit_mode_core() != &core())
+        warn_at(api, loc, "isInitBitMode is true but DropOutBitModeInit was not called on this core first: the select "
+                "mode register holds whatever was last loaded (call DropOutBitModeInit, or leave isInitBitMode false)");
     const uint32_t seq = issue(P_V);
     const uint16_t site = core().site(api, loc);
     Opd so = opd(src, false, 1, 8, "src", api, loc), dso = opd(dst, true, 1, 8, "dst", api, loc);
@@ -110,12 +146,12 @@ inline void opkit_dropout(const LocalTensor<T>& dst, const LocalTensor<T>& src, 
 template <typename T, bool isInitBitMode = false, uint32_t dropOutMode = 0>
 inline void DropOut(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const LocalTensor<uint8_t>& maskLocal,
                     const LocalTensor<uint8_t>& sharedTmpBuffer, const float keepProb, const DropOutShapeInfo& info, OPKIT_LOC) {
-    opkit_dropout<T, dropOutMode>(dstLocal, srcLocal, maskLocal, &sharedTmpBuffer, keepProb, info, loc);
+    opkit_dropout<T, isInitBitMode, dropOutMode>(dstLocal, srcLocal, maskLocal, &sharedTmpBuffer, keepProb, info, loc);
 }
 template <typename T, bool isInitBitMode = false, uint32_t dropOutMode = 0>
 inline void DropOut(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const LocalTensor<uint8_t>& maskLocal,
                     const float keepProb, const DropOutShapeInfo& info, OPKIT_LOC) {
-    opkit_dropout<T, dropOutMode>(dstLocal, srcLocal, maskLocal, nullptr, keepProb, info, loc);
+    opkit_dropout<T, isInitBitMode, dropOutMode>(dstLocal, srcLocal, maskLocal, nullptr, keepProb, info, loc);
 }
 
 }  // namespace AscendC
