@@ -169,6 +169,14 @@ def test_softmax_basic_block_on_a_shape_that_is_not_one_is_an_error(adv):
     assert "isBasicBlock is set but [5, 24]" in r.stderr and "IsBasicBlockInSoftMax" in r.stderr
 
 
+def test_softmax_basic_block_outside_the_documented_range_warns(adv):
+    m, k = 8, 64  # half: the basic path starts at 128 elements
+    x = rng.uniform(-4, 4, (m, k)).astype(np.float16)
+    r = Case(adv, "SoftMax", m, k, "f16", basic=1, tmp=8192, ws=8192).run(x)
+    assert "outside the documented basic-block range" in r["stderr"]
+    close(r["dst"], model(x, k)["dst"], np.float16)
+
+
 def test_softmax_without_broadcast_mode_is_refused(adv):
     m, k, kv = SHAPES["f32"]
     r = Case(adv, "SoftMax", m, k, "f32", kv=kv, cfg="nobrc").run(np.zeros((m, k), np.float32), expect_fail=True)
@@ -272,6 +280,35 @@ def test_flash_v2_update_over_two_chunks_equals_a_one_shot_softmax(adv, brc):
     want = np.exp(whole - whole.max(axis=1)[:, None])
     want /= want.sum(axis=1)[:, None]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-12)
+
+
+@pytest.mark.parametrize("basic", [0, 1])
+def test_flash_v2_in_place_as_flash_attention_calls_it(adv, basic):
+    """FlashAttention's form: src == dst, max/sum updated in place, (m, 1) statistics, isCheckTiling false,
+    the tiling from SoftMaxFlashV2TilingFuncImpl for the tmp buffer, no SoftMaxShapeInfo."""
+    m, k = 8, 128
+    x = rng.uniform(-6, 6, (m, 2 * k)).astype(np.float32)
+    c = Case(adv, "V2FA", m, k, "f32", brc=False, basic=basic, tmp=8192)
+
+    def step(chunk, update, mx=None, sm=None):
+        area = np.zeros(c.size, np.uint8)
+        area[:chunk.nbytes] = chunk.view(np.uint8).ravel()
+        if update:
+            for name, v in (("max", mx), ("sum", sm)):
+                o = c.lay[name][0]
+                area[o:o + 4 * m] = v.astype(np.float32).view(np.uint8)
+        out, _, r = adv("V2FA", area, np.zeros(32, np.uint8), update=update, **c.params)
+        assert "warning" not in r.stderr, r.stderr
+        get = {n: out[o:o + cnt * np.dtype(ty).itemsize].view(ty) for n, (o, cnt, ty) in c.lay.items()}
+        return get["dst"].reshape(m, k), get["max"], get["sum"], get["em"]
+
+    y1, m1, s1, _ = step(x[:, :k].copy(), 0)
+    y2, m2, s2, e2 = step(x[:, k:].copy(), 1, m1, s1)
+    whole = x.astype(np.float64)
+    assert np.array_equal(m2, whole.max(axis=1).astype(np.float32))
+    got = np.concatenate([y1 * e2[:, None], y2], axis=1) / s2[:, None]
+    want = np.exp(whole - whole.max(axis=1)[:, None])
+    np.testing.assert_allclose(got, want / want.sum(axis=1)[:, None], rtol=1e-5, atol=1e-12)
 
 
 def test_flash_v2_reduce_max_form(adv):

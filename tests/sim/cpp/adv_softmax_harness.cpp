@@ -9,6 +9,7 @@
 
 constexpr SoftmaxConfig CFG_NOBRC = {true, 0, 0, SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC};
 constexpr SoftmaxConfig CFG_NOCHECK = {false, 0, 0, SoftmaxMode::SOFTMAX_NORMAL};
+constexpr SoftmaxConfig CFG_FA = {false, 0, 0, SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC};  // FlashAttention's
 
 struct Ctx {
     Bufs* B;
@@ -34,6 +35,16 @@ static SoftMaxTiling make_tiling(const std::string& op, uint32_t m, uint32_t k, 
     }
     if (op == "Flash") return opkit_softmax::FlashPlan(m, k, s1, ws, upd);
     return opkit_softmax::SoftMaxPlan(m, k, s1, ws);
+}
+
+// FlashAttention's pattern: everything in place in the output area (x -> dst, inMax/inSum -> max/sum),
+// the tiling from the kernel-side function for the tmp buffer, no SoftMaxShapeInfo.
+template <class T, bool upd, bool basic> static void run_v2_fa(Ctx& c) {
+    Bufs& B = *c.B;
+    LocalTensor<T> x = at<T>(B, 3, "o_dst"), mx = at<T>(B, 3, "o_max"), sm = at<T>(B, 3, "o_sum"), em = at<T>(B, 3, "o_em");
+    SoftMaxTiling t = SoftMaxFlashV2TilingFuncImpl(uint32_t(pi("m")), uint32_t(pi("k")), sizeof(T), sizeof(T),
+                                                   c.tmp.GetSize() / sizeof(T), upd, basic, false, true);
+    SoftmaxFlashV2<T, upd, true, basic, false, CFG_FA>(x, sm, mx, x, em, sm, mx, c.tmp, t);
 }
 
 template <class T, class U, class E, bool upd, bool basic, bool nz, const SoftmaxConfig& cfg>
@@ -151,7 +162,13 @@ extern "C" __global__ __aicore__ void adv_kernel(GM_ADDR g0, GM_ADDR g1, GM_ADDR
     bool mixed = pi("mixed");
     uint32_t s1 = dt == "f16" ? 2 : 4, s2 = mixed ? 4 : s1;
     c.tl = make_tiling(op, m, k, s1, s2, pi("update"), pi("basic"), ps("cfg", "") == std::string("nobrc"));
-    if (op == "DropOut") {
+    if (op == "V2FA") {
+        bool u = pi("update"), b = pi("basic");
+        if (u && b) run_v2_fa<float, true, true>(c);
+        else if (u) run_v2_fa<float, true, false>(c);
+        else if (b) run_v2_fa<float, false, true>(c);
+        else run_v2_fa<float, false, false>(c);
+    } else if (op == "DropOut") {
         if (dt == "f16") run_dropout<half>(c); else run_dropout<float>(c);
     } else if (op == "Adjust") {
         std::string dt2 = ps("dt2", dt.c_str());

@@ -104,14 +104,19 @@ inline Shape shape_of(const Flags& f, const AscendC::tiling::SoftMaxTiling& t, c
 }
 
 // The documented basic-block condition: k a multiple of 64 in [256 B / sizeof(T), 2048), m a multiple
-// of 8, and a tiling without a tail block.
+// of 8, and a tiling without a tail block. The basic path works in 8-row tiles of 64-element repeats,
+// so a shape off that grid is an error; a k outside the documented range or a tail block is a
+// warning (what the basic path then does is not documented).
 template <class T>
 inline void check_basic(const Shape& s, const AscendC::tiling::SoftMaxTiling& t, const char* api, const SrcLoc& loc) {
-    bool ok = s.k % 64 == 0 && s.k >= 256 / sizeof(T) && s.k < 2048 && s.m % 8 == 0 && t.tailM == 0;
-    if (!ok)
-        fail_at(api, loc, "isBasicBlock is set but [%u, %u] with a tail of %u rows is not a basic block (srcK a multiple "
-                "of 64 in [%zu, 2048), srcM a multiple of 8, no tail block: IsBasicBlockInSoftMax); clear isBasicBlock",
-                s.m, s.k, t.tailM, size_t(256 / sizeof(T)));
+    if (s.k % 64 != 0 || s.m % 8 != 0)
+        fail_at(api, loc, "isBasicBlock is set but [%u, %u] is not a basic block (srcK a multiple of 64 in [%zu, 2048), "
+                "srcM a multiple of 8, no tail block: IsBasicBlockInSoftMax); clear isBasicBlock", s.m, s.k,
+                size_t(256 / sizeof(T)));
+    if (s.k < 256 / sizeof(T) || s.k >= 2048 || t.tailM != 0)
+        warn_at(api, loc, "isBasicBlock is set but [%u, %u] with a tail block of %u rows is outside the documented "
+                "basic-block range (srcK in [%zu, 2048), no tail block: IsBasicBlockInSoftMax)", s.m, s.k, t.tailM,
+                size_t(256 / sizeof(T)));
 }
 
 template <class T, class U>
