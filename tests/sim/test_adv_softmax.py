@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sim_util import CPP, VecRunner, build, compile_snippet
+from sim_util import CPP, VecRunner, build, compile_snippet, marked_line
 
 DT = {"f16": np.float16, "f32": np.float32}
 rng = np.random.default_rng(2024)
@@ -368,7 +368,7 @@ def test_too_small_shared_tmp_buffer_names_the_api_the_size_and_the_minimum(adv,
     api = {"Simple": "SimpleSoftMax", "V2": "SoftmaxFlashV2"}.get(op, op)
     assert f"{api}: sharedTmpBuffer holds 96 B" in r.stderr
     assert f"needs at least {minimum} B ({fn})" in r.stderr
-    assert "test_adv_softmax" not in r.stderr and "adv_softmax_harness.cpp:" in r.stderr  # the call site
+    assert f"adv_softmax_harness.cpp:{marked_line(CPP / 'adv_softmax_harness.cpp', 'tmp_' + op)}" in r.stderr
 
 
 def test_tiling_whose_block_overruns_the_tmp_buffer_is_an_error(adv):
@@ -479,6 +479,29 @@ def test_dropout_argument_errors(adv):
     r = adv("DropOut", np.zeros(32, np.float32), x, None, m, dt="f32", rows=1, sn=32, mn=33, mode=1, keep=0.5,
             expect_fail=True)
     assert "maskLastAxis 33 must be even" in r.stderr
+
+
+# ---- Broadcast -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dt", ["f16", "f32", "u8"])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("tmp", [0, 256])
+def test_broadcast_2d(adv, dt, axis, tmp):
+    t = {"u8": np.uint8}.get(dt, DT.get(dt))
+    r, c = 5, 64
+    src = (rng.uniform(0, 100, c if axis == 0 else r)).astype(t)
+    out, _, _ = adv("Broadcast", np.zeros(r * c, t), src, dt=dt, r=r, c=c, axis=axis, tmp=tmp)
+    want = np.broadcast_to(src[None, :] if axis == 0 else src[:, None], (r, c))
+    assert np.array_equal(out.reshape(r, c), want)
+
+
+def test_broadcast_documented_constraints(adv):
+    r = adv("Broadcast", np.zeros(5 * 12, np.float32), np.ones(12, np.float32), dt="f32", r=5, c=12, axis=0,
+            expect_fail=True)
+    assert "srcShape[1] = 12 x 4 B must be 32-byte aligned" in r.stderr
+    r = adv("Broadcast", np.zeros(5 * 64, np.float32), np.ones(8, np.float32), dt="f32", r=5, c=64, axis=1, overlap=1,
+            expect_fail=True)
+    assert "overlap; Broadcast does not support that" in r.stderr
 
 
 # ---- headers -------------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ static void run_one(const std::string& op, Ctx& c) {
     LocalTensor<E> em = at<E>(B, 3, "o_em");
     LocalTensor<U> imx = at<U>(B, 1, "i_max"), ism = at<U>(B, 1, "i_sum");
     if (op == "SoftMax") {
-        if (c.has_tmp) SoftMax<T, false, basic, nz, cfg>(dst, sm, mx, src, c.tmp, c.tl, c.si);
+        if (c.has_tmp) SoftMax<T, false, basic, nz, cfg>(dst, sm, mx, src, c.tmp, c.tl, c.si);  // @tmp_SoftMax
         else SoftMax<T, false, basic, nz, cfg>(dst, sm, mx, src, c.tl, c.si);
     } else if (op == "SoftMaxDst") {
         if constexpr (std::is_same<T, U>::value) {
@@ -63,13 +63,13 @@ static void run_one(const std::string& op, Ctx& c) {
             else SoftMax<T, false, basic, cfg>(dst, src, c.tl, c.si);
         }
     } else if (op == "Simple") {
-        if (c.has_tmp) SimpleSoftMax<T, false, basic, nz, cfg>(dst, ism, imx, src, c.tmp, c.tl, c.si);
+        if (c.has_tmp) SimpleSoftMax<T, false, basic, nz, cfg>(dst, ism, imx, src, c.tmp, c.tl, c.si);  // @tmp_Simple
         else SimpleSoftMax<T, false, basic, nz, cfg>(dst, ism, imx, src, c.tl, c.si);
     } else if (op == "Flash") {
         if (c.has_tmp) SoftmaxFlash<T, false, basic>(dst, sm, mx, src, em, ism, imx, c.tmp, c.tl, upd, c.si);
         else SoftmaxFlash<T, false, basic>(dst, sm, mx, src, em, ism, imx, c.tl, upd, c.si);
     } else if (op == "V2") {
-        if (c.has_tmp) SoftmaxFlashV2<T, upd, false, basic, nz, cfg>(dst, sm, mx, src, em, ism, imx, c.tmp, c.tl, c.si);
+        if (c.has_tmp) SoftmaxFlashV2<T, upd, false, basic, nz, cfg>(dst, sm, mx, src, em, ism, imx, c.tmp, c.tl, c.si);  // @tmp_V2
         else SoftmaxFlashV2<T, upd, false, basic, nz, cfg>(dst, sm, mx, src, em, ism, imx, c.tl, c.si);
     } else if (op == "V2Rmax") {
         if constexpr (std::is_same<T, U>::value) {
@@ -120,6 +120,22 @@ template <class T> static void run_dropout(Ctx& c) {
 #undef DROP1
 }
 
+template <class T> static void run_broadcast(Ctx& c) {
+    Bufs& B = *c.B;
+    const uint32_t r = uint32_t(pi("r")), cols = uint32_t(pi("c"));
+    const uint32_t dst2[2] = {r, cols};
+    LocalTensor<T> src = pi("overlap") ? L<T>(B, 3) : L<T>(B, 0);
+    if (pi("axis") == 0) {
+        const uint32_t src2[2] = {1, cols};
+        if (c.has_tmp) Broadcast<T, 2, 0>(L<T>(B, 3), src, dst2, src2, c.tmp);
+        else Broadcast<T, 2, 0>(L<T>(B, 3), src, dst2, src2);
+    } else {
+        const uint32_t src2[2] = {r, 1};
+        if (c.has_tmp) Broadcast<T, 2, 1>(L<T>(B, 3), src, dst2, src2, c.tmp);
+        else Broadcast<T, 2, 1>(L<T>(B, 3), src, dst2, src2);
+    }
+}
+
 template <class T1, class T2> static void run_adjust(Ctx& c) {
     Bufs& B = *c.B;
     bool hit;
@@ -168,6 +184,8 @@ extern "C" __global__ __aicore__ void adv_kernel(GM_ADDR g0, GM_ADDR g1, GM_ADDR
         else if (u) run_v2_fa<float, true, false>(c);
         else if (b) run_v2_fa<float, false, true>(c);
         else run_v2_fa<float, false, false>(c);
+    } else if (op == "Broadcast") {
+        if (dt == "f16") run_broadcast<half>(c); else if (dt == "u8") run_broadcast<uint8_t>(c); else run_broadcast<float>(c);
     } else if (op == "DropOut") {
         if (dt == "f16") run_dropout<half>(c); else run_dropout<float>(c);
     } else if (op == "Adjust") {

@@ -152,6 +152,11 @@ inline AscendC::tiling::SoftMaxTiling plan(const Flags& f, const Shape& s, uint3
 inline bool overlaps(const Opd& a, uint64_t a_len, const Opd& b) {
     return a.arena == b.arena && a.ub < b.ub + b.len && b.ub < a.ub + a_len;
 }
+// The bytes of an operand the call actually touches (a sub-tensor's length runs to its buffer's end).
+inline Opd span(Opd o, uint64_t bytes) {
+    o.len = uint32_t(std::min<uint64_t>(o.len, bytes));
+    return o;
+}
 
 // The scratch the call gets (sharedTmpBuffer or the UB above the kernel's buffers) against what it
 // needs; returns the tiling the API runs with (recomputed under isCheckTiling when it does not match
@@ -285,7 +290,8 @@ inline void run(const Flags& f, const Io<T, U, E>& io, const AscendC::tiling::So
     const uint32_t seq = issue(P_V);
     const uint16_t site = c.site(api, loc);
     Opd so = opd(*io.src, false, 1, 8, "src", api, loc), dso = opd(*io.dst, true, 1, 8, "dst", api, loc);
-    std::vector<Opd> ops{so, dso};
+    const uint64_t mat = uint64_t(s.m) * s.k * sizeof(T), rowv = uint64_t(s.m) * stride<U>(f.no_brc) * sizeof(U);
+    std::vector<Opd> ops{span(so, mat), span(dso, mat)};
     std::vector<float> x, im, is;
     bool ok = read_matrix<T>(so, f.nz, s, seq, site, api, loc, x);
     const bool stats_in = f.kind == Kind::Simple || f.update;
@@ -294,11 +300,11 @@ inline void run(const Flags& f, const Io<T, U, E>& io, const AscendC::tiling::So
     if (stats_in) {
         ok &= read_rows<U>(*mx_in, "inMax", f.no_brc, s.m, seq, site, api, loc, im);
         ok &= read_rows<U>(*sm_in, f.kind == Kind::Simple ? "inSum" : "inExpSum", f.no_brc, s.m, seq, site, api, loc, is);
-        ops.push_back(opd(*mx_in, false, 1, 8, "inMax", api, loc));
-        ops.push_back(opd(*sm_in, false, 1, 8, "inSum", api, loc));
+        ops.push_back(span(opd(*mx_in, false, 1, 8, "inMax", api, loc), rowv));
+        ops.push_back(span(opd(*sm_in, false, 1, 8, "inSum", api, loc), rowv));
     }
-    if (f.kind != Kind::Simple && io.max) ops.push_back(opd(*io.max, true, 1, 8, "max", api, loc));
-    if (f.kind != Kind::Simple && io.sum) ops.push_back(opd(*io.sum, true, 1, 8, "sum", api, loc));
+    if (f.kind != Kind::Simple && io.max) ops.push_back(span(opd(*io.max, true, 1, 8, "max", api, loc), rowv));
+    if (f.kind != Kind::Simple && io.sum) ops.push_back(span(opd(*io.sum, true, 1, 8, "sum", api, loc), rowv));
     scratch<T, U>(f, s, tiling, io.tmp, ops, seq, site, api, loc);
 
     std::vector<float> y(x.size()), omax(s.m), osum(s.m), oexp(s.m), ored(s.m);

@@ -108,8 +108,10 @@ inline void opkit_dropout(const LocalTensor<T>& dst, const LocalTensor<T>& src, 
         if (t.len < kMinTmp)
             fail_at(api, loc, "sharedTmpBuffer holds %u B; DropOut needs at least %u B (GetDropOutMinTmpSize): allocate at "
                     "least that much", t.len, kMinTmp);
-        for (const Opd* o : {&so, &dso, &mo})
-            if (t.ub < o->ub + o->len && o->ub < t.ub + kMinTmp)
+        const uint64_t ext[3] = {n * sizeof(T), n * sizeof(T), mbytes};  // the bytes the call touches
+        const Opd* used[3] = {&so, &dso, &mo};
+        for (int i = 0; i < 3; ++i)
+            if (const Opd* o = used[i]; t.ub < o->ub + ext[i] && o->ub < t.ub + kMinTmp)
                 fail_at(api, loc, "sharedTmpBuffer (UB %llu) overlaps the %s tensor (UB %llu); give the scratch its own buffer",
                         (unsigned long long)t.ub, o->role, (unsigned long long)o->ub);
         touch(A_UB, t.ub, kMinTmp, P_V, true, seq, site, api, loc);
