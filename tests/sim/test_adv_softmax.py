@@ -6,6 +6,10 @@ DropOut's documented bit order, and the temporary-buffer rule."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from sim_util import CPP, VecRunner, build, compile_snippet, marked_line
@@ -502,6 +506,28 @@ def test_broadcast_documented_constraints(adv):
     r = adv("Broadcast", np.zeros(5 * 64, np.float32), np.ones(8, np.float32), dt="f32", r=5, c=64, axis=1, overlap=1,
             expect_fail=True)
     assert "overlap; Broadcast does not support that" in r.stderr
+
+
+# ---- host tiling ---------------------------------------------------------------------------------
+
+def test_dropout_host_tmp_sizes(tmp_path):
+    """Two vector repeats at least; at most two float copies of the source (CANN's own unit test: [2, 8]
+    float gives 512 / 512)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sim_host"))
+    import sim_host_util
+
+    exe = tmp_path / "adv_host_tiling_check"
+    cmd = [sim_host_util.sim.find_cxx(), *sim_host_util._flags(), "-Wall", "-Wextra", "-Werror",
+           str(CPP / "adv_host_tiling_check.cpp"), "-o", str(exe)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-4000:]
+    kv = sim_host_util.key_values(exe)
+    want = {"f32_2x8": (512, 512), "f16_16x64": (2 * 16 * 64 * 4, 512), "f32_3x40": (2 * 3 * 40 * 4, 512)}
+    for name, (mx, mn) in want.items():
+        assert (int(kv[f"{name}.max"]), int(kv[f"{name}.min"])) == (mx, mn), name
+        assert (int(kv[f"{name}.max1"]), int(kv[f"{name}.min1"])) == (mx, mn), name
+    r = subprocess.run([str(exe), "bad"], capture_output=True, text=True)
+    assert r.returncode != 0 and "typeSize is 8; DropOut supports 2 (half) and 4 (float)" in r.stderr
 
 
 # ---- headers -------------------------------------------------------------------------------------
