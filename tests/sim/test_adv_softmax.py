@@ -352,6 +352,18 @@ def test_flash_v2_half_rounds_once_from_float(adv):
 
 # ---- tiling checks and the temporary-buffer rule -------------------------------------------------
 
+@pytest.mark.parametrize("op", ["SoftMax", "V2"])
+def test_constant_shape_config(adv, op):
+    """SoftmaxConfig {true, 5, 21}: the rows and the real last axis are compile-time constants; the
+    padded last axis is 21 rounded up to 32 bytes; no SoftMaxShapeInfo is needed."""
+    m, k, kv = 5, 24, 21
+    x = rng.uniform(-4, 4, (m, k)).astype(np.float32)
+    r = Case(adv, op, m, k, "f32", cfg="const", noinfo=1, tmp=8192, ws=8192).run(x)
+    want = model(x, kv, "v2" if op == "V2" else "softmax")
+    close(r["dst"], want["dst"], np.float32)
+    close(r["sum"], want["sum"], np.float32)
+
+
 def test_check_tiling_recomputes_a_tiling_made_for_another_shape(adv):
     m, k, kv = SHAPES["f32"]
     x = rng.uniform(-4, 4, (m, k)).astype(np.float32)

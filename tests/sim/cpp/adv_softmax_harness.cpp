@@ -9,6 +9,7 @@
 
 constexpr SoftmaxConfig CFG_NOBRC = {true, 0, 0, SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC};
 constexpr SoftmaxConfig CFG_NOCHECK = {false, 0, 0, SoftmaxMode::SOFTMAX_NORMAL};
+constexpr SoftmaxConfig CFG_CONST = {true, 5, 21};  // a constant [5, 21] shape (f32: padded to 24)
 constexpr SoftmaxConfig CFG_FA = {false, 0, 0, SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC};  // FlashAttention's
 
 struct Ctx {
@@ -84,6 +85,7 @@ static void pick_cfg(const std::string& op, Ctx& c) {
     std::string cfg = ps("cfg", "normal");
     if (cfg == "nobrc") run_one<T, U, E, upd, basic, nz, CFG_NOBRC>(op, c);
     else if (cfg == "nocheck") run_one<T, U, E, upd, basic, nz, CFG_NOCHECK>(op, c);
+    else if (cfg == "const") run_one<T, U, E, upd, basic, nz, CFG_CONST>(op, c);
     else run_one<T, U, E, upd, basic, nz, SOFTMAX_DEFAULT_CFG>(op, c);
 }
 template <class T, class U, class E>
@@ -175,6 +177,7 @@ extern "C" __global__ __aicore__ void adv_kernel(GM_ADDR g0, GM_ADDR g1, GM_ADDR
     std::string op = ps("op"), dt = ps("dt");
     uint32_t m = uint32_t(pi("m")), k = uint32_t(pi("k"));
     c.si.srcM = m; c.si.srcK = k; c.si.oriSrcM = m; c.si.oriSrcK = uint32_t(pi("kv", k));
+    if (pi("noinfo")) c.si = SoftMaxShapeInfo{};
     bool mixed = pi("mixed");
     uint32_t s1 = dt == "f16" ? 2 : 4, s2 = mixed ? 4 : s1;
     c.tl = make_tiling(op, m, k, s1, s2, pi("update"), pi("basic"), ps("cfg", "") == std::string("nobrc"));

@@ -89,10 +89,13 @@ struct Shape {
 template <class T>
 inline Shape shape_of(const Flags& f, const AscendC::tiling::SoftMaxTiling& t, const AscendC::SoftMaxShapeInfo& info,
                       const char* api, const SrcLoc& loc) {
+    // A constant shape (SoftmaxConfig oriSrcM/oriSrcK) gives the rows and the real last axis; the
+    // padded last axis is the shape info's (or the real one rounded up to 32 bytes).
     Shape s;
+    constexpr uint32_t per = 32 / sizeof(T);
     s.m = f.cfg_m ? f.cfg_m : (info.srcM ? info.srcM : t.srcM);
-    s.k = f.cfg_k ? f.cfg_k : (info.srcK ? info.srcK : t.srcK);
-    s.kv = (!f.cfg_k && info.oriSrcK) ? info.oriSrcK : s.k;
+    s.k = info.srcK ? info.srcK : (f.cfg_k ? (f.cfg_k + per - 1) / per * per : t.srcK);
+    s.kv = f.cfg_k ? f.cfg_k : (info.oriSrcK ? info.oriSrcK : s.k);
     if (s.m == 0 || s.k == 0)
         fail_at(api, loc, "the source is [%u, %u]; set SoftMaxShapeInfo srcM/srcK (or the tiling's) to the rows and the "
                 "last axis", s.m, s.k);
