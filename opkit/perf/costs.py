@@ -44,6 +44,13 @@ _COMPOSITE: dict[str, tuple[str, ...]] = {
     "Gelu": ("binary", "binary", "unary", "unary", "binary", "transcendental", "unary", "division"),
     "SoftmaxFlashV2": ("reduction", "binary", "transcendental", "reduction", "binary",
                        "transcendental", "binary", "binary"),
+    # rowmax, broadcast, x - max, exp, rowsum, broadcast, / sum (the documented steps)
+    "SoftMax": ("reduction", "unary", "binary", "transcendental", "reduction", "unary", "division"),
+    "SimpleSoftMax": ("binary", "transcendental", "division"),  # x - max, exp, / sum
+    "SoftmaxFlash": ("reduction", "unary", "binary", "binary", "transcendental", "reduction", "unary",
+                     "binary", "binary", "division"),  # SoftMax plus the max/expMax/sum update
+    "AdjustSoftMaxRes": ("unary", "binary"),  # compare the row max, select
+    "DropOut": ("binary", "unary"),  # select by the mask, * 1 / keepProb
     "AscendDequant": ("unary", "binary"),  # cast, scale
     "ArithProgression": ("unary",),
 }

@@ -437,9 +437,7 @@ inline void WaitPreTaskEnd() {}
 template <pipe_t AIV_PIPE = PIPE_MTE3, pipe_t AIC_PIPE = PIPE_MTE3, bool FORCE = false>
 inline void SetNextTaskStart() {}
 // AscendCUtils (mask helpers, SetOverflow): basic_api/kernel_common.h.
-inline void DropOutBitModeInit() {}
-template <class T>
-inline void DropOutBitModeInit(const LocalTensor<T>&) {}
+// DropOutBitModeInit: adv_api/filter/dropout.h.
 }  // namespace AscendC
 
 inline GM_ADDR GetSysWorkSpacePtr() {

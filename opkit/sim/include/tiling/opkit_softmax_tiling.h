@@ -6,6 +6,7 @@
 //   GetSoftMaxFlashV2MaxTmpSize / GetSoftMaxFlashV2MinTmpSize / SoftMaxFlashV2TilingFunc
 //   GetSoftMaxGradMaxTmpSize / GetSoftMaxGradMinTmpSize / SoftMaxGradTilingFunc
 //   IsBasicBlockInSoftMax
+//   GetDropOutMaxTmpSize / GetDropOutMinTmpSize / GetDropOutMaxMinTmpSize
 //
 // The source is viewed as srcM rows of srcK elements (srcK: the last dimension). Scratch sizes
 // are in bytes of float scratch; the tiling functions split the rows into blocks of baseM rows
@@ -22,6 +23,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "adv_api/activation/softmax_plan.h"
 #include "graph/tensor.h"
 #include "kernel_tiling/kernel_tiling.h"
 #include "opkit_host/diag.h"
@@ -31,14 +33,6 @@
 
 namespace AscendC {
 namespace opkit_softmax {
-
-constexpr uint32_t kBlock = 32;          // bytes of one UB block
-constexpr uint32_t kF32 = 4;             // the scratch is counted in floats
-constexpr uint32_t kRowTile = 8;         // rows of a basic tile (one block of floats)
-constexpr uint32_t kUnit = 64;           // floats of one basic-block unit (one repeat)
-constexpr uint32_t kBasicMin = 256;      // bytes: smallest basic-block row
-constexpr uint32_t kBasicMax = 2048;     // elements: basic blocks need srcK below this
-constexpr uint32_t kSpecialK = 1024;     // the basic-block row length with a double unit
 
 struct Rows {
     uint32_t m = 0, k = 0;
@@ -74,46 +68,6 @@ inline void CheckWorkspace(const char* fn, uint32_t bytes) {
 inline uint32_t Arch() {
     return static_cast<uint32_t>(platform_ascendc::PlatformAscendCManager::GetInstance()->GetCurNpuArch());
 }
-inline bool RegBase(uint32_t arch) { return arch == 3510 || arch == 5102; }
-inline uint32_t RoundUp(uint32_t x, uint32_t a) { return (x + a - 1) / a * a; }
-
-// Rows per block when the rows split: a multiple of the basic tile once above it.
-inline uint32_t SnapRows(uint32_t base, uint32_t m, uint32_t tile = kRowTile) {
-    base = std::min(base, m);
-    if (base < m && base > tile) base -= base % tile;
-    return base;
-}
-
-// Basic blocks (m a multiple of 8, k of 64): a divisor of m in steps of 8, kept under 255
-// repeats of the basic unit.
-inline void BasicBlockRows(uint32_t& base, uint32_t m, uint32_t k) {
-    if (!(base > kRowTile && m % kRowTile == 0 && k % kUnit == 0)) return;
-    base -= base % kRowTile;
-    while (m % base != 0) base -= kRowTile;
-    while (base * k >= kUnit * kBasicMin) base /= 2;
-}
-
-inline tiling::SoftMaxTiling Plan(uint32_t m, uint32_t k, uint32_t perBlock, uint32_t base) {
-    tiling::SoftMaxTiling t{};
-    t.srcM = m;
-    t.srcK = k;
-    t.srcSize = m * k;
-    t.outMaxM = m;
-    t.outMaxK = perBlock;
-    t.outMaxSize = m * perBlock;
-    t.splitM = base;
-    t.splitK = k;
-    t.splitSize = base * k;
-    t.reduceM = base;
-    t.reduceK = perBlock;
-    t.reduceSize = base * perBlock;
-    const uint32_t tail = base ? m % base : 0;
-    t.rangeM = base ? m / base : 0;
-    t.tailM = tail;
-    t.tailSplitSize = tail * k;
-    t.tailReduceSize = tail * perBlock;
-    return t;
-}
 
 inline void Store(const tiling::SoftMaxTiling& t, tiling::SoftMaxTiling& out) { out = t; }
 inline void Store(const tiling::SoftMaxTiling& t, optiling::SoftMaxTiling& out) {
@@ -142,12 +96,6 @@ inline tiling::SoftMaxTiling Load(const optiling::SoftMaxTiling& t) {
 }
 inline tiling::SoftMaxTiling Load(const tiling::SoftMaxTiling& t) { return t; }
 
-// Floats of scratch per row of the plain SoftMax (and the non-update SoftMaxFlash).
-inline uint32_t PlainRow(uint32_t k, uint32_t perBlock) { return perBlock + k + kUnit; }
-// The register-based chips' whole-source need (no update).
-inline uint32_t RegBaseWhole(Rows r, uint32_t extraUnits) {
-    return r.m * (kRowTile + r.k) + kUnit * extraUnits + RoundUp(r.m, kRowTile);
-}
 
 }  // namespace opkit_softmax
 
@@ -157,19 +105,14 @@ inline uint32_t GetSoftMaxMaxTmpSize(const TensorShape& srcShape, const uint32_t
     using namespace opkit_softmax;
     (void)isReuseSource;
     const Rows r = RowsOf("AscendC::GetSoftMaxMaxTmpSize", srcShape, dataTypeSize);
-    const uint32_t pb = kBlock / dataTypeSize, arch = Arch();
-    uint32_t need = r.m * (pb + r.k + kUnit);
-    if (RegBase(arch) || arch == 3003) need = std::max(RegBaseWhole(r, 4), need);
-    return need * kF32;
+    return SoftMaxMaxBytes(r.m, r.k, dataTypeSize, Arch());
 }
 
 inline uint32_t GetSoftMaxMinTmpSize(const TensorShape& srcShape, const uint32_t dataTypeSize, const bool isReuseSource) {
     using namespace opkit_softmax;
     (void)isReuseSource;
     const Rows r = RowsOf("AscendC::GetSoftMaxMinTmpSize", srcShape, dataTypeSize);
-    const uint32_t pb = kBlock / dataTypeSize, arch = Arch();
-    if (RegBase(arch) || arch == 3003) return std::max(RegBaseWhole(r, 4), r.m * (pb + r.k)) * kF32;
-    return PlainRow(r.k, pb) * kF32;
+    return SoftMaxMinBytes(r.m, r.k, dataTypeSize, Arch());
 }
 
 template <class Tiling>
@@ -178,10 +121,7 @@ inline void opkit_softmax_tiling(const char* fn, const TensorShape& srcShape, ui
     using namespace opkit_softmax;
     const Rows r = RowsOf(fn, srcShape, dataTypeSize);
     CheckWorkspace(fn, localWorkSpaceSize);
-    const uint32_t pb = kBlock / dataTypeSize;
-    uint32_t base = SnapRows(localWorkSpaceSize / kF32 / PlainRow(r.k, pb), r.m);
-    BasicBlockRows(base, r.m, r.k);
-    Store(Plan(r.m, r.k, pb, base), out);
+    Store(SoftMaxPlan(r.m, r.k, dataTypeSize, localWorkSpaceSize), out);
 }
 
 inline void SoftMaxTilingFunc(const TensorShape& srcShape, const uint32_t dataTypeSize, const uint32_t localWorkSpaceSize,
@@ -195,29 +135,19 @@ inline void SoftMaxTilingFunc(const TensorShape& srcShape, const uint32_t dataTy
 
 // ---- SoftMaxFlash ----------------------------------------------------------------------------
 
-namespace opkit_softmax {
-inline uint32_t FlashUpdateRow(uint32_t k, uint32_t pb) { return pb * 4 + k * 2; }
-inline uint32_t FlashNeed(const char* fn, const TensorShape& s, uint32_t size, bool isUpdate, bool whole) {
-    const Rows r = RowsOf(fn, s, size);
-    const uint32_t pb = kBlock / size;
-    if (RegBase(Arch())) {
-        const uint32_t rows = r.m * (pb + r.k + (whole ? kUnit : 0));
-        return (isUpdate ? rows : std::max(RegBaseWhole(r, 4), rows)) * kF32;
-    }
-    const uint32_t row = isUpdate ? FlashUpdateRow(r.k, pb) : PlainRow(r.k, pb);
-    return (whole ? r.m * row : row) * kF32;
-}
-}  // namespace opkit_softmax
-
 inline uint32_t GetSoftMaxFlashMaxTmpSize(const TensorShape& srcShape, const uint32_t dataTypeSize, const bool isUpdate,
                                           const bool isReuseSource) {
+    using namespace opkit_softmax;
     (void)isReuseSource;
-    return opkit_softmax::FlashNeed("AscendC::GetSoftMaxFlashMaxTmpSize", srcShape, dataTypeSize, isUpdate, true);
+    const Rows r = RowsOf("AscendC::GetSoftMaxFlashMaxTmpSize", srcShape, dataTypeSize);
+    return FlashBytes(r.m, r.k, dataTypeSize, isUpdate, true, Arch());
 }
 inline uint32_t GetSoftMaxFlashMinTmpSize(const TensorShape& srcShape, const uint32_t dataTypeSize, const bool isUpdate,
                                           const bool isReuseSource) {
+    using namespace opkit_softmax;
     (void)isReuseSource;
-    return opkit_softmax::FlashNeed("AscendC::GetSoftMaxFlashMinTmpSize", srcShape, dataTypeSize, isUpdate, false);
+    const Rows r = RowsOf("AscendC::GetSoftMaxFlashMinTmpSize", srcShape, dataTypeSize);
+    return FlashBytes(r.m, r.k, dataTypeSize, isUpdate, false, Arch());
 }
 
 template <class Tiling>
@@ -227,11 +157,7 @@ inline void opkit_softmax_flash_tiling(const TensorShape& srcShape, uint32_t dat
     const char* fn = "AscendC::SoftMaxFlashTilingFunc";
     const Rows r = RowsOf(fn, srcShape, dataTypeSize);
     CheckWorkspace(fn, localWorkSpaceSize);
-    const uint32_t pb = kBlock / dataTypeSize;
-    const uint32_t row = isUpdate ? FlashUpdateRow(r.k, pb) : PlainRow(r.k, pb);
-    uint32_t base = SnapRows(localWorkSpaceSize / kF32 / row, r.m);
-    BasicBlockRows(base, r.m, r.k);
-    Store(Plan(r.m, r.k, pb, base), out);
+    Store(FlashPlan(r.m, r.k, dataTypeSize, localWorkSpaceSize, isUpdate), out);
 }
 inline void SoftMaxFlashTilingFunc(const TensorShape& srcShape, const uint32_t dataTypeSize,
                                    const uint32_t localWorkSpaceSize, optiling::SoftMaxTiling& softmaxFlashTiling,
@@ -246,26 +172,6 @@ inline void SoftMaxFlashTilingFunc(const TensorShape& srcShape, const uint32_t d
 
 // ---- SoftmaxFlashV2 --------------------------------------------------------------------------
 
-namespace opkit_softmax {
-// Floats per row outside the basic-block path: half sources keep a cast copy of the row.
-inline uint32_t V2Row(uint32_t size1, uint32_t k, uint32_t pb) {
-    return size1 == 2 ? pb * 2 + k + kUnit : pb + kUnit;
-}
-// Floats per row on the basic-block path (srcK == 1024 needs a double unit).
-inline uint32_t V2BasicRow(uint32_t size1, uint32_t k, uint32_t pb) {
-    const uint32_t unit = k == kSpecialK ? kUnit * 2 : kUnit;
-    return size1 == 2 ? pb + k + unit : pb + unit;
-}
-inline bool V2Basic(bool isBasicBlock, Rows r) { return isBasicBlock && r.k % kUnit == 0 && r.m % kRowTile == 0; }
-
-// Register-based chips, isUpdate: the small-row (m <= 2) buffer.
-inline uint32_t V2RegUpdateSmall(Rows r, uint32_t size1, uint32_t size2, uint32_t pb) {
-    if (size1 != 2) return RoundUp(r.m, kUnit) + r.m * pb * 2;
-    const uint32_t lead = RoundUp(r.m * 2, kUnit * 2);
-    return lead + r.m * (pb * 2 + r.k + (size2 == 2 ? 0 : pb));
-}
-}  // namespace opkit_softmax
-
 inline uint32_t GetSoftMaxFlashV2MinTmpSize(const TensorShape& srcShape, const uint32_t dataTypeSize1,
                                             const uint32_t dataTypeSize2, const bool isUpdate,
                                             const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
@@ -273,20 +179,7 @@ inline uint32_t GetSoftMaxFlashV2MinTmpSize(const TensorShape& srcShape, const u
     const char* fn = "AscendC::GetSoftMaxFlashV2MinTmpSize";
     const Rows r = RowsOf(fn, srcShape, dataTypeSize1);
     CheckType(fn, "dataTypeSize2", dataTypeSize2);
-    const uint32_t pb = kBlock / dataTypeSize2;
-    if (RegBase(Arch())) {
-        if (isUpdate) return V2RegUpdateSmall(r, dataTypeSize1, dataTypeSize2, pb) * kF32;
-        const uint32_t lead = isBasicBlock ? 4 : kRowTile;
-        const uint32_t whole = r.m * (lead + r.k) + kUnit * 4 + RoundUp(r.m, kRowTile);
-        return std::max(whole, r.m * (pb + r.k)) * kF32;
-    }
-    const bool basic = isBasicBlock && r.k % kUnit == 0;
-    uint32_t need = basic ? kRowTile * V2BasicRow(dataTypeSize1, r.k, pb) : V2Row(dataTypeSize1, r.k, pb);
-    if (isFlashOutputBrc) {
-        const uint32_t rows = std::min(kBlock / dataTypeSize1, r.m);
-        need = basic ? need / kRowTile * rows : need * rows;
-    }
-    return need * kF32;
+    return V2MinBytes(r.m, r.k, dataTypeSize1, dataTypeSize2, isUpdate, isBasicBlock, isFlashOutputBrc, Arch());
 }
 
 inline uint32_t GetSoftMaxFlashV2MaxTmpSize(const TensorShape& srcShape, const uint32_t dataTypeSize1,
@@ -299,13 +192,13 @@ inline uint32_t GetSoftMaxFlashV2MaxTmpSize(const TensorShape& srcShape, const u
     CheckType(fn, "dataTypeSize2", dataTypeSize2);
     const uint32_t pb = kBlock / dataTypeSize2;
     if (RegBase(Arch())) {
-        if (!isUpdate) return std::max(RegBaseWhole(r, 4), r.m * PlainRow(r.k, pb)) * kF32;
-        if (r.m <= 2) return V2RegUpdateSmall(r, dataTypeSize1, dataTypeSize2, pb) * kF32;
-        if (V2Basic(isBasicBlock, r))
+        if (!isUpdate) return std::max(RegBaseWhole(r.m, r.k, 4), r.m * PlainRow(r.k, pb)) * kF32;
+        if (r.m <= 2) return V2RegUpdateSmall(r.m, r.k, dataTypeSize1, dataTypeSize2, pb) * kF32;
+        if (V2Basic(isBasicBlock, r.m, r.k))
             return r.m * (dataTypeSize1 == 2 ? pb + r.k + kUnit : pb + kUnit) * kF32;
         return r.m * V2Row(dataTypeSize1, r.k, pb) * kF32;
     }
-    if (V2Basic(isBasicBlock, r)) {
+    if (V2Basic(isBasicBlock, r.m, r.k)) {
         while (r.m * r.k >= kUnit * kBasicMin) r.m /= 2;  // at most 255 repeats per call
         return r.m * V2BasicRow(dataTypeSize1, r.k, pb) * kF32;
     }
@@ -321,17 +214,8 @@ inline void opkit_softmax_flash_v2_tiling(const TensorShape& srcShape, uint32_t 
     const Rows r = RowsOf(fn, srcShape, dataTypeSize1);
     CheckType(fn, "dataTypeSize2", dataTypeSize2);
     CheckWorkspace(fn, localWorkSpaceSize);
-    const uint32_t pb = kBlock / dataTypeSize2, floats = localWorkSpaceSize / kF32;
-    uint32_t base;
-    if (V2Basic(isBasicBlock, r)) {
-        base = std::min(floats / V2BasicRow(dataTypeSize1, r.k, pb), r.m);
-        BasicBlockRows(base, r.m, r.k);
-    } else {
-        base = floats / V2Row(dataTypeSize1, r.k, pb);
-    }
-    const uint32_t tile = isFlashOutputBrc && dataTypeSize1 == 2 ? kBlock / 2 : kRowTile;
-    base = SnapRows(base, r.m, tile);
-    const tiling::SoftMaxTiling t = Plan(r.m, r.k, pb, base);
+    const tiling::SoftMaxTiling t =
+        V2Plan(r.m, r.k, dataTypeSize1, dataTypeSize2, localWorkSpaceSize, isBasicBlock, isFlashOutputBrc);
     const uint32_t brcRows = kBlock / dataTypeSize1;
     Store(t, out);
     // CANN logs this (the tiling is filled all the same).
@@ -392,7 +276,7 @@ inline void opkit_softmax_grad_tiling(const TensorShape& srcShape, uint32_t data
     CheckWorkspace(fn, localWorkSpaceSize);
     const uint32_t pb = kBlock / dataTypeSize;
     uint32_t base = SnapRows(localWorkSpaceSize / kF32 / GradRow(dataTypeSize, r.k, pb, isFront), r.m);
-    BasicBlockRows(base, r.m, r.k);
+    base = BasicBlockRows(base, r.m, r.k);
     Store(Plan(r.m, r.k, pb, base), out);
 }
 inline void SoftMaxGradTilingFunc(const TensorShape& srcShape, const uint32_t dataTypeSize,
@@ -421,6 +305,38 @@ inline bool IsBasicBlockInSoftMax(optiling::SoftMaxTiling& tiling, const uint32_
 }
 inline bool IsBasicBlockInSoftMax(tiling::SoftMaxTiling& tiling, const uint32_t dataTypeSize = 2) {
     return opkit_is_basic_block(tiling, dataTypeSize);
+}
+
+// ---- DropOut ---------------------------------------------------------------------------------
+
+namespace opkit_dropout {
+constexpr uint32_t kRepeatBytes = 256;  // one vector repeat
+inline uint64_t Elements(const char* fn, const TensorShape& shape, uint32_t typeSize, bool isReuseSource) {
+    if (typeSize != 2 && typeSize != 4)
+        opkit::host::fail(fn, "typeSize is %u; DropOut supports 2 (half) and 4 (float)", typeSize);
+    const std::vector<int64_t> dims = shape.GetDims();
+    if (dims.empty()) opkit::host::fail(fn, "the source shape has no dimensions; it must have at least one");
+    if (isReuseSource) opkit::host::warn(fn, "isReuseSource is reserved (CANN logs that it may have no effect)");
+    uint64_t n = 1;
+    for (int64_t d : dims) n *= static_cast<uint64_t>(d < 0 ? 0 : d);
+    return n;
+}
+}  // namespace opkit_dropout
+
+// The minimum is two vector repeats; the maximum holds two float copies of the whole source.
+inline uint32_t GetDropOutMinTmpSize(const TensorShape& srcShape, const uint32_t typeSize, const bool isReuseSource) {
+    (void)opkit_dropout::Elements("AscendC::GetDropOutMinTmpSize", srcShape, typeSize, isReuseSource);
+    return 2 * opkit_dropout::kRepeatBytes;
+}
+inline uint32_t GetDropOutMaxTmpSize(const TensorShape& srcShape, const uint32_t typeSize, const bool isReuseSource) {
+    const uint64_t n = opkit_dropout::Elements("AscendC::GetDropOutMaxTmpSize", srcShape, typeSize, isReuseSource);
+    return static_cast<uint32_t>(std::max<uint64_t>(2 * opkit_dropout::kRepeatBytes, 2 * n * sizeof(float)));
+}
+inline void GetDropOutMaxMinTmpSize(const TensorShape& srcShape, const uint32_t typeSize, const bool isReuseSource,
+                                    uint32_t& maxValue, uint32_t& minValue) {
+    const uint64_t n = opkit_dropout::Elements("AscendC::GetDropOutMaxMinTmpSize", srcShape, typeSize, isReuseSource);
+    minValue = 2 * opkit_dropout::kRepeatBytes;
+    maxValue = static_cast<uint32_t>(std::max<uint64_t>(minValue, 2 * n * sizeof(float)));
 }
 
 }  // namespace AscendC

@@ -1,118 +1,130 @@
-// opkit simulator: SoftmaxFlashV2 (advanced API, ND, one dtype).
+// opkit simulator: SoftmaxFlashV2 and its kernel-side tiling (advanced API, adv_api/activation/softmaxflashv2.h).
 #pragma once
-#include "impl/opkit/reduce_util.h"
-#include "kernel_tiling/kernel_tiling.h"
+#include "adv_api/activation/softmax_common.h"
 
 namespace AscendC {
 
-// ---- SoftmaxFlashV2 (advanced API, ND, one dtype) -----------------------------------------------------------------
-// Row-wise online softmax over src [srcM, srcK]: max = rowmax(x) (isUpdate: max(inMax, rowmax)),
-// dst = exp(x - max), sum = rowsum(dst) (isUpdate: inSum * expMax + rowsum, expMax = exp(inMax - max)).
-// max/sum/expMax and the in* tensors hold each row's value repeated over one 32-B block.
-// Each step rounds to T; row sums use the reduction tree (assumed).
-struct SoftMaxShapeInfo {
-    uint32_t srcM = 0, srcK = 0, oriSrcM = 0, oriSrcK = 0;
-};
-struct SoftmaxConfig {
-    bool isCheckTiling = true;
-    uint32_t oriSrcM = 0, oriSrcK = 0;
-    uint32_t mode = 0;
-};
-constexpr SoftmaxConfig SOFTMAX_DEFAULT_CFG = {true, 0, 0, 0};
-constexpr SoftmaxConfig SOFTMAX_REDUCE_CFG = {true, 0, 0, 1};
-
-constexpr tiling::SoftMaxTiling SoftMaxFlashV2TilingFuncImpl(uint32_t srcM, uint32_t srcK, uint32_t dtypeSize1, uint32_t dtypeSize2,
-                                                      uint32_t localWorkSpaceSize, bool isUpdate = false, bool isBasicBlock = false,
-                                                      bool isDataFormatNZ = false, bool isFlashOutputBrc = false) {
-    tiling::SoftMaxTiling t{};
-    t.srcM = srcM; t.srcK = srcK; t.srcSize = srcM * srcK;
-    t.outMaxM = srcM; t.outMaxK = 32 / (dtypeSize2 ? dtypeSize2 : 4); t.outMaxSize = t.outMaxM * t.outMaxK;
-    t.splitM = srcM; t.splitK = srcK; t.splitSize = srcM * srcK;
-    t.reduceM = srcM; t.reduceK = t.outMaxK; t.reduceSize = t.outMaxSize; t.rangeM = 1;
-    (void)dtypeSize1; (void)localWorkSpaceSize; (void)isUpdate; (void)isBasicBlock; (void)isDataFormatNZ; (void)isFlashOutputBrc;
-    return t;
+// ---- kernel-side tiling (constexpr, as CANN's) ----------------------------------------------------
+// localWorkSpaceSize counts floats here (CANN's SoftMaxFlashV2TilingFunc passes bytes / 4). A
+// workspace of 0 plans the rows as one block (opkit: the scratch the API then uses is checked
+// against the buffer it gets).
+constexpr tiling::SoftMaxTiling SoftMaxFlashV2TilingFuncImpl(uint32_t srcM, uint32_t srcK, uint32_t dataTypeSize1,
+                                                             uint32_t dataTypeSize2, uint32_t localWorkSpaceSize,
+                                                             bool isUpdate = false, bool isBasicBlock = false,
+                                                             bool isDataFormatNZ = false, bool isFlashOutputBrc = false) {
+    (void)isUpdate;
+    (void)isDataFormatNZ;
+    const uint32_t s1 = dataTypeSize1 ? dataTypeSize1 : 4, s2 = dataTypeSize2 ? dataTypeSize2 : 4;
+    return localWorkSpaceSize == 0
+               ? opkit_softmax::Plan(srcM, srcK, opkit_softmax::kBlock / s2, srcM)
+               : opkit_softmax::V2Plan(srcM, srcK, s1, s2, localWorkSpaceSize * opkit_softmax::kF32, isBasicBlock,
+                                       isFlashOutputBrc);
+}
+constexpr tiling::SoftMaxTiling SoftMaxFlashV2TilingFunc(const SoftMaxShapeInfo& shapeInfo, const uint32_t dataTypeSize1,
+                                                         const uint32_t dataTypeSize2, const uint32_t localWorkSpaceSize,
+                                                         const bool isUpdate = false, const bool isBasicBlock = false,
+                                                         const bool isDataFormatNZ = false, const bool isFlashOutputBrc = false) {
+    return SoftMaxFlashV2TilingFuncImpl(shapeInfo.srcM, shapeInfo.srcK, dataTypeSize1, dataTypeSize2,
+                                        localWorkSpaceSize / opkit_softmax::kF32, isUpdate, isBasicBlock, isDataFormatNZ,
+                                        isFlashOutputBrc);
 }
 
-template <class T, bool isUpdate>
-inline void opkit_softmax_flash_v2(const LocalTensor<T>& dst, const LocalTensor<T>& sumT, const LocalTensor<T>& maxT, const LocalTensor<T>& src,
-                                   const LocalTensor<T>& expMaxT, const LocalTensor<T>& inSumT, const LocalTensor<T>& inMaxT,
-                                   const tiling::SoftMaxTiling& tiling, const SoftMaxShapeInfo& info, const opkit::sim::SrcLoc& loc) {
-    OPKIT_DTYPES("SoftmaxFlashV2", T, half, float);
-    using namespace opkit::sim;
-    const char* api = "SoftmaxFlashV2";
-    if (on_aic()) return;
-    uint32_t m = info.srcM ? info.srcM : tiling.srcM, k = info.srcK ? info.srcK : tiling.srcK;
-    uint32_t kv = info.oriSrcK ? info.oriSrcK : k;
-    if ((uint64_t(k) * sizeof(T)) % 32) fail_at(api, loc, "srcK %u x %zu B is not 32-byte aligned", k, sizeof(T));
-    if (kv > k) fail_at(api, loc, "oriSrcK %u exceeds srcK %u", kv, k);
-    const uint32_t B = 32 / sizeof(T);
-    CoreState& c = core();
-    uint32_t seq = issue(P_V);
-    uint16_t site = c.site(api, loc);
-    Opd s = opd(src, false, 1, 8, "src", api, loc), d = opd(dst, true, 1, 8, "dst", api, loc);
-    Opd mx = opd(maxT, true, 1, 8, "max", api, loc), sm = opd(sumT, true, 1, 8, "expSum", api, loc);
-    std::vector<T> x, inMax, inSum;
-    bool ok = read_src<T>(s, 0, uint64_t(m) * k, seq, site, api, loc, x);
-    if (isUpdate) {
-        Opd im = opd(inMaxT, false, 1, 8, "inMax", api, loc), is = opd(inSumT, false, 1, 8, "inExpSum", api, loc);
-        ok &= read_src<T>(im, 0, uint64_t(m) * B, seq, site, api, loc, inMax);
-        ok &= read_src<T>(is, 0, uint64_t(m) * B, seq, site, api, loc, inSum);
-    }
-    std::vector<T> y(uint64_t(m) * k), omax(uint64_t(m) * B), osum(uint64_t(m) * B), oexp(uint64_t(m) * B);
-    for (uint32_t r = 0; r < m; ++r) {
-        const T* row = x.data() + uint64_t(r) * k;
-        std::vector<T> valid(row, row + kv);
-        T rmax;
-        uint32_t idx;
-        arg_best(valid, true, rmax, idx);
-        T mnew = rmax;
-        if (isUpdate) mnew = down<T>(vmax<T>(up(inMax[uint64_t(r) * B]), up(rmax)));
-        for (uint32_t j = 0; j < k; ++j) {
-            T diff = down<T>(up(row[j]) - up(mnew));
-            y[uint64_t(r) * k + j] = down<T>(std::exp(up(diff)));
-        }
-        T rsum = tree_sum<T>(std::vector<T>(y.begin() + uint64_t(r) * k, y.begin() + uint64_t(r) * k + kv));
-        T em = T(0), snew = rsum;
-        if (isUpdate) {
-            T d0 = down<T>(up(inMax[uint64_t(r) * B]) - up(mnew));
-            em = down<T>(std::exp(up(d0)));
-            T prod = down<T>(up(inSum[uint64_t(r) * B]) * up(em));
-            snew = down<T>(up(prod) + up(rsum));
-        }
-        for (uint32_t j = 0; j < B; ++j) {
-            omax[uint64_t(r) * B + j] = mnew;
-            osum[uint64_t(r) * B + j] = snew;
-            oexp[uint64_t(r) * B + j] = em;
-        }
-    }
-    if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
-    write_dst<T>(d, 0, y.data(), y.size(), ok, seq, site, api, loc);
-    write_dst<T>(mx, 0, omax.data(), omax.size(), ok, seq, site, api, loc);
-    write_dst<T>(sm, 0, osum.data(), osum.size(), ok, seq, site, api, loc);
-    if (isUpdate) {
-        Opd ex = opd(expMaxT, true, 1, 8, "expMax", api, loc);
-        write_dst<T>(ex, 0, oexp.data(), oexp.size(), ok, seq, site, api, loc);
-    }
-    trace(P_V, uint64_t(m) * k * sizeof(T), (uint64_t(m) * k * sizeof(T) + 255) / 256 * 4, api, dtype_name<T>());
+// ---- SoftmaxFlashV2 (FlashAttention-2's online softmax) ------------------------------------------
+// isUpdate false: max = rowmax(x), dst = exp(x - max), expSum = rowsum(dst).
+// isUpdate true:  max = max(inMax, rowmax(x)), dst = exp(x - max), expMax = exp(inMax - max),
+//                 expSum = expMax * inExpSum + rowsum(dst).
+// Per-row tensors: one 32-byte block per row, or (m, 1) under SOFTMAX_OUTPUT_WITHOUT_BRC (ND only).
+// The half-source form keeps max/sum (and their inputs) in float and expMax in half.
+#define OPKIT_V2_FLAGS \
+    opkit::sim::softmax::flags_of<config>(opkit::sim::softmax::Kind::FlashV2, isUpdate, isBasicBlock, isDataFormatNZ)
+
+template <class T, class U, class E>
+inline void opkit_softmax_flash_v2_io(opkit::sim::softmax::Io<T, U, E>& io, const LocalTensor<T>& dst, const LocalTensor<U>& sum,
+                                      const LocalTensor<U>& max, const LocalTensor<T>& src, const LocalTensor<E>& expMax,
+                                      const LocalTensor<U>& inSum, const LocalTensor<U>& inMax) {
+    io.dst = &dst; io.src = &src; io.sum = &sum; io.max = &max; io.exp_max = &expMax; io.in_sum = &inSum; io.in_max = &inMax;
 }
-template <class T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+
+template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
           const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
-inline void SoftmaxFlashV2(const LocalTensor<T>& dst, const LocalTensor<T>& expSum, const LocalTensor<T>& max, const LocalTensor<T>& src,
-                           const LocalTensor<T>& expMax, const LocalTensor<T>& inExpSum, const LocalTensor<T>& inMax, const tiling::SoftMaxTiling& tiling,
-                           const SoftMaxShapeInfo& info = {}, OPKIT_LOC) {
-    static_assert(!isDataFormatNZ, "opkit simulator: SoftmaxFlashV2 on NZ data is not simulated yet");
-    opkit::sim::claim_reserved_ub("SoftmaxFlashV2", loc);
-    opkit_softmax_flash_v2<T, isUpdate>(dst, expSum, max, src, expMax, inExpSum, inMax, tiling, info, loc);
+inline void SoftmaxFlashV2(const LocalTensor<T>& dstTensor, const LocalTensor<T>& expSumTensor, const LocalTensor<T>& maxTensor,
+                           const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor, const LocalTensor<T>& inExpSumTensor,
+                           const LocalTensor<T>& inMaxTensor, const SoftMaxTiling& tiling,
+                           const SoftMaxShapeInfo& softmaxShapeInfo = {}, OPKIT_LOC) {
+    opkit::sim::softmax::Io<T, T, T> io;
+    opkit_softmax_flash_v2_io(io, dstTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor, inExpSumTensor, inMaxTensor);
+    opkit::sim::softmax::run(OPKIT_V2_FLAGS, io, tiling, softmaxShapeInfo, loc);
 }
-template <class T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
           const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
-inline void SoftmaxFlashV2(const LocalTensor<T>& dst, const LocalTensor<T>& expSum, const LocalTensor<T>& max, const LocalTensor<T>& src,
-                           const LocalTensor<T>& expMax, const LocalTensor<T>& inExpSum, const LocalTensor<T>& inMax,
-                           const LocalTensor<uint8_t>& sharedTmpBuffer, const tiling::SoftMaxTiling& tiling, const SoftMaxShapeInfo& info = {},
-                           OPKIT_LOC) {
-    static_assert(!isDataFormatNZ, "opkit simulator: SoftmaxFlashV2 on NZ data is not simulated yet");
-    (void)sharedTmpBuffer;
-    opkit_softmax_flash_v2<T, isUpdate>(dst, expSum, max, src, expMax, inExpSum, inMax, tiling, info, loc);
+inline void SoftmaxFlashV2(const LocalTensor<half>& dstTensor, const LocalTensor<float>& expSumTensor,
+                           const LocalTensor<float>& maxTensor, const LocalTensor<half>& srcTensor,
+                           const LocalTensor<half>& expMaxTensor, const LocalTensor<float>& inExpSumTensor,
+                           const LocalTensor<float>& inMaxTensor, const SoftMaxTiling& tiling,
+                           const SoftMaxShapeInfo& softmaxShapeInfo = {}, OPKIT_LOC) {
+    opkit::sim::softmax::Io<half, float, half> io;
+    opkit_softmax_flash_v2_io(io, dstTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor, inExpSumTensor, inMaxTensor);
+    opkit::sim::softmax::run(OPKIT_V2_FLAGS, io, tiling, softmaxShapeInfo, loc);
 }
+template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftmaxFlashV2(const LocalTensor<T>& dstTensor, const LocalTensor<T>& expSumTensor, const LocalTensor<T>& maxTensor,
+                           const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor, const LocalTensor<T>& inExpSumTensor,
+                           const LocalTensor<T>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                           const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, OPKIT_LOC) {
+    opkit::sim::softmax::Io<T, T, T> io;
+    opkit_softmax_flash_v2_io(io, dstTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor, inExpSumTensor, inMaxTensor);
+    io.tmp = &sharedTmpBuffer;
+    opkit::sim::softmax::run(OPKIT_V2_FLAGS, io, tiling, softmaxShapeInfo, loc);
+}
+template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftmaxFlashV2(const LocalTensor<half>& dstTensor, const LocalTensor<float>& expSumTensor,
+                           const LocalTensor<float>& maxTensor, const LocalTensor<half>& srcTensor,
+                           const LocalTensor<half>& expMaxTensor, const LocalTensor<float>& inExpSumTensor,
+                           const LocalTensor<float>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                           const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, OPKIT_LOC) {
+    opkit::sim::softmax::Io<half, float, half> io;
+    opkit_softmax_flash_v2_io(io, dstTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor, inExpSumTensor, inMaxTensor);
+    io.tmp = &sharedTmpBuffer;
+    opkit::sim::softmax::run(OPKIT_V2_FLAGS, io, tiling, softmaxShapeInfo, loc);
+}
+
+// The form that also outputs the first row max (outReduceMax = rowmax(x), with isUpdate only). It
+// runs only under SOFTMAX_OUTPUT_WITHOUT_BRC; in SOFTMAX_NORMAL it does nothing (documented).
+template <typename T, bool isUpdate, const SoftmaxConfig& config>
+inline void opkit_softmax_flash_v2_rmax(opkit::sim::softmax::Io<T, T, T>& io, const LocalTensor<T>& outReduceMax,
+                                        const SoftMaxTiling& tiling, const SoftMaxShapeInfo& info, const opkit::sim::SrcLoc& loc) {
+    if (config.mode != SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC) {
+        opkit::sim::warn_at("SoftmaxFlashV2", loc, "the form with outReduceMax runs only with SoftmaxConfig mode "
+                            "SOFTMAX_OUTPUT_WITHOUT_BRC; in SOFTMAX_NORMAL it computes and stores nothing (documented)");
+        return;
+    }
+    io.reduce_max = &outReduceMax;
+    opkit::sim::softmax::run(opkit::sim::softmax::flags_of<config>(opkit::sim::softmax::Kind::FlashV2, isUpdate, false, false),
+                             io, tiling, info, loc);
+}
+template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftmaxFlashV2(const LocalTensor<T>& dstTensor, const LocalTensor<T>& outReduceMax, const LocalTensor<T>& outExpSum,
+                           const LocalTensor<T>& outMax, const LocalTensor<T>& srcTensor, const LocalTensor<T>& outExpMax,
+                           const LocalTensor<T>& inExpSum, const LocalTensor<T>& inMax, const SoftMaxTiling& tiling,
+                           const SoftMaxShapeInfo& softmaxShapeInfo = {}, OPKIT_LOC) {
+    opkit::sim::softmax::Io<T, T, T> io;
+    opkit_softmax_flash_v2_io(io, dstTensor, outExpSum, outMax, srcTensor, outExpMax, inExpSum, inMax);
+    opkit_softmax_flash_v2_rmax<T, isUpdate, config>(io, outReduceMax, tiling, softmaxShapeInfo, loc);
+}
+template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftmaxFlashV2(const LocalTensor<T>& dstTensor, const LocalTensor<T>& outReduceMax, const LocalTensor<T>& outExpSum,
+                           const LocalTensor<T>& outMax, const LocalTensor<T>& srcTensor, const LocalTensor<T>& outExpMax,
+                           const LocalTensor<T>& inExpSum, const LocalTensor<T>& inMax, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                           const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, OPKIT_LOC) {
+    opkit::sim::softmax::Io<T, T, T> io;
+    opkit_softmax_flash_v2_io(io, dstTensor, outExpSum, outMax, srcTensor, outExpMax, inExpSum, inMax);
+    io.tmp = &sharedTmpBuffer;
+    opkit_softmax_flash_v2_rmax<T, isUpdate, config>(io, outReduceMax, tiling, softmaxShapeInfo, loc);
+}
+#undef OPKIT_V2_FLAGS
 
 }  // namespace AscendC
