@@ -433,6 +433,16 @@ public:
                                 n, byteOff, (unsigned long long)(uint64_t(n) * sizeof(T) + byteOff), len_);
         return make<T>(byteOff, uint32_t(n * sizeof(T)));
     }
+    // The queue interface TBuf inherits in CANN (asc-devkit impl/basic_api/kernel_tbuf_impl.h): AllocTensor and
+    // DeQue are Get, FreeTensor and EnQue do nothing (a TBuf has no queue and no events).
+    template <class T>
+    LocalTensor<T> AllocTensor(OPKIT_LOC) { return Get<T>(loc); }
+    template <class T>
+    LocalTensor<T> DeQue(OPKIT_LOC) { return Get<T>(loc); }
+    template <class T>
+    void FreeTensor(LocalTensor<T>&) {}
+    template <class T>
+    void EnQue(const LocalTensor<T>&) {}
     bool inited_ = false;
     uint32_t off_ = 0, len_ = 0;
     int32_t id_ = -1;
