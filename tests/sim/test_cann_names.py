@@ -239,7 +239,8 @@ INSTALLED = [
     "lib/activation/softmaxflashv2.h", "lib/activation/sigmoid.h", "lib/pad/broadcast.h", "lib/sort/sort.h",
     "lib/quantization/ascend_dequant.h", "lib/index/arithprogression.h", "lib/utils/init_global_memory.h",
     "basic_api/kernel_operator_intf.h", "adv_api/kernel_api.h", "kernel_log.h", "kernel_macros.h", "kernel_event.h",
-    "kernel_common.h", "lib/reduce/sum.h",
+    "kernel_common.h", "lib/reduce/sum.h", "lib/sort/topk.h", "lib/activation/softmax.h",
+    "impl/dav_c220/kernel_operator_vec_reduce_impl.h",
 ]
 
 
@@ -415,3 +416,15 @@ def test_cce_vcadd_sums_each_repeat_and_refuses_other_modes(names):
     assert np.allclose(out[:2], [a[:64].sum(), a[64:].sum()], rtol=1e-5)
     r = names("Cce", np.zeros(8, np.float32), a, dt="f32", fn="vcadd", rep=2, mode=1, expect_fail=True)
     assert "vcadd: mode 1 is not modelled" in r.stderr and f"names_harness.cpp:{marked_line(HARNESS, 'vcadd')}" in r.stderr
+
+
+@pytest.mark.parametrize("fn,red", [("vcgadd", np.sum), ("vcgmax", np.max), ("vcgmin", np.min)])
+def test_cce_block_reductions_one_result_per_enabled_block(names, fn, red):
+    # the first 40 lanes of each 64-float repeat are enabled: blocks 0..4 give one result each, at r * 8 + block
+    a = rng.uniform(-3, 3, 128).astype(np.float32)
+    out, _, _ = names("Cce", np.zeros(16, np.float32), a, dt="f32", fn=fn, rep=2, hi=0, lo=(1 << 40) - 1)
+    want = np.zeros(16, np.float32)
+    for r in range(2):
+        for b in range(5):
+            want[r * 8 + b] = red(a[r * 64 + b * 8: r * 64 + b * 8 + 8])
+    assert np.allclose(out, want, rtol=1e-6, atol=0) if fn == "vcgadd" else np.array_equal(out, want)
