@@ -16,9 +16,12 @@ folders. For every operator folder the survey reports:
 
 A stage that fails shows its first compiler error; the totals at the end count operators per stage,
 with the folders whose kernels use the high-level Matmul API or HCCL counted apart (the simulator
-reaches those through the high-level API work). The commonest first errors are listed, so the
-figure says what to build next. Nothing is written into PATH: every stage works in a temporary
-folder.
+reaches those through the high-level API work). A folder is classified by what its kernel really
+compiles: its ``op_kernel/`` sources and, followed transitively, every library file their quoted
+``#include``s resolve to (against the including file's folder, then the include folders the survey
+compiles with), so a folder that includes a sibling operator's Matmul kernel counts as Matmul. The
+commonest first errors are listed, so the figure says what to build next. Nothing is written into
+PATH: every stage works in a temporary folder.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ FAMILIES = ("attention", "ffn", "gmm", "mc2", "moe", "posembedding")
 SKIP_PARTS = {"common", "3rd", "tests", "examples", "op_api", "op_graph", "docs"}
 MATMUL_MARKS = re.compile(r"REGIST_MATMUL_OBJ|matmul_intf\.h|\bMatmulImpl\b|\bMatmulType\s*<|lib/matmul/")
 HCCL_MARKS = re.compile(r"\bHccl\s*<|hccl/hccl|GetHcclContext|hccl_kernel")
+QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+SOURCE_SUFFIXES = {".h", ".cpp", ".hpp"}
 ERROR_LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$", re.M)
 
 
@@ -75,9 +80,35 @@ def operator_folders(root: Path, families: list[str]) -> list[Path]:
     return out
 
 
-def kind_of(folder: Path) -> str:
-    text = "\n".join(p.read_text(errors="replace") for p in (folder / "op_kernel").rglob("*")
-                     if p.is_file() and p.suffix in {".h", ".cpp", ".hpp"})
+def kernel_sources(folder: Path, root: Path) -> list[Path]:
+    """The library's own sources a kernel compiles: every file of ``op_kernel/`` and, transitively, the
+    files its quoted ``#include``s resolve to (beside the including file, then in the include folders
+    the survey compiles with), as long as they lie inside the library; a sibling operator's kernel that
+    a folder includes (mla_prolog_v2 including mla_prolog's, fused_infer_attention_score including
+    prompt_flash_attention's) is part of what that folder compiles."""
+    dirs = [Path(f[2:]) for f in include_flags(folder, root)]
+    base = root.resolve()
+    todo = [p.resolve() for p in sorted((folder / "op_kernel").rglob("*"))
+            if p.is_file() and p.suffix in SOURCE_SUFFIXES]
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for name in QUOTED_INCLUDE.findall(path.read_text(errors="replace")):
+            for d in (path.parent, *dirs):
+                cand = (d / name).resolve()
+                if cand.is_file() and cand.is_relative_to(base):
+                    todo.append(cand)
+                    break
+    return sorted(seen)
+
+
+def kind_of(folder: Path, root: Path) -> str:
+    """hccl or matmul when a source the kernel compiles (kernel_sources) uses HCCL or the high-level
+    Matmul API; plain otherwise."""
+    text = "\n".join(p.read_text(errors="replace") for p in kernel_sources(folder, root))
     if HCCL_MARKS.search(text):
         return "hccl"
     if MATMUL_MARKS.search(text):
@@ -149,7 +180,7 @@ def entry_dtype_defines(entry: Path) -> list[str]:
 
 def survey_one(folder: Path, root: Path, cxx: str, base_flags: list[str], stages: set[str], chip: str,
                goldens: Path | None) -> Row:
-    row = Row(str(folder.relative_to(root)), kind_of(folder))
+    row = Row(str(folder.relative_to(root)), kind_of(folder, root))
     inc = include_flags(folder, root)
     srcs = host_sources(folder)
     row.host = Stage(ok=False, error="no host sources", blocker="no host sources") if not srcs else Stage(ok=True)
