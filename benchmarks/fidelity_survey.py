@@ -8,7 +8,9 @@ folders. For every operator folder the survey reports:
 
 - **host**: every host source the build would compile (``op_host/`` recursively, less the
   aclnn/graph layers opkit excludes by default) compiles against the simulator's headers;
-- **adopt**: ``opkit adopt`` derives an op.yaml from the OpDef the host code registers;
+- **adopt**: ``opkit adopt`` derives an op.yaml from the OpDef the host code registers (given the
+  library's include folders and the shared host sources its build links into every operator,
+  ``common/src/tiling_base/*.cpp``, as build options);
 - **kernel**: the kernel builds through opkit's build (the adopted op.yaml's first dtype column, the
   tiling-data step included); where adopt failed, ``op_kernel/<op>.cpp`` is checked alone with every
   GM parameter as ``half``;
@@ -162,6 +164,12 @@ def include_flags(folder: Path, root: Path) -> list[str]:
     return [f"-I{d}" for d in dirs if d.is_dir()]
 
 
+def shared_host_sources(root: Path) -> list[Path]:
+    """The library's shared host sources that its build compiles into every operator's host library
+    (ops-transformer's common/CMakeLists.txt: common/src/tiling_base/*.cpp, e.g. EnsureNotScalar)."""
+    return sorted((root / "common" / "src" / "tiling_base").glob("*.cpp"))
+
+
 def syntax_check(cxx: str, flags: list[str], src: Path, root: Path) -> Stage:
     r = subprocess.run([cxx, *flags, "-fsyntax-only", "-w", str(src)], capture_output=True, text=True,
                        env={**os.environ, "LC_ALL": "C"})
@@ -193,6 +201,7 @@ def survey_one(folder: Path, root: Path, cxx: str, base_flags: list[str], stages
         pkg = Path(tmp) / folder.name
         if "adopt" in stages and row.host.ok:
             extra = [a for d in inc[3:] for a in ("--include-dir", d[2:])]
+            extra += [a for src in shared_host_sources(root) for a in ("--source", str(src))]
             row.adopt = run_opkit(["adopt", str(folder), "--dir", str(pkg), "--soc", chip, *extra], root)
         if row.adopt.ok:  # the kernel through opkit's own build, in the first dtype column of the first case
             row.kernel = build_kernel(pkg, chip, root)
