@@ -8,7 +8,9 @@ folders. For every operator folder the survey reports:
 
 - **host**: every host source the build would compile (``op_host/`` recursively, less the
   aclnn/graph layers opkit excludes by default) compiles against the simulator's headers;
-- **adopt**: ``opkit adopt`` derives an op.yaml from the OpDef the host code registers;
+- **adopt**: ``opkit adopt`` derives an op.yaml from the OpDef the host code registers (given the
+  library's include folders and the shared host sources its build links into every operator,
+  ``common/src/tiling_base/*.cpp``, as build options);
 - **kernel**: the kernel builds through opkit's build (the adopted op.yaml's first dtype column, the
   tiling-data step included); where adopt failed, ``op_kernel/<op>.cpp`` is checked alone with every
   GM parameter as ``half``;
@@ -16,9 +18,12 @@ folders. For every operator folder the survey reports:
 
 A stage that fails shows its first compiler error; the totals at the end count operators per stage,
 with the folders whose kernels use the high-level Matmul API or HCCL counted apart (the simulator
-reaches those through the high-level API work). The commonest first errors are listed, so the
-figure says what to build next. Nothing is written into PATH: every stage works in a temporary
-folder.
+reaches those through the high-level API work). A folder is classified by what its kernel really
+compiles: its ``op_kernel/`` sources and, followed transitively, every library file their quoted
+``#include``s resolve to (against the including file's folder, then the include folders the survey
+compiles with), so a folder that includes a sibling operator's Matmul kernel counts as Matmul. The
+commonest first errors are listed, so the figure says what to build next. Nothing is written into
+PATH: every stage works in a temporary folder.
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ FAMILIES = ("attention", "ffn", "gmm", "mc2", "moe", "posembedding")
 SKIP_PARTS = {"common", "3rd", "tests", "examples", "op_api", "op_graph", "docs"}
 MATMUL_MARKS = re.compile(r"REGIST_MATMUL_OBJ|matmul_intf\.h|\bMatmulImpl\b|\bMatmulType\s*<|lib/matmul/")
 HCCL_MARKS = re.compile(r"\bHccl\s*<|hccl/hccl|GetHcclContext|hccl_kernel")
+QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+SOURCE_SUFFIXES = {".h", ".cpp", ".hpp"}
 ERROR_LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$", re.M)
 
 
@@ -75,9 +82,35 @@ def operator_folders(root: Path, families: list[str]) -> list[Path]:
     return out
 
 
-def kind_of(folder: Path) -> str:
-    text = "\n".join(p.read_text(errors="replace") for p in (folder / "op_kernel").rglob("*")
-                     if p.is_file() and p.suffix in {".h", ".cpp", ".hpp"})
+def kernel_sources(folder: Path, root: Path) -> list[Path]:
+    """The library's own sources a kernel compiles: every file of ``op_kernel/`` and, transitively, the
+    files its quoted ``#include``s resolve to (beside the including file, then in the include folders
+    the survey compiles with), as long as they lie inside the library; a sibling operator's kernel that
+    a folder includes (mla_prolog_v2 including mla_prolog's, fused_infer_attention_score including
+    prompt_flash_attention's) is part of what that folder compiles."""
+    dirs = [Path(f[2:]) for f in include_flags(folder, root)]
+    base = root.resolve()
+    todo = [p.resolve() for p in sorted((folder / "op_kernel").rglob("*"))
+            if p.is_file() and p.suffix in SOURCE_SUFFIXES]
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for name in QUOTED_INCLUDE.findall(path.read_text(errors="replace")):
+            for d in (path.parent, *dirs):
+                cand = (d / name).resolve()
+                if cand.is_file() and cand.is_relative_to(base):
+                    todo.append(cand)
+                    break
+    return sorted(seen)
+
+
+def kind_of(folder: Path, root: Path) -> str:
+    """hccl or matmul when a source the kernel compiles (kernel_sources) uses HCCL or the high-level
+    Matmul API; plain otherwise."""
+    text = "\n".join(p.read_text(errors="replace") for p in kernel_sources(folder, root))
     if HCCL_MARKS.search(text):
         return "hccl"
     if MATMUL_MARKS.search(text):
@@ -131,6 +164,12 @@ def include_flags(folder: Path, root: Path) -> list[str]:
     return [f"-I{d}" for d in dirs if d.is_dir()]
 
 
+def shared_host_sources(root: Path) -> list[Path]:
+    """The library's shared host sources that its build compiles into every operator's host library
+    (ops-transformer's common/CMakeLists.txt: common/src/tiling_base/*.cpp, e.g. EnsureNotScalar)."""
+    return sorted((root / "common" / "src" / "tiling_base").glob("*.cpp"))
+
+
 def syntax_check(cxx: str, flags: list[str], src: Path, root: Path) -> Stage:
     r = subprocess.run([cxx, *flags, "-fsyntax-only", "-w", str(src)], capture_output=True, text=True,
                        env={**os.environ, "LC_ALL": "C"})
@@ -149,7 +188,7 @@ def entry_dtype_defines(entry: Path) -> list[str]:
 
 def survey_one(folder: Path, root: Path, cxx: str, base_flags: list[str], stages: set[str], chip: str,
                goldens: Path | None) -> Row:
-    row = Row(str(folder.relative_to(root)), kind_of(folder))
+    row = Row(str(folder.relative_to(root)), kind_of(folder, root))
     inc = include_flags(folder, root)
     srcs = host_sources(folder)
     row.host = Stage(ok=False, error="no host sources", blocker="no host sources") if not srcs else Stage(ok=True)
@@ -162,6 +201,7 @@ def survey_one(folder: Path, root: Path, cxx: str, base_flags: list[str], stages
         pkg = Path(tmp) / folder.name
         if "adopt" in stages and row.host.ok:
             extra = [a for d in inc[3:] for a in ("--include-dir", d[2:])]
+            extra += [a for src in shared_host_sources(root) for a in ("--source", str(src))]
             row.adopt = run_opkit(["adopt", str(folder), "--dir", str(pkg), "--soc", chip, *extra], root)
         if row.adopt.ok:  # the kernel through opkit's own build, in the first dtype column of the first case
             row.kernel = build_kernel(pkg, chip, root)

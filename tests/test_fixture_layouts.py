@@ -170,6 +170,21 @@ def test_a_kernel_with_its_own_tiling_struct_gets_none_generated(cli, layouts, t
     assert not list((pkg / ".opkit" / "sim" / "gen").glob("tiling-*.h"))
 
 
+def test_another_architectures_entry_with_its_own_tiling_struct_changes_nothing(cli, layouts, tmp_path):
+    """moe_finalize_routing_v2's way: op_kernel/ also holds the entry of another architecture
+    (<op>_apt.cpp) that declares its own struct with REGISTER_TILING_DEFAULT; the entry built here
+    does not include it, so its structs are still generated."""
+    _copy(layouts / "optrans", tmp_path / "optrans")
+    pkg = tmp_path / "optrans" / "demos" / "sq_diff"
+    (pkg / "op_kernel" / "sq_diff_apt.cpp").write_text(
+        '#include "kernel_operator.h"\nstruct SqDiffRegbaseTilingData { int64_t total; };\n'
+        'extern "C" __global__ __aicore__ void sq_diff_apt(GM_ADDR tiling)\n'
+        "{\n    REGISTER_TILING_DEFAULT(SqDiffRegbaseTilingData);\n    GET_TILING_DATA(t, tiling);\n}\n")
+    code, out, err = cli("verify", pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
+    assert code == 0 and "0 failed, 0 errors" in out, out + err
+    assert list((pkg / ".opkit" / "sim" / "gen").glob("tiling-*.h"))
+
+
 TPL_KEY_HEADER = """\
 #pragma once
 #include "ascendc/host_api/tiling/template_argument.h"

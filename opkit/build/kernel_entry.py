@@ -111,6 +111,29 @@ def registers_tiling_class(files: list[Path]) -> bool:
 _OWN_TILING = re.compile(rb"\bREGISTER_TILING_(?:DEFAULT|FOR_TILINGKEY)\s*\(|\bREGISTER_NONE_TILING\b")
 
 
+_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
+
+
+def kernel_files(entry: Path, dirs: list[Path]) -> list[Path]:
+    """The kernel entry and the files its quoted ``#include``s reach, transitively (beside the including
+    file, else in ``dirs``): what the kernel compiles of its own, not every file of op_kernel/ (a folder
+    may hold the entries of other architectures, with their own tiling declarations)."""
+    todo, seen = [entry.resolve()], []
+    while todo:
+        path = todo.pop()
+        if path in seen or not path.is_file():
+            continue
+        seen.append(path)
+        for name in _QUOTED_INCLUDE.findall(path.read_bytes()):
+            rel = name.decode(errors="replace")
+            for d in (path.parent, *dirs):
+                cand = (d / rel).resolve()
+                if cand.is_file():
+                    todo.append(cand)
+                    break
+    return seen
+
+
 def kernel_declares_tiling(files: list[Path]) -> bool:
     """True when a kernel file says which struct its tiling is (REGISTER_TILING_DEFAULT,
     REGISTER_TILING_FOR_TILINGKEY, REGISTER_NONE_TILING): as in CANN's build, the kernel then brings its

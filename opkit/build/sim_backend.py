@@ -131,7 +131,8 @@ def plan(spec: Spec, chip: str, column: int, compiler: Compiler | None = None) -
     kflags = host.base + dtype_defines(spec, column)
     templated = kernel_entry.is_template_kernel(spec)
     tiling_classes = kernel_entry.registers_tiling_class(pkg_files) and not kernel_entry.kernel_declares_tiling(
-        tree_files(spec.src_dir / "op_kernel"))
+        kernel_entry.kernel_files(kernel_src, [spec.src_dir / "op_kernel",
+                                               *(Path(f[2:]) for f in pkg.flags if f.startswith("-I"))]))
     # The shim follows from the package files (a template kernel's instantiations from its host
     # sources' declarations, the generated tiling structs from its TilingData classes) and from the generators.
     h = digest(pkg_files, spec.dir, [*extra, *kflags, kernel_entry.shim_source(spec), _GENERATOR, _TILING_GENERATOR,

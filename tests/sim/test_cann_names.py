@@ -239,7 +239,8 @@ INSTALLED = [
     "lib/activation/softmaxflashv2.h", "lib/activation/sigmoid.h", "lib/pad/broadcast.h", "lib/sort/sort.h",
     "lib/quantization/ascend_dequant.h", "lib/index/arithprogression.h", "lib/utils/init_global_memory.h",
     "basic_api/kernel_operator_intf.h", "adv_api/kernel_api.h", "kernel_log.h", "kernel_macros.h", "kernel_event.h",
-    "kernel_common.h", "lib/reduce/sum.h",
+    "kernel_common.h", "lib/reduce/sum.h", "lib/sort/topk.h", "lib/activation/softmax.h",
+    "impl/dav_c220/kernel_operator_vec_reduce_impl.h",
 ]
 
 
@@ -420,7 +421,7 @@ def test_cce_vcadd_sums_each_repeat_and_refuses_other_modes(names):
 GE_NAMES = {"float16": "DT_FLOAT16", "bfloat16": "DT_BF16", "float32": "DT_FLOAT", "float64": "DT_DOUBLE",
             "int8": "DT_INT8", "uint8": "DT_UINT8", "int16": "DT_INT16", "uint16": "DT_UINT16", "int32": "DT_INT32",
             "uint32": "DT_UINT32", "int64": "DT_INT64", "uint64": "DT_UINT64", "bool": "DT_BOOL",
-            "complex64": "DT_COMPLEX64"}
+            "complex64": "DT_COMPLEX64", "int4": "DT_INT4"}
 
 
 def test_dtype_and_format_numbers_select_preprocessor_branches_as_cann_builds_them(tmp_path):
@@ -447,3 +448,15 @@ def test_host_headers_after_the_kernel_header_keep_ges_enums(tmp_path):
                         "static_assert(ge::DT_FLOAT16 == 1 && ge::FORMAT_ND == 2, \"ge enums\");\n"
                         "#ifdef DT_FLOAT16\n#error the macro hides ge::DT_FLOAT16\n#endif\n", tmp_path)
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("fn,red", [("vcgadd", np.sum), ("vcgmax", np.max), ("vcgmin", np.min)])
+def test_cce_block_reductions_one_result_per_enabled_block(names, fn, red):
+    # the first 40 lanes of each 64-float repeat are enabled: blocks 0..4 give one result each, at r * 8 + block
+    a = rng.uniform(-3, 3, 128).astype(np.float32)
+    out, _, _ = names("Cce", np.zeros(16, np.float32), a, dt="f32", fn=fn, rep=2, hi=0, lo=(1 << 40) - 1)
+    want = np.zeros(16, np.float32)
+    for r in range(2):
+        for b in range(5):
+            want[r * 8 + b] = red(a[r * 64 + b * 8: r * 64 + b * 8 + 8])
+    assert np.allclose(out, want, rtol=1e-6, atol=0) if fn == "vcgadd" else np.array_equal(out, want)

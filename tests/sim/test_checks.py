@@ -41,6 +41,10 @@ ERRORS = {
                             r"event 7: TQue::EnQue at .*checks_harness.cpp:\d+", r"at most 8 on Atlas A2"],
     "que_events_freed": [r"FreeTensor: no free hardware event ID for MTE3_V: all 8 are held",
                          r"event 0: TQue::FreeTensor at .*checks_harness.cpp:\d+"],
+    "que_user_pos_orders_user_pipes": [r"Adds: missing pipe synchronisation", r"written on pipe MTE2", r"read on pipe V"],
+    "que_user_pos_mismatch": [r"DeQue with user positions waits for event MTE2_V, but the tensor was enqueued with "
+                              r"MTE2_MTE3 \(MTE2 -> MTE3\)", r"must name the same user positions"],
+    "que_user_pos_plain_deque": [r"DeQue waits for event MTE2_V, but the tensor was enqueued with MTE2_MTE3"],
     "misaligned": [r"DataCopy: UB address 16 is not 32-byte aligned"],
     "len32": [r"48 bytes is not a multiple of 32 B", r"would copy only 32 bytes"],
     "gm_oob": [r"DataCopy: GM read of 256 bytes", r"outside every host allocation", r"byte offset 3968"],
@@ -215,6 +219,20 @@ def test_double_buffering_results(exe):
     x = (np.arange(2048) % 100).astype(np.float16)
     out = gm(r).view(np.float16)[512:1024]
     assert np.array_equal(out, (x[:512] + np.float16(1)).astype(np.float16))
+
+
+@pytest.mark.parametrize("scenario", ["que_user_pos_copy", "que_user_pos_gm_ub"])
+def test_enque_deque_with_user_positions(exe, scenario):
+    # EnQue/DeQue<srcUserPos, dstUserPos, T> order the pipes of the positions named (UB -> UB: MTE2 before MTE3;
+    # GM -> UB: MTE2 before V), not those of the queue, and the data passes through unchanged
+    r = run(exe, scenario)
+    err = r.stderr.decode()
+    assert r.returncode == 0 and "error" not in err, err
+    x = (np.arange(2048) % 100).astype(np.float16)
+    if scenario == "que_user_pos_copy":
+        assert np.array_equal(gm(r).view(np.float16)[512:1024], x[:512])
+    else:
+        assert np.array_equal(gm(r).view(np.float16)[512:640], (x[:128] + np.float16(1)).astype(np.float16))
 
 
 def test_syncall_orders_blocks(exe):

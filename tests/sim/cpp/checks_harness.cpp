@@ -303,6 +303,51 @@ extern "C" __global__ __aicore__ void queue_kernel(GM_ADDR x, GM_ADDR ws, GM_ADD
         LocalTensor<half> b = qb.DeQue<half>();
         DataCopy(g[512], b, 256);
         qb.FreeTensor(b);
+    } else if (S == "que_user_pos_copy") {
+        // TQueBind::EnQue/DeQue<srcUserPos, dstUserPos, T>: copied in on MTE2, out on MTE3 (UB -> UB: MTE2_MTE3),
+        // two buffers through a depth-1 queue
+        TQueBind<TPosition::VECIN, TPosition::VECOUT, 1> qb;
+        pipe.InitBuffer(qb, 2, 512);
+        for (int i = 0; i < 4; ++i) {
+            LocalTensor<half> a = qb.AllocTensor<half>();
+            DataCopy(a, g[i * 128], 128);
+            qb.EnQue<TPosition::VECIN, TPosition::VECOUT, half>(a);
+            LocalTensor<half> b = qb.DeQue<TPosition::VECIN, TPosition::VECOUT, half>();
+            DataCopy(g[512 + i * 128], b, 128);
+            qb.FreeTensor(b);
+        }
+    } else if (S == "que_user_pos_gm_ub") {
+        // a VECOUT queue used as GM -> UB: the DeQue orders MTE2 before the vector unit
+        TQue<TPosition::VECOUT, 1> qo;
+        pipe.InitBuffer(qo, 1, 512);
+        LocalTensor<half> a = qo.AllocTensor<half>();
+        DataCopy(a, g, 128);
+        qo.EnQue<TPosition::GM, TPosition::VECOUT, half>(a);
+        LocalTensor<half> b = qo.DeQue<TPosition::GM, TPosition::VECOUT, half>();
+        Adds(b, b, half(1.0f), 128);
+        PipeBarrier<PIPE_ALL>();
+        DataCopy(g[512], b, 128);
+        qo.FreeTensor(b);
+    } else if (S == "que_user_pos_orders_user_pipes") {
+        // VECIN -> VECOUT user positions order MTE2 before MTE3 only: vector work after this DeQue is unordered
+        LocalTensor<half> a = q.AllocTensor<half>();
+        DataCopy(a, g, 128);
+        q.EnQue<TPosition::VECIN, TPosition::VECOUT, half>(a);
+        LocalTensor<half> b = q.DeQue<TPosition::VECIN, TPosition::VECOUT, half>();
+        Adds(b, b, half(1.0f), 128);  // @que_user_pos_orders_user_pipes
+        q.FreeTensor(b);
+    } else if (S == "que_user_pos_mismatch") {
+        LocalTensor<half> a = q.AllocTensor<half>();
+        DataCopy(a, g, 128);
+        q.EnQue<TPosition::VECIN, TPosition::VECOUT, half>(a);
+        LocalTensor<half> b = q.DeQue<TPosition::GM, TPosition::VECIN, half>();  // @que_user_pos_mismatch
+        q.FreeTensor(b);
+    } else if (S == "que_user_pos_plain_deque") {
+        LocalTensor<half> a = q.AllocTensor<half>();
+        DataCopy(a, g, 128);
+        q.EnQue<TPosition::VECIN, TPosition::VECOUT, half>(a);
+        LocalTensor<half> b = q.DeQue<half>();  // @que_user_pos_plain_deque
+        q.FreeTensor(b);
     } else if (S == "double_buffer_depth1") {
         // num = 2 buffers, depth 1: a full ping-pong pipeline works
         TQue<TPosition::VECOUT, 1> qo;
@@ -464,7 +509,8 @@ int main(int argc, char** argv) {
     if (S.rfind("clobber", 0) == 0) ICPU_RUN_KF(clobber_kernel, 1, x, ws, tiling);
     else if (S.rfind("ub_", 0) == 0 || S == "too_many_que_bufs" || S.rfind("reserved_ub", 0) == 0) ICPU_RUN_KF(ub_kernel, 1, x, ws, tiling);
     else if (S == "deque_empty" || S == "alloc_exhausted" || S == "enque_depth" || S == "double_free" || S == "never_freed" ||
-             S == "double_buffer_depth1" || S == "que_bind_copy" || S.rfind("que_events", 0) == 0)
+             S == "double_buffer_depth1" || S == "que_bind_copy" || S.rfind("que_events", 0) == 0 ||
+             S.rfind("que_user_pos", 0) == 0)
         ICPU_RUN_KF(queue_kernel, 1, x, ws, tiling);
     else if (S.rfind("syncall", 0) == 0 || S == "atomic_add" || S.rfind("workspace", 0) == 0 || S == "kernel_hang") {
         if (S == "atomic_add") std::memset(x, 0, 4096);

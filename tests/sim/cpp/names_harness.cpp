@@ -103,6 +103,9 @@ template <class T> bool run_math(const std::string& op, Bufs& B) {
         else if (fn == "vabs") vabs(d, a, rep, 1, 1, 8, 8);
         else if (fn == "vcadd") vcadd(d, a, rep, 1, 1, 8, int(pi("mode")));  // @vcadd
         else if (fn == "vector_dup") vector_dup(d, T(float(pf("s"))), rep, 1, 1, 8, 8);
+        else if (fn == "vcgadd") vcgadd(d, a, rep, 1, 1, 8);
+        else if (fn == "vcgmax") BlockReduceMaxIntrinsicsImpl(d, a, rep, 1, 1, 8);  // CANN's impl entry point
+        else if (fn == "vcgmin") vcgmin(d, a, rep, 1, 1, 8);
         else return false;
         ResetMask();
         return true;

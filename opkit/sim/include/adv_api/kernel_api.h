@@ -14,5 +14,6 @@
 #include "adv_api/select/selectwithbytesmask.h"
 #include "adv_api/reduce/sum.h"
 #include "adv_api/sort/sort.h"
+#include "adv_api/sort/topk.h"
 #include "adv_api/utils/init_global_memory.h"
 #include "adv_api/math/math_api.h"

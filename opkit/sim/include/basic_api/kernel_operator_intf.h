@@ -36,5 +36,6 @@
 #include "basic_api/kernel_operator_list_tensor_intf.h"
 #include "impl/dav_c220/kernel_operator_data_copy_impl.h"
 #include "utils/cce_vec_intrinsics.h"
+#include "impl/dav_c220/kernel_operator_vec_reduce_impl.h"
 #include "kernel_tiling/kernel_tiling.h"
 #include "adv_api/kernel_api.h"

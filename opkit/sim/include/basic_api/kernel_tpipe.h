@@ -62,6 +62,20 @@ inline const char* hard_event_name(int e) {
     return (e >= 0 && e < int(sizeof n / sizeof *n)) ? n[e] : "?";
 }
 
+// The pipes an EnQue<srcUserPos, dstUserPos> / DeQue<srcUserPos, dstUserPos> orders: CANN takes the
+// forward HardEvent between the two positions' memories (GetQueEvt): GM -> UB is MTE2_V, UB -> GM is
+// V_MTE3, UB -> UB is MTE2_MTE3 (a tensor copied in and copied out again without vector work).
+constexpr bool user_que_pos(AscendC::TPosition p) {
+    return p == AscendC::TPosition::GM || p == AscendC::TPosition::VECIN || p == AscendC::TPosition::VECOUT ||
+           p == AscendC::TPosition::VECCALC;
+}
+constexpr int user_que_prod(AscendC::TPosition src, AscendC::TPosition dst) {
+    return src == AscendC::TPosition::GM ? P_MTE2 : dst == AscendC::TPosition::GM ? P_V : P_MTE2;
+}
+constexpr int user_que_cons(AscendC::TPosition src, AscendC::TPosition dst) {
+    return src == AscendC::TPosition::GM ? P_V : dst == AscendC::TPosition::GM ? P_MTE3 : P_MTE3;
+}
+
 struct Launch;
 inline Launch*& cur_launch() { static thread_local Launch* l = nullptr; return l; }
 
@@ -74,6 +88,7 @@ struct QueBlock {
     uint32_t off = 0, len = 0;
     int state = 0;  // 0 free, 1 allocated, 2 enqueued
     int enq_ev = -1, free_ev = -1;  // hardware event ID held since EnQue (until DeQue) / FreeTensor (until AllocTensor)
+    int enq_prod = -1, enq_cons = -1;  // the pipes the EnQue ordered (the queue's, or those of its user positions)
     uint32_t enq_snap[opkit::sim::NPIPE] = {};
     uint32_t free_snap[opkit::sim::NPIPE] = {};
     opkit::sim::Site alloc_site{};
@@ -314,45 +329,33 @@ public:
 
     template <class T>
     bool EnQue(const LocalTensor<T>& t, OPKIT_LOC) {
-        using namespace opkit::sim;
-        const char* api = "TQue::EnQue";
-        int i = index_of(t, api, loc);
-        QueBlock& b = blocks_[i];
-        if (b.state == 2) fail_at(api, loc, "tensor is already enqueued");
-        if (b.state == 0) fail_at(api, loc, "tensor was freed; AllocTensor it first");
-        if (depth_ > 0 && int(fifo_.size()) >= depth_)
-            fail_at(api, loc, "EnQue beyond the queue depth %d (%d tensors already enqueued without DeQue)", int(depth_), int(fifo_.size()));
         int prod, cons;
         pipes(prod, cons);
-        if (hard_event(prod, cons) >= 0)
-            b.enq_ev = pipe_->alloc_event(hard_event(prod, cons), Site{api, loc.file, loc.line}, api, loc);
-        std::memset(b.enq_snap, 0, sizeof b.enq_snap);
-        snapshot(prod, b.enq_snap);
-        snapshot(P_S, b.enq_snap);
-        b.state = 2;
-        fifo_.push_back(i);
-        if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"enque\",\"buf\":%d,\"from\":\"%s\",\"to\":\"%s\"}", id_base_ + i, pipe_name(prod), pipe_name(cons)));
-        return true;
+        return enque(t.address_.bufId, t.address_.logicPos, prod, cons, "TQue::EnQue", loc);
+    }
+    // EnQue with user positions (CANN's TQueBind::EnQue<srcUserPos, dstUserPos, T>): the tensor is ordered
+    // from the producer of srcUserPos to the consumer of dstUserPos instead of the queue's own pipes; the
+    // DeQue must name the same two positions.
+    template <TPosition srcUserPos, TPosition dstUserPos, class T>
+    bool EnQue(const LocalTensor<T>& t, OPKIT_LOC) {
+        static_check_user_pos<srcUserPos, dstUserPos>();
+        return enque(t.address_.bufId, t.address_.logicPos, opkit::sim::user_que_prod(srcUserPos, dstUserPos),
+                     opkit::sim::user_que_cons(srcUserPos, dstUserPos), "TQue::EnQue", loc);
     }
     template <class T>
     LocalTensor<T> DeQue(OPKIT_LOC) {
-        using namespace opkit::sim;
-        const char* api = "TQue::DeQue";
-        if (fifo_.empty()) fail_at(api, loc, "DeQue on an empty queue (no tensor was enqueued)");
-        int i = fifo_.front();
-        fifo_.erase(fifo_.begin());
-        QueBlock& b = blocks_[i];
         int prod, cons;
         pipes(prod, cons);
-        if (b.enq_ev >= 0) { pipe_->release_event(hard_event(prod, cons), b.enq_ev); b.enq_ev = -1; }
-        merge(cons, b.enq_snap);
-        merge(P_S, b.enq_snap);
-        b.state = 1;
-        if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"deque\",\"buf\":%d}", id_base_ + i));
-        return make<T>(i);
+        return make<T>(deque(prod, cons, false, "TQue::DeQue", loc));
     }
     template <class T>
     void DeQue(LocalTensor<T>& t, OPKIT_LOC) { t = DeQue<T>(loc); }
+    template <TPosition srcUserPos, TPosition dstUserPos, class T>
+    LocalTensor<T> DeQue(OPKIT_LOC) {
+        static_check_user_pos<srcUserPos, dstUserPos>();
+        return make<T>(deque(opkit::sim::user_que_prod(srcUserPos, dstUserPos),
+                             opkit::sim::user_que_cons(srcUserPos, dstUserPos), true, "TQue::DeQue", loc));
+    }
 
     template <class T>
     void FreeTensor(LocalTensor<T>& t, OPKIT_LOC) {
@@ -382,6 +385,54 @@ public:
     void FreeAllEvent() {}
 
 private:
+    template <TPosition s, TPosition d>
+    static constexpr void static_check_user_pos() {
+        static_assert(depth_ != 0, "can not EnQue/DeQue with user positions while the queue's depth is zero");
+        static_assert(opkit::sim::user_que_pos(s) && opkit::sim::user_que_pos(d),
+                      "EnQue/DeQue with user positions support only GM and UB (VECIN/VECOUT/VECCALC) positions");
+        static_assert(!(s == TPosition::GM && d == TPosition::GM), "EnQue/DeQue user positions cannot both be GM");
+    }
+    bool enque(int32_t bufId, uint8_t logicPos, int prod, int cons, const char* api, const opkit::sim::SrcLoc& loc) {
+        using namespace opkit::sim;
+        int i = index_of(bufId, logicPos, api, loc);
+        QueBlock& b = blocks_[i];
+        if (b.state == 2) fail_at(api, loc, "tensor is already enqueued");
+        if (b.state == 0) fail_at(api, loc, "tensor was freed; AllocTensor it first");
+        if (depth_ > 0 && int(fifo_.size()) >= depth_)
+            fail_at(api, loc, "EnQue beyond the queue depth %d (%d tensors already enqueued without DeQue)", int(depth_), int(fifo_.size()));
+        if (hard_event(prod, cons) >= 0)
+            b.enq_ev = pipe_->alloc_event(hard_event(prod, cons), Site{api, loc.file, loc.line}, api, loc);
+        b.enq_prod = prod;
+        b.enq_cons = cons;
+        std::memset(b.enq_snap, 0, sizeof b.enq_snap);
+        snapshot(prod, b.enq_snap);
+        snapshot(P_S, b.enq_snap);
+        b.state = 2;
+        fifo_.push_back(i);
+        if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"enque\",\"buf\":%d,\"from\":\"%s\",\"to\":\"%s\"}", id_base_ + i, pipe_name(prod), pipe_name(cons)));
+        return true;
+    }
+    // The DeQue waits on the event its EnQue set: it must order the same pipes (CANN's CPU debug mode checks
+    // "EnQue and DeQue Event should be same" for user positions; a plain DeQue waits on the queue's event).
+    int deque(int prod, int cons, bool user, const char* api, const opkit::sim::SrcLoc& loc) {
+        using namespace opkit::sim;
+        if (fifo_.empty()) fail_at(api, loc, "DeQue on an empty queue (no tensor was enqueued)");
+        int i = fifo_.front();
+        QueBlock& b = blocks_[i];
+        if (b.enq_prod != prod || b.enq_cons != cons)
+            fail_at(api, loc,
+                    "this DeQue%s waits for event %s, but the tensor was enqueued with %s (%s -> %s); EnQue and DeQue "
+                    "must name the same user positions (or neither)",
+                    user ? " with user positions" : "", hard_event_name(hard_event(prod, cons)),
+                    hard_event_name(hard_event(b.enq_prod, b.enq_cons)), pipe_name(b.enq_prod), pipe_name(b.enq_cons));
+        fifo_.erase(fifo_.begin());
+        if (b.enq_ev >= 0) { pipe_->release_event(hard_event(prod, cons), b.enq_ev); b.enq_ev = -1; }
+        merge(cons, b.enq_snap);
+        merge(P_S, b.enq_snap);
+        b.state = 1;
+        if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"deque\",\"buf\":%d}", id_base_ + i));
+        return i;
+    }
     template <class T>
     LocalTensor<T> make(int i) {
         LocalTensor<T> t;
@@ -396,8 +447,11 @@ private:
     }
     template <class T>
     int index_of(const LocalTensor<T>& t, const char* api, const opkit::sim::SrcLoc& loc) {
-        int i = t.address_.bufId - id_base_;
-        if (!inited_ || i < 0 || i >= int(blocks_.size()) || t.address_.logicPos != uint8_t(pos_))
+        return index_of(t.address_.bufId, t.address_.logicPos, api, loc);
+    }
+    int index_of(int32_t bufId, uint8_t logicPos, const char* api, const opkit::sim::SrcLoc& loc) {
+        int i = bufId - id_base_;
+        if (!inited_ || i < 0 || i >= int(blocks_.size()) || logicPos != uint8_t(pos_))
             opkit::sim::fail_at(api, loc, "tensor does not belong to this queue");
         return i;
     }

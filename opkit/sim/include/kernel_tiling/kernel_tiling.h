@@ -20,7 +20,22 @@ struct SoftMaxTiling {
     uint32_t srcM = 0, srcK = 0, srcSize = 0, outMaxM = 0, outMaxK = 0, outMaxSize = 0, splitM = 0, splitK = 0, splitSize = 0,
              reduceM = 0, reduceK = 0, reduceSize = 0, rangeM = 0, tailM = 0, tailSplitSize = 0, tailReduceSize = 0;
 };
+// TopK tiling: CANN's 32 fields in CANN's order (TopKTilingFunc fills them; the TopK API reads them).
+struct TopkTiling {
+    int32_t tmpLocalSize = 0, allDataSize = 0, innerDataSize = 0;
+    uint32_t sortRepeat = 0;
+    int32_t mrgSortRepeat = 0, kAlignFourBytes = 0, kAlignTwoBytes = 0, maskOffset = 0, maskVreducev2FourBytes = 0,
+            maskVreducev2TwoBytes = 0, mrgSortSrc1offset = 0, mrgSortSrc2offset = 0, mrgSortSrc3offset = 0,
+            mrgSortTwoQueueSrc1Offset = 0, mrgFourQueueTailPara1 = 0, mrgFourQueueTailPara2 = 0, srcIndexOffset = 0;
+    uint32_t copyUbToUbBlockCount = 0;
+    int32_t topkMrgSrc1MaskSizeOffset = 0, topkNSmallSrcIndexOffset = 0;
+    uint32_t vreduceValMask0 = 0, vreduceValMask1 = 0, vreduceIdxMask0 = 0, vreduceIdxMask1 = 0;
+    uint16_t vreducehalfValMask0 = 0, vreducehalfValMask1 = 0, vreducehalfValMask2 = 0, vreducehalfValMask3 = 0,
+             vreducehalfValMask4 = 0, vreducehalfValMask5 = 0, vreducehalfValMask6 = 0, vreducehalfValMask7 = 0;
+};
+static_assert(sizeof(TopkTiling) == 112, "TopkTiling: CANN's layout is 24 four-byte and 8 two-byte fields");
 }  // namespace tiling
 }  // namespace AscendC
 using AscendC::tiling::TCubeTiling;
 using AscendC::tiling::SoftMaxTiling;
+using AscendC::tiling::TopkTiling;

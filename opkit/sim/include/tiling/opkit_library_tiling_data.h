@@ -1,8 +1,7 @@
 // opkit simulator (host side): TilingData classes of Ascend C library APIs that operators embed
 // with TILING_DATA_FIELD_DEF_STRUCT (namespace optiling), with CANN's field order so that the
 // bytes match the kernel-side structs. The SoftMax family's tiling functions that fill
-// SoftMaxTiling are in tiling/opkit_softmax_tiling.h; TopKTilingFunc is not provided (code that
-// calls it does not compile).
+// SoftMaxTiling are in tiling/opkit_softmax_tiling.h, TopKTilingFunc in tiling/opkit_topk_tiling.h.
 #pragma once
 #include "register/tilingdata_base.h"
 

@@ -1,6 +1,7 @@
 // opkit simulator: the CCE vector intrinsics (global namespace, as the bisheng compiler provides them)
 // that classic kernels call on raw UB addresses: vadd vsub vmul vdiv vmax vmin, vadds vmuls vmaxs
-// vmins, vexp vln vabs vrec vsqrt vrsqrt vrelu, vcadd (one sum per repeat) and vector_dup. A
+// vmins, vexp vln vabs vrec vsqrt vrsqrt vrelu, vcadd (one sum per repeat), vcgadd/vcgmax/vcgmin (one
+// result per 32-B block), vcpadd (sums of adjacent pairs) and vector_dup. A
 // __ubuf__ address is a LocalTensor's GetPhyAddr() (a UB byte offset; checked to lie in the kernel's
 // UB). They use the mask register as it stands (set_vector_mask / set_mask_norm / set_mask_count)
 // and run, with every check, as the Ascend C API of the same instruction with isSetMask = false.
@@ -72,6 +73,22 @@ inline void vcadd(__ubuf__ T* dst, __ubuf__ T* src, uint8_t repeat, uint16_t dst
     AscendC::WholeReduceSum<T, false>(ub_view(dst, "vcadd", loc), ub_view(src, "vcadd", loc), 0, repeat, dstRepeatStride,
                                       srcBlockStride, srcRepeatStride, loc);
 }
+// vcgadd / vcgmax / vcgmin: the sum / max / min of each 32-B block's enabled lanes (BlockReduceSum/Max/Min);
+// vcpadd: the sums of adjacent lanes (PairReduceSum). Operands: dst, src, repeat, dstRepeatStride,
+// srcBlockStride, srcRepeatStride.
+#define OPKIT_CCE_REDUCE(name, API)                                                                                   \
+    template <class T>                                                                                                \
+    inline void name(__ubuf__ T* dst, __ubuf__ T* src, uint8_t repeat, uint16_t dstRepeatStride, uint16_t srcBlockStride, \
+                     uint16_t srcRepeatStride, OPKIT_LOC) {                                                           \
+        using AscendC::opkit_detail::ub_view;                                                                         \
+        AscendC::API<T, false>(ub_view(dst, #name, loc), ub_view(src, #name, loc), repeat, int32_t(0), dstRepeatStride,        \
+                               srcBlockStride, srcRepeatStride, loc);                                                 \
+    }
+OPKIT_CCE_REDUCE(vcgadd, BlockReduceSum)
+OPKIT_CCE_REDUCE(vcgmax, BlockReduceMax)
+OPKIT_CCE_REDUCE(vcgmin, BlockReduceMin)
+OPKIT_CCE_REDUCE(vcpadd, PairReduceSum)
+#undef OPKIT_CCE_REDUCE
 // vector_dup: scalar into every enabled lane of `repeat` repeats (the source strides are unused).
 template <class T>
 inline void vector_dup(__ubuf__ T* dst, T scalar, uint8_t repeat, uint16_t dstBlockStride, uint16_t srcBlockStride,
