@@ -15,15 +15,53 @@ from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from opkit.build.toolchain import BuildError
 from opkit.spec import Spec
 
-# The cores a launch starts, by the spec's kernel type (a kernel's KERNEL_TASK_TYPE_DEFAULT inside its
-# body cannot be read before the launch, so the build tells the simulator).
+# The cores a launch starts: the kernel's own KERNEL_TASK_TYPE_DEFAULT / KERNEL_TASK_TYPE(key, type), read
+# from its sources by the build (inside the body they cannot be read before the launch), else by op.yaml's
+# kernel type.
 KERNEL_TYPES = {"vector": "KERNEL_TYPE_AIV_ONLY", "cube": "KERNEL_TYPE_AIC_ONLY", "mix": "KERNEL_TYPE_MIX_AIC_1_2"}
+_TASK_TYPE = re.compile(r"\bKERNEL_TASK_TYPE_DEFAULT\s*\(\s*(KERNEL_TYPE_\w+)\s*\)"
+                        r"|\bKERNEL_TASK_TYPE\s*\(\s*([^,()]+?)\s*,\s*(KERNEL_TYPE_\w+)\s*\)")
+
+
+@dataclass(frozen=True)
+class KernelTypes:
+    """The kernel types a kernel declares: its default and one per tiling key (key expressions as written)."""
+
+    default: str | None = None
+    per_key: tuple[tuple[str, str], ...] = ()
+
+
+def declared_kernel_types(files: list[Path]) -> KernelTypes:
+    """KERNEL_TASK_TYPE_DEFAULT and KERNEL_TASK_TYPE(key, type) in the files a kernel entry compiles."""
+    default, per_key = None, []
+    for f in files:
+        try:
+            text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", f.read_text(encoding="utf-8", errors="replace"), flags=re.S)
+        except OSError:
+            continue
+        for m in _TASK_TYPE.finditer(text):
+            if m.group(1):
+                default = default or m.group(1)
+            elif (m.group(2), m.group(3)) not in per_key:
+                per_key.append((m.group(2), m.group(3)))
+    return KernelTypes(default, tuple(per_key))
+
+
+def _kernel_type_code(spec: Spec, types: KernelTypes) -> str:
+    """The shim's choice of kernel type for the launch's tiling key (a key expression is evaluated after the
+    kernel's own headers, so its macros and constants name keys as in the kernel)."""
+    lines = [f"    int opkit_kernel_type = {types.default or KERNEL_TYPES[spec.kernel]};\n"]
+    for key, ktype in types.per_key:
+        expr = f"{key}ULL" if key.isdigit() else f"static_cast<uint64_t>({key})"
+        lines.append(f"    if (tiling_key == {expr}) opkit_kernel_type = {ktype};\n")
+    return "".join(lines) + "    opkit::sim::set_kernel_type(opkit_kernel_type);\n"
 
 # Selector kinds that choose a build variant but are not template parameters of the kernel.
 _NOT_PARAMS = {"kernel_type", "deterministic", "tiling_struct"}
@@ -148,9 +186,11 @@ def kernel_declares_tiling(files: list[Path]) -> bool:
     return False
 
 
-def shim_source(spec: Spec, described: dict[str, Any] | None = None, tiling_header: Path | None = None) -> str:
+def shim_source(spec: Spec, described: dict[str, Any] | None = None, tiling_header: Path | None = None,
+                kernel_types: KernelTypes | None = None) -> str:
     """The shim's C++; ``described`` (the harness's ``describe``) is needed for a template kernel;
-    ``tiling_header`` is the generated kernel-side tiling header, included before the kernel."""
+    ``tiling_header`` is the generated kernel-side tiling header, included before the kernel;
+    ``kernel_types`` what the kernel declares (default: op.yaml's kernel type for every key)."""
     n_args = len(spec.inputs) + len(spec.device_outputs) + 2  # an in-place result has no buffer of its own
     args = ", ".join(f"(uint8_t*)args[{i}]" for i in range(n_args))
     kernel = kernel_source(spec).resolve()
@@ -167,7 +207,7 @@ def shim_source(spec: Spec, described: dict[str, Any] | None = None, tiling_head
         'expected\\n", n_args);\n'
         "        return 3;\n"
         "    }\n"
-        f"    opkit::sim::set_kernel_type({KERNEL_TYPES[spec.kernel]});\n"
+        + _kernel_type_code(spec, kernel_types or KernelTypes()) +
         "    ICPU_SET_TILING_KEY(tiling_key);\n"
     )
     if described is None:

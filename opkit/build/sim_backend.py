@@ -59,6 +59,7 @@ class Artifact:
     tiling_classes: bool = False  # the host registers TilingData classes: the kernel gets generated structs
     built: bool = False  # compiled in this call (False: taken from the cache)
     warnings: list[str] = field(default_factory=list)  # what the build noticed but does not refuse
+    kernel_types: kernel_entry.KernelTypes = field(default_factory=kernel_entry.KernelTypes)  # what it declares
 
     @property
     def label(self) -> str:
@@ -130,19 +131,34 @@ def plan(spec: Spec, chip: str, column: int, compiler: Compiler | None = None) -
     pkg_files, extra = host.pkg_files, host.extra
     kflags = host.base + dtype_defines(spec, column)
     templated = kernel_entry.is_template_kernel(spec)
-    tiling_classes = kernel_entry.registers_tiling_class(pkg_files) and not kernel_entry.kernel_declares_tiling(
-        kernel_entry.kernel_files(kernel_src, [spec.src_dir / "op_kernel",
-                                               *(Path(f[2:]) for f in pkg.flags if f.startswith("-I"))]))
+    kfiles = kernel_entry.kernel_files(kernel_src, [spec.src_dir / "op_kernel",
+                                                    *(Path(f[2:]) for f in pkg.flags if f.startswith("-I"))])
+    tiling_classes = kernel_entry.registers_tiling_class(pkg_files) and not kernel_entry.kernel_declares_tiling(kfiles)
+    ktypes = kernel_entry.declared_kernel_types(kfiles)
+    warnings += _kernel_type_warnings(spec, ktypes)
     # The shim follows from the package files (a template kernel's instantiations from its host
     # sources' declarations, the generated tiling structs from its TilingData classes) and from the generators.
-    h = digest(pkg_files, spec.dir, [*extra, *kflags, kernel_entry.shim_source(spec), _GENERATOR, _TILING_GENERATOR,
-                                     str(templated)])
+    h = digest(pkg_files, spec.dir, [*extra, *kflags, kernel_entry.shim_source(spec, kernel_types=ktypes), _GENERATOR,
+                                     _TILING_GENERATOR, str(templated)])
     shim = spec.dir / BUILD_DIR / "gen" / f"entry-{h}.cpp"
     units = [*host.units, Unit(shim, spec.dir / BUILD_DIR / "obj" / f"kernel-{h}.o", kflags, shim=True)]
     link = digest([], spec.dir, [*extra, *[u.obj.name for u in units]])
     exe = spec.dir / BUILD_DIR / chip / spec.column_label(column) / f"harness-{link}"
     return Artifact(spec, chip, column, exe, units, template_kernel=templated, tiling_classes=tiling_classes,
-                    warnings=warnings)
+                    warnings=warnings, kernel_types=ktypes)
+
+
+_KIND_OF_TYPE = {"KERNEL_TYPE_AIV_ONLY": "vector", "KERNEL_TYPE_MIX_AIV_1_0": "vector", "KERNEL_TYPE_AIC_ONLY": "cube",
+                 "KERNEL_TYPE_MIX_AIC_1_0": "cube", "KERNEL_TYPE_MIX_AIC_1_1": "mix", "KERNEL_TYPE_MIX_AIC_1_2": "mix"}
+
+
+def _kernel_type_warnings(spec: Spec, types: kernel_entry.KernelTypes) -> list[str]:
+    """op.yaml's ``kernel:`` against the kernel types the kernel declares (the launch follows the kernel)."""
+    declared = sorted({t for t in [types.default, *(t for _, t in types.per_key)] if t})
+    if not declared or any(_KIND_OF_TYPE.get(t, spec.kernel) == spec.kernel for t in declared):
+        return []
+    return [f"{kernel_entry.kernel_source(spec)}: the kernel declares {', '.join(declared)} but op.yaml says "
+            f"kernel: {spec.kernel}; the launch follows the kernel's declaration (set op.yaml's kernel to match)"]
 
 
 def _host_exe(pkg_dir: Path, chip: str, objs: list[Path]) -> Path:
@@ -252,7 +268,8 @@ def _write_template_shim(cc: Compiler, a: Artifact, shim: Unit, described: dict[
             _link(cc, objs, exe, f"{a.label} (host-only harness)", a.spec)
         described[exe] = opdef_check.describe(exe)
     header = _tiling_header(a.spec, described[exe]) if a.tiling_classes else None
-    source = kernel_entry.shim_source(a.spec, described[exe] if a.template_kernel else None, header)
+    source = kernel_entry.shim_source(a.spec, described[exe] if a.template_kernel else None, header,
+                                      kernel_types=a.kernel_types)
     shim.source.parent.mkdir(parents=True, exist_ok=True)
     shim.source.write_text(source, encoding="utf-8")
 
@@ -295,7 +312,7 @@ def build(artifacts: list[Artifact], jobs: int | None = None,
                 continue
             if u.shim:
                 u.source.parent.mkdir(parents=True, exist_ok=True)
-                u.source.write_text(kernel_entry.shim_source(a.spec), encoding="utf-8")
+                u.source.write_text(kernel_entry.shim_source(a.spec, kernel_types=a.kernel_types), encoding="utf-8")
             units[u.obj] = (u, a.spec)
     workers = jobs or max(1, os.cpu_count() or 1)
     _compile_all(cc, list(units.values()), workers, progress)
