@@ -1,0 +1,157 @@
+"""`opkit report merge`: the results.json files of the shards of one verification, joined into one.
+
+Each shard's results.json records its selection (``selection``: packages, filters, options, how many runs
+the whole selection has, and the shard ``{index, count, runs}``; opkit.verify.shard). Shards are joined
+only when they are all the slices of one selection, written by one opkit version in one layout
+(``schema_version``): the same selection but for ``shard``, the same count N, each index 1..N exactly
+once, and together as many runs as the selection has. The runs are put back in the order of an
+unsharded run (each run's ``order``), and a package that did not build — one ``(build)`` record in every
+shard that touched it — is one record again. So the merged file equals what one unsharded run writes,
+its timing fields (``seconds``) and trace paths aside.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from opkit.errors import UsageError
+from opkit.verify.report import PASS, SCHEMA_VERSION, CaseResult, results_doc
+from opkit.verify.shard import Shard, in_shard
+
+BUILD_CASE = "(build)"
+
+
+class MergeError(UsageError):
+    """Shards that cannot be joined (exit 2): the message names the files and what differs."""
+
+
+@dataclass
+class Merged:
+    doc: dict[str, Any]  # the merged results.json
+    shards: int
+
+    @property
+    def results(self) -> list[CaseResult]:
+        return [CaseResult.from_dict(c) for c in self.doc["cases"]]
+
+    @property
+    def verified(self) -> int:
+        return sum(c["status"] in ("pass", "fail") for c in self.doc["cases"])
+
+    @property
+    def ok(self) -> bool:
+        return self.verified > 0 and all(c["status"] in (PASS, "skip") for c in self.doc["cases"])
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MergeError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise MergeError(f"{path}: is a folder; give the shard's results.json (e.g. {path / 'results.json'})") \
+            from None
+    except UnicodeDecodeError:
+        raise MergeError(f"{path}: not a results.json written by opkit verify (not text)") from None
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        raise MergeError(f"{path}: not a results.json written by opkit verify (not JSON: {exc})") from None
+    if not isinstance(doc, dict) or "schema_version" not in doc or not isinstance(doc.get("cases"), list):
+        raise MergeError(f"{path}: not a results.json written by opkit verify (no schema_version and cases)")
+    version = doc["schema_version"]
+    if version != SCHEMA_VERSION:
+        newer = isinstance(version, int) and version > SCHEMA_VERSION
+        raise MergeError(f"{path}: results.json layout version {version!r}; this opkit reads version {SCHEMA_VERSION}"
+                         + (" (the file is from a newer opkit: merge with that version)" if newer else ""))
+    if not isinstance(doc.get("selection"), dict):
+        raise MergeError(f"{path}: records no selection (written by an opkit before `--shard`); rerun the shard "
+                         "with this opkit")
+    return doc
+
+
+def _shard_of(path: Path, selection: dict[str, Any]) -> tuple[Shard, int]:
+    """(the shard, its runs) a file holds; an unsharded run is shard 1/1."""
+    raw = selection.get("shard")
+    if raw is None:
+        return Shard(1, 1), int(selection.get("runs", 0))
+    try:
+        return Shard(int(raw["index"]), int(raw["count"])), int(raw["runs"])
+    except (KeyError, TypeError, ValueError):
+        raise MergeError(f"{path}: its selection's shard {raw!r} is not of the form {{index, count, runs}}") from None
+
+
+def _differs(a: dict[str, Any], b: dict[str, Any]) -> str:
+    keys = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    if keys == ["packages"] and sorted(map(str, a.get("packages") or [])) == sorted(map(str, b.get("packages") or [])):
+        return "the same packages in another order (the order of the runs): give them in one order"
+    return "; ".join(f"{k}: {a.get(k)!r} against {b.get(k)!r}" for k in keys)
+
+
+def merge(paths: list[Path]) -> Merged:
+    """Join the shards' results.json files (any order); a MergeError when they are not every shard of one
+    selection from one opkit version."""
+    if not paths:
+        raise MergeError("give the shards' results.json files: opkit report merge OUT.json SHARD.json...")
+    docs = [(p, _load(p)) for p in paths]
+    first_path, first = docs[0]
+    version = first.get("opkit", {}).get("version")
+    for p, d in docs[1:]:
+        v = d.get("opkit", {}).get("version")
+        if v != version:
+            raise MergeError(f"shards from different opkit versions: {first_path} by {version}, {p} by {v}; run "
+                             "every shard with one version")
+    base = {k: v for k, v in first["selection"].items() if k != "shard"}
+    for p, d in docs[1:]:
+        other = {k: v for k, v in d["selection"].items() if k != "shard"}
+        if other != base:
+            raise MergeError(f"{first_path} and {p} are shards of different selections ({_differs(base, other)}); "
+                             "every shard must be run with the same packages, filters and options")
+    seen: dict[int, Path] = {}
+    count: int | None = None
+    held = 0
+    shards: list[tuple[Path, dict[str, Any], Shard]] = []
+    for p, d in docs:
+        shard, runs = _shard_of(p, d["selection"])
+        if count is None:
+            count = shard.count
+        elif shard.count != count:
+            raise MergeError(f"{first_path} is a shard of {count}, {p} a shard of {shard.count} "
+                             f"({shard}); merge the shards of one split")
+        if shard.index in seen:
+            raise MergeError(f"shard {shard} given twice: {seen[shard.index]} and {p}")
+        seen[shard.index] = p
+        held += runs
+        shards.append((p, d, shard))
+    assert count is not None
+    missing = [f"{i}/{count}" for i in range(1, count + 1) if i not in seen]
+    if missing:
+        raise MergeError(f"shard(s) {', '.join(missing)} missing (given: "
+                         f"{', '.join(f'{i}/{count}' for i in sorted(seen))}); merge needs every shard")
+    total = int(base.get("runs", 0))
+    if held != total:
+        raise MergeError(f"the shards hold {held} runs, their selection has {total}: a shard's results.json is "
+                         "from an interrupted or edited run; rerun it")
+    cases: list[dict[str, Any]] = []
+    where: dict[str, Path] = {}
+    for p, d, shard in sorted(shards, key=lambda t: t[2].index):
+        for c in d["cases"]:
+            cid = c.get("id")
+            if not isinstance(cid, str) or not isinstance(c.get("order"), int):
+                raise MergeError(f"{p}: a run without an id and an order ({str(cid)[:80]}); not a results.json of "
+                                 "this opkit")
+            if cid in where:
+                if c.get("case") == BUILD_CASE:
+                    continue  # the package's build failure, recorded by each shard that touched it
+                raise MergeError(f"run {cid} is in both {where[cid]} and {p}")
+            if c.get("case") != BUILD_CASE and not in_shard(cid, shard):
+                raise MergeError(f"{p}: run {cid} does not belong to shard {shard} (its id hashes to another "
+                                 "slice); the file was not written by `opkit verify --shard`")
+            where[cid] = p
+            cases.append(c)
+    cases.sort(key=lambda c: c["order"])
+    selection = {**base, "shard": None}
+    return Merged(results_doc(cases, dict(first.get("opkit", {})), selection), count)
