@@ -615,26 +615,44 @@ def perf(
 @report_app.command("merge")
 @_user_errors
 def report_merge(
-    out: Annotated[Path, typer.Argument(metavar="OUT.json", help="The merged results.json to write.")],
-    shards: Annotated[list[Path], typer.Argument(metavar="SHARD.json...", help="Each shard's results.json "
-                                                 "(`opkit verify --shard I/N`), in any order.")],
+    out: Annotated[Path, typer.Argument(metavar="OUT", help="The merged results.json (or JUnit XML, from JUnit "
+                                        "shards) to write.")],
+    shards: Annotated[list[Path], typer.Argument(metavar="SHARD...", help="Each shard's results.json (`opkit "
+                                                 "verify --shard I/N`), in any order; or JUnit XML files (`pytest "
+                                                 "--opkit-shard I/N --junitxml FILE`).")],
     junit: Annotated[Path | None, typer.Option("--junit", metavar="FILE", help="Also write the merged runs as "
                                                "JUnit XML.")] = None,
     force: Annotated[bool, typer.Option(help="Replace OUT.json and --junit files opkit did not write (or that "
                                         "changed since).")] = False,
 ) -> None:
     """Join the results.json files of the shards of one verification into one, as an unsharded run writes
-    it; refuse shards of different selections or opkit versions, and duplicate or missing shards. Exit 1
-    when a merged run failed or errored, or none was verified."""
+    it; refuse shards of different selections or opkit versions, and duplicate or missing shards. JUnit XML
+    shards are joined into one JUnit file (checked only for test cases in two files). Exit 1 when a merged
+    run failed or errored, or none was verified."""
     from opkit import writes
-    from opkit.verify.merge import merge
+    from opkit.errors import UsageError
+    from opkit.verify.merge import is_junit, merge, merge_junit
     from opkit.verify.report import write_doc, write_junit
 
-    writes.check(out, force, "OUT.json")
+    writes.check(out, force, "OUT")
     if junit is not None:
         writes.check(junit, force, "--junit")
+    kinds = {is_junit(p) for p in shards}
+    if kinds == {True}:
+        if junit is not None:
+            raise UsageError("--junit: the shards are JUnit files and OUT is their merged JUnit; --junit goes with "
+                             "results.json shards")
+        text, counts = merge_junit(list(shards))
+        writes.write_text(out, text, force, "OUT")
+        _console().print(f"merged {len(shards)} JUnit file(s), {counts['tests']} test case(s): {counts['failures']} "
+                         f"failed, {counts['errors']} errors, {counts['skipped']} skipped; JUnit: {out}")
+        if counts["failures"] or counts["errors"] or counts["tests"] == counts["skipped"]:
+            raise typer.Exit(1)
+        return
+    if len(kinds) > 1:
+        raise UsageError("the shards mix JUnit XML and results.json files: give one kind")
     merged = merge(list(shards))
-    write_doc(merged.doc, out, force, "OUT.json")
+    write_doc(merged.doc, out, force, "OUT")
     if junit is not None:
         write_junit(merged.results, junit, force=force)
     counts = merged.doc["summary"]

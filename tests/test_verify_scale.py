@@ -396,3 +396,64 @@ def test_merged_junit_has_every_run(cli, tmp_path):
     root = ET.parse(tmp_path / "m.xml").getroot()
     assert root.get("tests") == str(len(IDS)) and root.get("failures") == "0"
     assert [f"op_a::{c.get('name')}" for c in root.iter("testcase")] == IDS
+
+
+# --- report merge of JUnit files (pytest --opkit-shard) -----------------------------------------------------
+
+def junit_file(tmp_path: Path, name: str, cases: list[tuple[str, str]], suite: str = "pytest") -> Path:
+    body = "".join(f'<testcase classname="axpy_relu.op.yaml" name="{n}" time="0.5">'
+                   + ("<failure message='bad'>z: mismatch</failure>" if s == "fail" else "")
+                   + ("<skipped message='full'/>" if s == "skip" else "") + "</testcase>" for n, s in cases)
+    p = tmp_path / name
+    p.write_text(f'<?xml version="1.0"?><testsuites><testsuite name="{suite}" tests="{len(cases)}" errors="0" '
+                 f'failures="0" skipped="0" time="1">{body}</testsuite></testsuites>')
+    return p
+
+
+def test_junit_shards_merge_into_one_suite(cli, tmp_path):
+    a = junit_file(tmp_path, "a.xml", [("smoke[float16@ascend910b2]", "pass"), ("large[float16@ascend910b2]", "skip")])
+    b = junit_file(tmp_path, "b.xml", [("tiny[float16@ascend910b2]", "pass")])
+    code, out, err = cli("report", "merge", tmp_path / "m.xml", a, b)
+    assert code == 0, out + err
+    assert "merged 2 JUnit file(s), 3 test case(s): 0 failed, 0 errors, 1 skipped" in out
+    root = ET.parse(tmp_path / "m.xml").getroot()
+    (suite,) = root.findall("testsuite")
+    assert [c.get("name") for c in suite.iter("testcase")] == ["smoke[float16@ascend910b2]",
+                                                              "large[float16@ascend910b2]", "tiny[float16@ascend910b2]"]
+    assert (suite.get("tests"), suite.get("skipped"), root.get("tests"), suite.get("time")) == ("3", "1", "3", "1.500")
+    c = junit_file(tmp_path, "c.xml", [("odd_tail[float32@ascend910b2]", "fail")])
+    code, out, err = cli("report", "merge", tmp_path / "m.xml", a, b, c)
+    assert code == 1 and "1 failed" in out and ET.parse(tmp_path / "m.xml").getroot().get("failures") == "1"
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda t: [junit_file(t, "a.xml", [("x[f@c]", "pass")]), junit_file(t, "b.xml", [("x[f@c]", "pass")])],
+     "test case axpy_relu.op.yaml::x[f@c] is in both"),
+    (lambda t: [junit_file(t, "a.xml", [("x[f@c]", "pass")]), write(t, "b.xml", "<testsuites><oops")],
+     "b.xml: not well-formed XML"),
+    (lambda t: [write(t, "a.xml", "<html></html>")], "not a JUnit XML file (its root element is <html>"),
+    (lambda t: [junit_file(t, "a.xml", [("x[f@c]", "pass")]), write(t, "b.json", shard_doc(1, 2))],
+     "the shards mix JUnit XML and results.json files"),
+])
+def test_junit_merge_refusals(cli, tmp_path, make, message):
+    code, out, err = cli("report", "merge", tmp_path / "m.xml", *make(tmp_path))
+    assert code == 2 and message in err and "Traceback" not in out + err, out + err
+
+
+@pytest.mark.slow
+def test_pytest_shards_junit_merged_hold_every_item_once(axpy, serial, tmp_path):
+    from opkit.verify.merge import merge_junit
+
+    files = []
+    for i in (1, 2, 3):
+        junit = tmp_path / f"p{i}.xml"
+        r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", str(axpy), "--opkit-shard",
+                            f"{i}/3", f"--junitxml={junit}"], cwd=tmp_path, capture_output=True, text=True)
+        assert r.returncode == 0, r.stdout + r.stderr
+        files.append(junit)
+    text, counts = merge_junit(files)
+    names = sorted(c.get("name") for c in ET.fromstring(text.split("?>", 1)[1]).iter("testcase"))
+    spec = load(axpy)
+    assert names == sorted(f"{j.case.name}[{spec.column_label(j.column)}@{j.chip}]"
+                           for j in select(spec, Selection(full=True)))
+    assert counts["skipped"] == 1 and counts["failures"] == counts["errors"] == 0  # 'large' is tagged full

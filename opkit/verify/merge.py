@@ -155,3 +155,89 @@ def merge(paths: list[Path]) -> Merged:
     cases.sort(key=lambda c: c["order"])
     selection = {**base, "shard": None}
     return Merged(results_doc(cases, dict(first.get("opkit", {})), selection), count)
+
+
+# --- JUnit XML from other runners (pytest --opkit-shard I/N --junitxml FILE) -------------------------------
+
+def is_junit(path: Path) -> bool:
+    """True when ``path`` looks like XML (its first non-blank character is ``<``)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(512).lstrip()
+    except OSError:
+        return False
+    return head.startswith(b"<")
+
+
+def _load_junit(path: Path) -> Any:
+    import xml.etree.ElementTree as ET
+
+    try:
+        root = ET.parse(path).getroot()
+    except FileNotFoundError:
+        raise MergeError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise MergeError(f"{path}: is a folder; give the shard's JUnit XML file") from None
+    except ET.ParseError as exc:
+        raise MergeError(f"{path}: not well-formed XML ({exc})") from None
+    if root.tag == "testsuite":
+        wrapper = ET.Element("testsuites")
+        wrapper.append(root)
+        root = wrapper
+    if root.tag != "testsuites":
+        raise MergeError(f"{path}: not a JUnit XML file (its root element is <{root.tag}>, not <testsuites> or "
+                         "<testsuite>)")
+    return root
+
+
+def merge_junit(paths: list[Path]) -> tuple[str, dict[str, int]]:
+    """JUnit XML files of shards joined into one: test suites of one name become one suite (its test cases
+    in the order of the files given, its counts recomputed); a test case in two files is refused. JUnit
+    files record no selection, so only results.json merges check that the shards make one run."""
+    import xml.etree.ElementTree as ET
+
+    if not paths:
+        raise MergeError("give the shards' JUnit XML files: opkit report merge OUT.xml SHARD.xml...")
+    out = ET.Element("testsuites")
+    suites: dict[str, Any] = {}
+    seen: dict[tuple[str, str], Path] = {}
+    for p in paths:
+        for suite in _load_junit(p).iter("testsuite"):
+            name = suite.get("name", "")
+            merged = suites.get(name)
+            if merged is None:
+                merged = suites[name] = ET.SubElement(out, "testsuite", dict(suite.attrib))
+                for props in suite.findall("properties"):
+                    merged.append(props)
+            for case in suite.findall("testcase"):
+                key = (case.get("classname", ""), case.get("name", ""))
+                if key in seen:
+                    raise MergeError(f"test case {'::'.join(k for k in key if k)} is in both {seen[key]} and {p}: "
+                                     "these are not shards of one run")
+                seen[key] = p
+                merged.append(case)
+    total = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    seconds = 0.0
+    for suite in out.iter("testsuite"):
+        cases = suite.findall("testcase")
+        counts = {"tests": len(cases), "failures": sum(c.find("failure") is not None for c in cases),
+                  "errors": sum(c.find("error") is not None for c in cases),
+                  "skipped": sum(c.find("skipped") is not None for c in cases)}
+        time_s = sum(_float(c.get("time")) for c in cases)
+        for k, v in counts.items():
+            suite.set(k, str(v))
+            total[k] += v
+        suite.set("time", f"{time_s:.3f}")
+        seconds += time_s
+    for k, v in total.items():
+        out.set(k, str(v))
+    out.set("time", f"{seconds:.3f}")
+    ET.indent(out)
+    return ET.tostring(out, encoding="unicode", xml_declaration=True) + "\n", total
+
+
+def _float(text: str | None) -> float:
+    try:
+        return float(text or 0)
+    except ValueError:
+        return 0.0
