@@ -457,3 +457,56 @@ def test_pytest_shards_junit_merged_hold_every_item_once(axpy, serial, tmp_path)
     assert names == sorted(f"{j.case.name}[{spec.column_label(j.column)}@{j.chip}]"
                            for j in select(spec, Selection(full=True)))
     assert counts["skipped"] == 1 and counts["failures"] == counts["errors"] == 0  # 'large' is tagged full
+
+
+SLEEPS = """
+import time
+
+
+def axpy_relu(x, y, alpha=1.0):
+    while True:
+        time.sleep(0.05)
+"""
+
+LAUNCH = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import hostile
+import opkit.verify.session as session
+session.SimRunner = hostile.FakeSim
+session.opdef_check.check = lambda spec, exe: None
+from opkit.cli import main
+sys.argv = ["opkit", "verify", sys.argv[2], "--workers", "2", "--out", sys.argv[3]]
+main()
+"""
+
+
+def _processes_naming(text: str) -> list[str]:
+    found = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if text in cmd:
+                found.append(cmd)
+    return found
+
+
+@pytest.mark.skipif(not parallel.can_fork() or not Path("/proc").is_dir(), reason="needs fork and /proc")
+def test_ctrl_c_stops_the_workers_and_what_they_run(tmp_path):
+    import time
+
+    pkg = hostile_package(tmp_path, SLEEPS)
+    p = subprocess.Popen([sys.executable, "-c", LAUNCH, str(Path(__file__).parent), str(pkg), str(tmp_path / "v")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(_processes_naming(str(pkg / "golden.py"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)  # both workers are inside golden.py
+    assert len(_processes_naming(str(pkg / "golden.py"))) == 2
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 130 and "error: interrupted" in err and "Traceback" not in out + err, out + err
+    time.sleep(0.5)
+    assert _processes_naming(str(pkg)) == []  # no worker, no golden.py process left running

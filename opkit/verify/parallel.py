@@ -13,6 +13,7 @@ Without ``fork`` (Windows) the jobs run one after another in the parent.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -51,13 +52,29 @@ def can_fork() -> bool:
 
 def _worker_init(timeout_s: float) -> None:
     """In each worker process: Ctrl-C is the parent's to handle; fresh user-code workers (those of the
-    parent, if any, stay the parent's), stopped when this process ends."""
+    parent, if any, stay the parent's), stopped when this process ends. The worker leads a process group
+    of its own, so that when the parent stops it (SIGTERM: an interrupt) the kernel run and the golden.py
+    process it is waiting on end with it instead of running on."""
     from multiprocessing.util import Finalize
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpgid(0, 0)
+    signal.signal(signal.SIGTERM, _stopped)
     usercode._WORKERS.clear()
     usercode._TIMEOUT[0] = timeout_s
     Finalize(None, usercode.stop_all, exitpriority=10)
+
+
+def _stopped(signum: int, frame: Any) -> None:
+    """SIGTERM in a worker: stop its golden.py processes, then everything else of its process group (a kernel
+    run in its harness) and itself."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    with contextlib.suppress(Exception):
+        usercode.stop_all()
+    if os.getpgrp() == os.getpid():
+        os.killpg(0, signal.SIGKILL)
+    os._exit(128 + signum)
 
 
 def _worker_run(index: int) -> CaseResult:
