@@ -510,3 +510,12 @@ def test_ctrl_c_stops_the_workers_and_what_they_run(tmp_path):
     assert p.returncode == 130 and "error: interrupted" in err and "Traceback" not in out + err, out + err
     time.sleep(0.5)
     assert _processes_naming(str(pkg)) == []  # no worker, no golden.py process left running
+
+
+def test_a_broken_op_yaml_fails_in_every_pytest_shard(tmp_path):
+    pkg = hostile_package(tmp_path)
+    (pkg / "op.yaml").write_text((pkg / "op.yaml").read_text().replace("kernel: vector", "kernel: vectr"))
+    for i in (1, 2):
+        r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", str(pkg), "--opkit-shard",
+                            f"{i}/2"], cwd=tmp_path, capture_output=True, text=True)
+        assert r.returncode == 1 and "is not a kernel type" in r.stdout and "1 failed" in r.stdout, r.stdout

@@ -36,15 +36,15 @@ def pytest_configure(config: Any) -> None:
 
 
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
-    """With --opkit-shard, deselect the op.yaml items of the other slices (other tests are kept)."""
+    """With --opkit-shard, deselect the op.yaml cases of the other slices. An op.yaml that does not load stays
+    in every shard (as `opkit verify --shard` refuses it in every shard), and so do tests that are not
+    op.yaml cases."""
     shard = getattr(config, "_opkit_shard", None)
     if shard is None:
         return
     kept, dropped = [], []
     for item in items:
-        run = getattr(item, "run_id", None)
-        if isinstance(item, SpecErrorItem):
-            run = f"{item.path}::spec"
+        run = item.run_id if isinstance(item, OpCaseItem) else None
         (dropped if run is not None and not shard.holds(run) else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
