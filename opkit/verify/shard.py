@@ -12,8 +12,12 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from opkit.errors import UsageError
+
+if TYPE_CHECKING:
+    from opkit.verify.pipeline import Selection
 
 _FORM = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 MAX_SHARDS = 10_000
@@ -64,22 +68,21 @@ def in_shard(job: str, shard: Shard | None) -> bool:
     return shard is None or slice_of(job, shard.count) == shard.index
 
 
-def selection_record(packages: list[str], selection: object, profile: str | None, perf: bool, runs: int,
-                     shard: Shard | None, shard_runs: int) -> dict[str, object]:
+def selection_record(packages: list[str], selection: Selection, profile: str | None, perf: bool, runs: int,
+                     shard: Shard | None, shard_runs: int) -> dict[str, Any]:
     """What a verification selected, as results.json records it (``selection``): the packages (by name),
     the filters and options that decide which runs there are and how they are judged, how many runs the
     whole selection has, and the shard taken of it. Shards of one selection differ only in ``shard``.
     Packages and chips keep their order: it is the order of the runs."""
-    sel = selection
     return {
         "packages": list(packages),
-        "tags": sorted(getattr(sel, "tags", []) or []),
-        "keyword": getattr(sel, "keyword", None),
-        "socs": list(getattr(sel, "chips", []) or []),
-        "dtype": getattr(sel, "dtype", None),
-        "full": bool(getattr(sel, "full", False)),
-        "sweep": bool(getattr(sel, "sweep", False)),
-        "sweep_values": getattr(sel, "sweep_values", None),
+        "tags": sorted(selection.tags),
+        "keyword": selection.keyword,
+        "socs": list(selection.chips),
+        "dtype": selection.dtype,
+        "full": selection.full,
+        "sweep": selection.sweep,
+        "sweep_values": selection.sweep_values,
         "profile": profile,
         "perf": perf,
         "runs": runs,
