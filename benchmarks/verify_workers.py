@@ -42,6 +42,8 @@ def main() -> int:
     ap.add_argument("--ops", type=Path, default=ROOT / "ops", help="folder of packages (default: ops/)")
     ap.add_argument("--workers", type=int, default=2, help="workers of the parallel run (default 2)")
     ap.add_argument("-j", "--jobs", type=int, default=1, help="compile jobs of the untimed build (default 1)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each, alternated; the best and the median are "
+                    "printed (default 3)")
     ap.add_argument("extra", nargs="*", help="more `opkit verify` options (after --)")
     args = ap.parse_args()
     from opkit.discover import packages_under
@@ -58,21 +60,28 @@ def main() -> int:
     print(f"build (not timed below): {t:.1f} s")
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     with tempfile.TemporaryDirectory(prefix="opkit-bench-workers-") as tmp:
-        figures = {}
+        times: dict[int, list[float]] = {1: [], args.workers: []}
+        docs: dict[int, dict] = {}
+        for k in range(args.repeat):
+            for n in (1, args.workers):
+                out = Path(tmp) / f"w{n}-{k}"
+                t, r = opkit("verify", *packages, "--workers", str(n), "--no-trace", "--out", str(out),
+                             *args.extra, cwd=cwd)
+                if r.returncode not in (0, 1) or not (out / "results.json").is_file():
+                    print(r.stdout[-3000:] + r.stderr[-3000:])
+                    return 1
+                times[n].append(t)
+                doc = comparable(out / "results.json")
+                assert docs.setdefault(n, doc) == doc, "two runs with the same --workers differ"
+        one, many = docs[1], docs[args.workers]
+        print(f"machine: {cores} core(s), load average {os.getloadavg()[0]:.1f}; {len(one['cases'])} runs over "
+              f"{len(one['selection']['packages'])} packages ({one['summary']['pass']} passed, "
+              f"{one['summary']['fail']} failed, {one['summary']['error']} errors)")
         for n in (1, args.workers):
-            out = Path(tmp) / f"w{n}"
-            t, r = opkit("verify", *packages, "--workers", str(n), "--no-trace", "--out", str(out),
-                         *args.extra, cwd=cwd)
-            if r.returncode not in (0, 1) or not (out / "results.json").is_file():
-                print(r.stdout[-3000:] + r.stderr[-3000:])
-                return 1
-            figures[n] = (t, comparable(out / "results.json"))
-        (t1, one), (tn, many) = figures[1], figures[args.workers]
-        runs = len(one["cases"])
-        print(f"machine: {cores} core(s); {runs} runs over {len(one['selection']['packages'])} packages "
-              f"({one['summary']['pass']} passed, {one['summary']['fail']} failed, {one['summary']['error']} errors)")
-        print(f"--workers 1: {t1:.1f} s wall")
-        print(f"--workers {args.workers}: {tn:.1f} s wall ({t1 / tn:.2f}x)")
+            ts = sorted(times[n])
+            print(f"--workers {n}: best {ts[0]:.1f} s, median {ts[len(ts) // 2]:.1f} s wall "
+                  f"({', '.join(f'{t:.1f}' for t in times[n])})")
+        print(f"speed-up (best against best): {min(times[1]) / min(times[args.workers]):.2f}x")
         same = one == many
         print("results equal (timing fields and trace paths aside): " + ("yes" if same else "NO"))
         assert same, "the parallel run's results.json differs from the serial one's"
