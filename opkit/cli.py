@@ -622,7 +622,7 @@ def report_merge(
                                                  "--opkit-shard I/N --junitxml FILE`).")],
     junit: Annotated[Path | None, typer.Option("--junit", metavar="FILE", help="Also write the merged runs as "
                                                "JUnit XML.")] = None,
-    force: Annotated[bool, typer.Option(help="Replace OUT.json and --junit files opkit did not write (or that "
+    force: Annotated[bool, typer.Option(help="Replace OUT and --junit files opkit did not write (or that "
                                         "changed since).")] = False,
 ) -> None:
     """Join the results.json files of the shards of one verification into one, as an unsharded run writes
