@@ -24,6 +24,7 @@ def test_the_committed_workflow_is_what_ci_init_writes(cli, tmp_path):
     assert out.read_text() == COMMITTED.read_text(), "regenerate it: " + shlex.join(["opkit", "ci", "init", *OPTIONS,
                                                                                      "--force"])
     assert COMMITTED.read_text().splitlines()[1] == "# Written by: " + shlex.join(["opkit", "ci", "init", *OPTIONS])
+    assert set(yaml.safe_load(COMMITTED.read_text())["jobs"]) == {"verify", "report"}
 
 
 def test_the_workflow_shards_verify_uploads_and_merges(cli, tmp_path):

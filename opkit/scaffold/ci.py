@@ -6,6 +6,8 @@ worst-element CSVs as an artifact. ``report`` runs after every shard (also when 
 version: it downloads that version's shard artifacts, runs ``opkit report merge`` into one results.json
 and one JUnit file, uploads them, and fails when a run failed or errored — one check to require.
 The split is opkit's stable hash of each run's id, so the shards hold the same runs on every machine.
+Each shard compiles the harnesses of the packages it touches; the build products are cached between
+workflow runs (they are named by a hash of their content, so a restored stale one is never used).
 """
 
 from __future__ import annotations
@@ -136,11 +138,13 @@ jobs:
         python: [{pythons}]
         shard: [{shards}]
     steps:
-{setup}      - name: Build cache (opkit's harness objects)
+{setup}      - name: Build cache (harness objects, named by their content)
         uses: actions/cache@v4
         with:
-          path: ~/.cache/opkit
-          key: opkit-${{{{ runner.os }}}}-py${{{{ matrix.python }}}}-${{{{ hashFiles('**/op.yaml') }}}}
+          path: |
+            ~/.cache/opkit
+            **/.opkit/sim
+          key: opkit-${{{{ runner.os }}}}-py${{{{ matrix.python }}}}-${{{{ hashFiles('**/op.yaml', '**/op_host/**', '**/op_kernel/**') }}}}
           restore-keys: opkit-${{{{ runner.os }}}}-py${{{{ matrix.python }}}}-
       - name: Verify shard ${{{{ matrix.shard }}}}/{n}
         run: opkit verify {" ".join(verify_args)}
