@@ -106,6 +106,8 @@ def workflow(opts: CiOptions) -> str:
     verify_args += ["--out", SHARD_DIR, "--junit", f"{SHARD_DIR}/junit.xml"]
     pythons = ", ".join(_q(v) for v in opts.pythons)
     shards = ", ".join(str(i) for i in range(1, n + 1))
+    cache_key = "opkit-${{ runner.os }}-py${{ matrix.python }}"
+    sources = "'**/op.yaml', '**/op_host/**', '**/op_kernel/**'"
     setup = f"""      - uses: actions/checkout@v4
       - uses: actions/setup-python@v5
         with:
@@ -144,8 +146,8 @@ jobs:
           path: |
             ~/.cache/opkit
             **/.opkit/sim
-          key: opkit-${{{{ runner.os }}}}-py${{{{ matrix.python }}}}-${{{{ hashFiles('**/op.yaml', '**/op_host/**', '**/op_kernel/**') }}}}
-          restore-keys: opkit-${{{{ runner.os }}}}-py${{{{ matrix.python }}}}-
+          key: {cache_key}-${{{{ hashFiles({sources}) }}}}
+          restore-keys: {cache_key}-
       - name: Verify shard ${{{{ matrix.shard }}}}/{n}
         run: opkit verify {" ".join(verify_args)}
       - name: Upload the shard's results and JUnit XML

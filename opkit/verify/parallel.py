@@ -32,7 +32,7 @@ RunJob = Callable[[Any], CaseResult]  # runs one task (an item of the plan) in w
 @dataclass
 class _State:
     run: RunJob | None = None
-    timeout_s: float = usercode.DEFAULT_TIMEOUT_S
+    parent: int = 0  # the parent's process id
 
 
 _STATE = _State()  # set in the parent before the workers are forked; the workers inherit it
@@ -61,9 +61,20 @@ def _worker_init(timeout_s: float) -> None:
     with contextlib.suppress(OSError, AttributeError):
         os.setpgid(0, 0)
     signal.signal(signal.SIGTERM, _stopped)
+    _die_with_parent()
     usercode._WORKERS.clear()
     usercode._TIMEOUT[0] = timeout_s
     Finalize(None, usercode.stop_all, exitpriority=10)
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGTERM (so _stopped) when the parent dies without stopping the workers (killed outright)."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if _STATE.parent and os.getppid() != _STATE.parent:  # it died before that
+        _stopped(signal.SIGTERM, None)
 
 
 def _stopped(signum: int, frame: Any) -> None:
@@ -97,7 +108,7 @@ def run_jobs(count: int, run: RunJob, workers: int, timeout_s: float, lost: Call
         for i in range(count):
             finish(i, run(i))
         return results
-    _STATE.run, _STATE.timeout_s = run, timeout_s
+    _STATE.run, _STATE.parent = run, os.getpid()
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
                                initializer=_worker_init, initargs=(timeout_s,))
     try:
