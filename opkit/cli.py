@@ -629,40 +629,15 @@ def report_merge(
     it; refuse shards of different selections or opkit versions, and duplicate or missing shards. JUnit XML
     shards are joined into one JUnit file (checked only for test cases in two files). Exit 1 when a merged
     run failed or errored, or none was verified."""
-    from opkit import writes
-    from opkit.errors import UsageError
-    from opkit.verify.merge import is_junit, merge, merge_junit
-    from opkit.verify.report import write_doc, write_junit
+    from rich.markup import escape
 
-    writes.check(out, force, "OUT")
-    if junit is not None:
-        writes.check(junit, force, "--junit")
-    kinds = {is_junit(p) for p in shards}
-    if kinds == {True}:
-        if junit is not None:
-            raise UsageError("--junit: the shards are JUnit files and OUT is their merged JUnit; --junit goes with "
-                             "results.json shards")
-        text, counts = merge_junit(list(shards))
-        writes.write_text(out, text, force, "OUT")
-        _console().print(f"merged {len(shards)} JUnit file(s), {counts['tests']} test case(s): {counts['failures']} "
-                         f"failed, {counts['errors']} errors, {counts['skipped']} skipped; JUnit: {out}")
-        if counts["failures"] or counts["errors"] or counts["tests"] == counts["skipped"]:
-            raise typer.Exit(1)
-        return
-    if len(kinds) > 1:
-        raise UsageError("the shards mix JUnit XML and results.json files: give one kind")
-    merged = merge(list(shards))
-    write_doc(merged.doc, out, force, "OUT")
-    if junit is not None:
-        write_junit(merged.results, junit, force=force)
-    counts = merged.doc["summary"]
-    _console().print(f"merged {merged.shards} shard(s), {len(merged.doc['cases'])} run record(s): "
-                     f"{counts['pass']} passed, {counts['fail']} failed, {counts['error']} errors; results: {out}"
-                     + (f"; JUnit: {junit}" if junit is not None else ""))
-    if not merged.ok:
-        if not merged.verified:
-            _console(stderr=True).print("[bold red]error:[/] nothing was verified: every merged run ended in an "
-                                        "error")
+    from opkit.verify.merge import merge_reports
+
+    outcome = merge_reports(out, list(shards), junit, force)
+    _console().print(escape(outcome.line))
+    if not outcome.verified:
+        _console(stderr=True).print("[bold red]error:[/] nothing was verified: every merged run ended in an error")
+    if not outcome.ok:
         raise typer.Exit(1)
 
 

@@ -241,3 +241,44 @@ def _float(text: str | None) -> float:
         return float(text or 0)
     except ValueError:
         return 0.0
+
+
+@dataclass
+class MergeOutcome:
+    """What `opkit report merge` did: one line to print, and whether every merged run passed."""
+
+    line: str
+    ok: bool
+    verified: bool  # some run was judged (passed or failed)
+
+
+def merge_reports(out: Path, shards: list[Path], junit: Path | None = None, force: bool = False) -> MergeOutcome:
+    """Merge the shards (all results.json, or all JUnit XML) into ``out`` (and a JUnit ``junit`` from
+    results.json shards), under opkit's write rule; output paths are checked before anything is read."""
+    from opkit import writes
+    from opkit.verify.report import write_doc, write_junit
+
+    writes.check(out, force, "OUT")
+    if junit is not None:
+        writes.check(junit, force, "--junit")
+    kinds = {is_junit(p) for p in shards}
+    if len(kinds) > 1:
+        raise MergeError("the shards mix JUnit XML and results.json files: give one kind")
+    if kinds == {True}:
+        if junit is not None:
+            raise MergeError("--junit: the shards are JUnit files and OUT is their merged JUnit; --junit goes with "
+                             "results.json shards")
+        text, counts = merge_junit(shards)
+        writes.write_text(out, text, force, "OUT")
+        judged = counts["tests"] > counts["skipped"] + counts["errors"]
+        return MergeOutcome(f"merged {len(shards)} JUnit file(s), {counts['tests']} test case(s): "
+                            f"{counts['failures']} failed, {counts['errors']} errors, {counts['skipped']} skipped; "
+                            f"JUnit: {out}", judged and not counts["failures"] and not counts["errors"], judged)
+    merged = merge(shards)
+    write_doc(merged.doc, out, force, "OUT")
+    if junit is not None:
+        write_junit(merged.results, junit, force=force)
+    s = merged.doc["summary"]
+    return MergeOutcome(f"merged {merged.shards} shard(s), {len(merged.doc['cases'])} run record(s): {s['pass']} "
+                        f"passed, {s['fail']} failed, {s['error']} errors; results: {out}"
+                        + (f"; JUnit: {junit}" if junit is not None else ""), merged.ok, merged.verified > 0)
