@@ -34,6 +34,10 @@ app = typer.Typer(
 )
 spec_app = typer.Typer(help="Check op.yaml files and print their JSON Schema.", no_args_is_help=True)
 app.add_typer(spec_app, name="spec")
+report_app = typer.Typer(help="Work with verify's reports: join the results of shards.", no_args_is_help=True)
+app.add_typer(report_app, name="report")
+ci_app = typer.Typer(help="Continuous integration: write a GitHub Actions workflow.", no_args_is_help=True)
+app.add_typer(ci_app, name="ci")
 
 
 def _template_help() -> str:
@@ -444,7 +448,13 @@ def verify(
                                           "CSVs.")] = Path(".opkit/verify"),
     timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS", help="Seconds before a kernel run or a "
                                            "call into golden.py counts as hung.")] = 300.0,
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", metavar="N", help="Parallel compile jobs.")] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", metavar="N", help="Parallel compile jobs (default: "
+                                             "one per core; the build comes before the runs).")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", metavar="N", help="Cases run at once, each in a "
+                                                "worker process (default: one per core).")] = None,
+    shard: Annotated[str | None, typer.Option("--shard", metavar="I/N", help="Only slice I of N of the runs, by a "
+                                              "stable hash of each run's id (for CI matrices; join the shards' "
+                                              "results with `opkit report merge`).")] = None,
     trace: Annotated[bool, typer.Option("--trace/--no-trace", help="Write each run's per-core, per-pipe trace "
                                         "(JSON) under OUT/traces.")] = True,
     perf: Annotated[bool, typer.Option("--perf", help="Model each run's time on its chip: modelled time, roofline "
@@ -465,13 +475,14 @@ def verify(
     from opkit.verify.profiles import PROFILES
     from opkit.verify.report import fusion_table, table, thresholds_lines
     from opkit.verify.session import VerifyOptions, check_outputs, verify_packages
+    from opkit.verify.shard import parse_shard
 
     if profile is not None and profile not in PROFILES:
         raise UsageError(f"--profile {profile}: unknown (profiles: {', '.join(PROFILES)})")
     _check_timeout(timeout)
     limit = parse_size(max_case_memory, "--max-case-memory") if max_case_memory is not None else None
     opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype, full, sweep, sweep_values), profile, out_dir,
-                         junit, timeout, jobs, trace, perf, limit, force)
+                         junit, timeout, jobs, trace, perf, limit, force, workers, parse_shard(shard))
     check_outputs(opts)
     out = _console()
     terminal = out.is_terminal
@@ -480,8 +491,13 @@ def verify(
         out.print(_case_line(r, done, total, terminal))
 
     outcome = verify_packages(_specs(ops), opts, progress, lambda m: out.print(f"  {escape(m)}"))
-    if not outcome.results:
+    if not outcome.selected:
         raise UsageError("no case matched the selection (check --tags, -k, --dtype and --soc)")
+    if opts.shard is not None:
+        out.print(f"shard {opts.shard}: {outcome.runs} of the {outcome.selected} selected runs"
+                  + ("" if outcome.runs else f"; none to run here (results: {outcome.json_path})"))
+        if not outcome.runs:
+            return
     if terminal:
         out.print(table(outcome.results))
     for line in thresholds_lines(outcome.results):
@@ -637,6 +653,65 @@ def perf(
     out = _console()
     for item in render(report):
         out.print(item)
+
+
+@report_app.command("merge")
+@_user_errors
+def report_merge(
+    out: Annotated[Path, typer.Argument(metavar="OUT", help="The merged results.json (or JUnit XML, from JUnit "
+                                        "shards) to write.")],
+    shards: Annotated[list[Path], typer.Argument(metavar="SHARD...", help="Each shard's results.json (`opkit "
+                                                 "verify --shard I/N`), in any order; or JUnit XML files (`pytest "
+                                                 "--opkit-shard I/N --junitxml FILE`).")],
+    junit: Annotated[Path | None, typer.Option("--junit", metavar="FILE", help="Also write the merged runs as "
+                                               "JUnit XML.")] = None,
+    force: Annotated[bool, typer.Option(help="Replace OUT and --junit files opkit did not write (or that "
+                                        "changed since).")] = False,
+) -> None:
+    """Join the results.json files of the shards of one verification into one, as an unsharded run writes
+    it; refuse shards of different selections or opkit versions, and duplicate or missing shards. JUnit XML
+    shards are joined into one JUnit file (checked only for test cases in two files). Exit 1 when a merged
+    run failed or errored, or none was verified."""
+    from rich.markup import escape
+
+    from opkit.verify.merge import merge_reports
+
+    outcome = merge_reports(out, list(shards), junit, force)
+    _console().print(escape(outcome.line))
+    if not outcome.verified:
+        _console(stderr=True).print("[bold red]error:[/] nothing was verified: every merged run ended in an error")
+    if not outcome.ok:
+        raise typer.Exit(1)
+
+
+@ci_app.command("init")
+@_user_errors
+def ci_init(
+    ops: Annotated[list[str] | None, typer.Argument(metavar="OP...", help="Packages the workflow verifies "
+                                                    "(default: every package under ./ops).")] = None,
+    shards: Annotated[int, typer.Option("--shards", metavar="N", help="Shards: parallel jobs per Python "
+                                        "version.")] = 4,
+    python: Annotated[list[str] | None, typer.Option("--python", metavar="VERSION", help="Python version(s) to "
+                                                     "verify with (repeatable; default 3.11).")] = None,
+    soc: Annotated[list[str] | None, typer.Option("--soc", metavar="CHIP", help="Chip(s) to verify on "
+                                                  "(repeatable; default: verify's).")] = None,
+    full: Annotated[bool, typer.Option("--full", help="Also the large cases tagged 'full'.")] = False,
+    install: Annotated[str | None, typer.Option("--install", metavar="COMMAND", help="The command that installs "
+                                                "opkit (default: pip install of this opkit version from PyPI; "
+                                                "e.g. 'python -m pip install -e .').")] = None,
+    out: Annotated[Path, typer.Option("--out", metavar="FILE", help="Where to write the workflow.")] =
+        Path(".github/workflows/verify.yml"),
+    force: Annotated[bool, typer.Option(help="Replace a workflow opkit did not write (or that changed "
+                                        "since).")] = False,
+) -> None:
+    """Write a GitHub Actions workflow: a matrix over shards running `opkit verify --shard`, their JUnit and
+    results uploaded, and a job joining them with `opkit report merge`."""
+    from opkit.scaffold.ci import CiOptions, write_workflow
+
+    opts = CiOptions(shards, list(python or ["3.11"]), list(soc or []), list(ops or []), install, full)
+    path = write_workflow(opts, out, force)
+    _console().print(f"[green]wrote[/] {path}: {shards} shard(s) x Python {', '.join(opts.pythons)}, merged by "
+                     "`opkit report merge`; commit it to run it")
 
 
 @app.command()

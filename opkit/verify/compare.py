@@ -53,6 +53,14 @@ class OutputResult:
         d["matched_ratio"] = self.matched_ratio
         return d
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> OutputResult:
+        """An output read back from results.json (its numbers as written there)."""
+        fields = {k: v for k, v in d.items() if k in cls.__dataclass_fields__ and k != "worst"}
+        fields["shape"] = tuple(d["shape"])
+        return cls(**fields, worst=[Mismatch(tuple(m["index"]), m["actual"], m["golden"], m["abs_err"], m["rel_err"])
+                                    for m in d.get("worst", [])])
+
 
 @dataclass
 class HookResult:
@@ -70,6 +78,10 @@ class HookResult:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> HookResult:
+        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
 
 
 def _worst(actual: np.ndarray, golden: np.ndarray, abs_err: np.ndarray, rel: np.ndarray, bad: np.ndarray,

@@ -27,6 +27,7 @@ from opkit.verify.golden import (
 )
 from opkit.verify.inputs import make_inputs
 from opkit.verify.report import ERROR, FAIL, PASS, CaseResult
+from opkit.verify.shard import job_id
 
 
 @dataclass
@@ -56,6 +57,11 @@ class Job:
     case: Case
     column: int
     chip: str
+
+
+def run_id(spec: Spec, job: Job) -> str:
+    """The job's id, ``op::case[dtype column@chip]``: results.json's ``id``, what ``--shard`` hashes."""
+    return job_id(spec.name, job.case.name, spec.column_label(job.column), job.chip)
 
 
 def _chips(spec: Spec, wanted: list[str]) -> list[tuple[str, str]]:

@@ -4,6 +4,8 @@ Registered as the ``opkit`` entry point of ``pytest11``, so it is loaded only by
 are named ``<op>::<case>[<dtype column>@<chip>]``; ``-k``, ``-x``, ``--junitxml`` and pytest-xdist
 work as usual (each xdist worker builds what it runs; builds are cached by content, so workers
 share objects). Cases tagged ``full`` are collected but skipped unless ``--opkit-full`` is given.
+``--opkit-shard I/N`` keeps the items of slice I of N, split as ``opkit verify --shard I/N`` splits
+(opkit.verify.shard: the same runs in the same shard); the others are reported as deselected.
 """
 
 from __future__ import annotations
@@ -19,6 +21,34 @@ def pytest_addoption(parser: Any) -> None:
     group.addoption("--opkit-full", action="store_true", help="also run op.yaml cases tagged 'full'")
     group.addoption("--opkit-soc", action="append", default=[], help="chip(s) to verify on (repeatable)")
     group.addoption("--opkit-profile", default=None, help="precision profile for every case")
+    group.addoption("--opkit-shard", default=None, metavar="I/N",
+                    help="only the op.yaml cases of slice I of N, as `opkit verify --shard I/N` splits them")
+
+
+def pytest_configure(config: Any) -> None:
+    from opkit.errors import UsageError
+    from opkit.verify.shard import parse_shard
+
+    try:
+        config._opkit_shard = parse_shard(config.getoption("opkit_shard"), "--opkit-shard")
+    except UsageError as exc:
+        raise pytest.UsageError(exc.message) from None
+
+
+def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
+    """With --opkit-shard, deselect the op.yaml cases of the other slices. An op.yaml that does not load stays
+    in every shard (as `opkit verify --shard` refuses it in every shard), and so do tests that are not
+    op.yaml cases."""
+    shard = getattr(config, "_opkit_shard", None)
+    if shard is None:
+        return
+    kept, dropped = [], []
+    for item in items:
+        run = item.run_id if isinstance(item, OpCaseItem) else None
+        (dropped if run is not None and not shard.holds(run) else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 def pytest_collect_file(file_path: Path, parent: Any) -> Any:
@@ -84,6 +114,13 @@ class OpCaseItem(pytest.Item):
         super().__init__(**kwargs)
         self.spec = spec
         self.job = job
+
+    @property
+    def run_id(self) -> str:
+        """The run's id, ``op::case[dtype column@chip]``, as opkit verify names it (and --opkit-shard hashes)."""
+        from opkit.verify.pipeline import run_id
+
+        return run_id(self.spec, self.job)
 
     def runtest(self) -> None:
         from opkit.verify.pipeline import verify_job

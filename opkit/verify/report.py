@@ -13,6 +13,7 @@ from typing import Any
 
 from opkit import writes
 from opkit.verify.compare import HookResult, OutputResult
+from opkit.verify.shard import job_id
 
 PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
 
@@ -33,10 +34,11 @@ class CaseResult:
     trace: str | None = None  # the simulator's per-core, per-pipe trace of the run (JSON file)
     compare: HookResult | None = None  # what the package's comparison hook decided
     warnings: list[str] = field(default_factory=list)  # the simulator's warnings during the run
+    order: int | None = None  # the run's place in the whole selection (the order of an unsharded run)
 
     @property
     def id(self) -> str:
-        return f"{self.op}::{self.case}[{self.dtype}@{self.soc}]"
+        return job_id(self.op, self.case, self.dtype, self.soc)
 
     @property
     def worst_rel(self) -> float:
@@ -57,8 +59,18 @@ class CaseResult:
             "seconds": round(self.seconds, 4), "perf": self.perf, "trace": self.trace,
             "outputs": [o.to_dict() for o in self.outputs],
             "compare": self.compare.to_dict() if self.compare else None,
-            "warnings": self.warnings,
+            "warnings": self.warnings, "order": self.order,
         }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> CaseResult:
+        """A run read back from results.json (``opkit report merge``)."""
+        r = cls(d["op"], d["case"], d["dtype"], d["soc"], d["shapes"], d["profile"], d["status"], d["message"],
+                seconds=float(d["seconds"]), perf=d["perf"], trace=d["trace"], warnings=list(d["warnings"]),
+                order=d.get("order"))
+        r.outputs = [OutputResult.from_dict(o) for o in d["outputs"]]
+        r.compare = HookResult.from_dict(d["compare"]) if d.get("compare") else None
+        return r
 
 
 def _finite(x: float) -> Any:
@@ -85,12 +97,28 @@ def schema_path() -> Path:
     return Path(__file__).with_name("results.schema.json")
 
 
+def summary_of(statuses: list[str]) -> dict[str, int]:
+    return {s: sum(st == s for st in statuses) for s in (PASS, FAIL, ERROR, SKIP)}
+
+
+def results_doc(cases: list[dict[str, Any]], meta: dict[str, Any] | None = None,
+                selection: dict[str, Any] | None = None) -> dict[str, Any]:
+    """results.json's content from its runs' records (CaseResult.to_dict())."""
+    doc: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "opkit": meta or {},
+                           "summary": summary_of([c["status"] for c in cases])}
+    if selection is not None:
+        doc["selection"] = selection
+    doc["cases"] = cases
+    return doc
+
+
+def write_doc(doc: dict[str, Any], path: Path, force: bool = False, what: str = "--out") -> None:
+    writes.write_text(path, json.dumps(_clean(doc), indent=2, allow_nan=False) + "\n", force, what)
+
+
 def write_json(results: list[CaseResult], path: Path, meta: dict[str, Any] | None = None,
-               force: bool = False) -> None:
-    summary = {s: sum(r.status == s for r in results) for s in (PASS, FAIL, ERROR, SKIP)}
-    doc = {"schema_version": SCHEMA_VERSION, "opkit": meta or {}, "summary": summary,
-           "cases": [r.to_dict() for r in results]}
-    writes.write_text(path, json.dumps(_clean(doc), indent=2, allow_nan=False) + "\n", force, "--out")
+               force: bool = False, selection: dict[str, Any] | None = None) -> None:
+    write_doc(results_doc([r.to_dict() for r in results], meta, selection), path, force)
 
 
 def write_worst_csv(result: CaseResult, directory: Path, force: bool = False) -> Path | None:

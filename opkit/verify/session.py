@@ -11,9 +11,10 @@ from opkit.build import opdef_check
 from opkit.errors import OpkitError, UsageError
 from opkit.run.sim_runner import SimRunner
 from opkit.spec import Spec
-from opkit.verify import usercode
-from opkit.verify.pipeline import Selection, select, verify_spec
+from opkit.verify import parallel, usercode
+from opkit.verify.pipeline import Job, Selection, run_id, select, verify_job
 from opkit.verify.report import ERROR, FAIL, PASS, CaseResult, write_json, write_junit, write_worst_csv
+from opkit.verify.shard import Shard, in_shard, selection_record
 
 
 @dataclass
@@ -28,6 +29,8 @@ class VerifyOptions:
     perf: bool = False  # model each run's time on its chip from the trace
     max_case_bytes: int | None = None  # refuse a case whose inputs need more (None: opkit.verify.limits default)
     force: bool = False  # replace output files opkit did not write (or that changed since)
+    workers: int | None = None  # processes running cases at once (None: one per core)
+    shard: Shard | None = None  # only the runs of this slice (opkit.verify.shard)
 
 
 @dataclass
@@ -36,6 +39,9 @@ class VerifyOutcome:
     json_path: Path
     csv_paths: list[Path]
     junit: Path | None
+    selected: int = 0  # runs of the whole selection (before --shard)
+    workers: int = 1  # worker processes that ran the cases
+    runs: int = 0  # runs of this shard (all the selected runs without --shard)
 
     @property
     def verified(self) -> int:
@@ -77,6 +83,8 @@ def check_outputs(opts: VerifyOptions) -> None:
         raise UsageError(f"--timeout {opts.timeout_s:g}: must be a number of seconds > 0")
     if opts.jobs is not None and opts.jobs < 1:
         raise UsageError(f"--jobs {opts.jobs}: must be at least 1")
+    if opts.workers is not None and opts.workers < 1:
+        raise UsageError(f"--workers {opts.workers}: must be at least 1")
     if opts.selection.sweep_values is not None and opts.selection.sweep_values < 1:
         raise UsageError(f"--sweep-values {opts.selection.sweep_values}: must be at least 1")
     writes.check_dir(opts.out_dir, "--out")
@@ -85,13 +93,38 @@ def check_outputs(opts: VerifyOptions) -> None:
         writes.check(opts.junit, opts.force, "--junit")
 
 
+@dataclass
+class _Planned:
+    """One run of the whole selection: its package, its job, its place in the plan, its id."""
+
+    spec: Spec
+    job: Job
+    order: int
+    id: str
+
+
+def plan(specs: list[Spec], selection: Selection) -> list[tuple[Spec, list[_Planned]]]:
+    """Every run the selection names, package by package, in the order of an unsharded serial run."""
+    out, order = [], 0
+    for spec in specs:
+        runs = []
+        for job in select(spec, selection):
+            runs.append(_Planned(spec, job, order, run_id(spec, job)))
+            order += 1
+        if runs:
+            out.append((spec, runs))
+    return out
+
+
 def _verify(specs: list[Spec], opts: VerifyOptions, progress: Callable[[CaseResult, int, int], None] | None,
             notice: Callable[[str], None] | None) -> VerifyOutcome:
     runner = SimRunner(timeout_s=opts.timeout_s, jobs=opts.jobs,
                        trace_dir=opts.out_dir / "traces" if opts.trace or opts.perf else None)
+    whole = plan(specs, opts.selection)
+    selected = sum(len(runs) for _, runs in whole)
+    mine = [(spec, runs, [p for p in runs if in_shard(p.id, opts.shard)]) for spec, runs in whole]
+    total = sum(len(m) for _, _, m in mine)
     results: list[CaseResult] = []
-    plan = [(spec, jobs) for spec in specs for jobs in [select(spec, opts.selection)] if jobs]
-    total = sum(len(jobs) for _, jobs in plan)
     done = 0
 
     def step(r: CaseResult, n: int = 1) -> None:
@@ -100,17 +133,43 @@ def _verify(specs: list[Spec], opts: VerifyOptions, progress: Callable[[CaseResu
         if progress:
             progress(r, done, total)
 
-    for spec, jobs in plan:
-        failure = _prepare(spec, runner, jobs, notice)
-        if failure is not None:
-            results.append(failure)
-            step(failure, len(jobs))
+    todo: list[_Planned] = []
+    for spec, runs, taken in mine:
+        if not taken:
             continue
-        results += verify_spec(spec, runner, opts.selection, opts.profile, step, opts.perf, opts.max_case_bytes)
+        # Every harness of the package, not only those of this shard's runs: a build failure is then the
+        # same one record in every shard and in an unsharded run.
+        failure = _prepare(spec, runner, [p.job for p in runs], notice)
+        if failure is not None:
+            failure.order = runs[0].order
+            results.append(failure)
+            step(failure, len(taken))
+            continue
+        todo += taken
+
+    def run(i: int) -> CaseResult:
+        p = todo[i]
+        r = verify_job(p.spec, p.job, runner, opts.profile, opts.perf, opts.max_case_bytes)
+        r.order = p.order
+        return r
+
+    def lost(i: int) -> CaseResult:
+        p = todo[i]
+        label = p.spec.column_label(p.job.column)
+        r = CaseResult(p.spec.name, p.job.case.name, label, p.job.chip, dict(p.job.case.shapes), opts.profile or "",
+                       ERROR, order=p.order)
+        return parallel.lost_result(r)
+
+    workers = min(opts.workers or parallel.default_workers(), max(1, len(todo)))
+    ran = parallel.run_jobs(len(todo), run, workers, opts.timeout_s, lost, lambda i, r: step(r))
+    results += ran.values()
+    results.sort(key=lambda r: r.order if r.order is not None else -1)
     json_path = opts.out_dir / "results.json"
-    write_json(results, json_path, {"version": __version__, "backend": "sim"}, force=opts.force)
+    record = selection_record([s.name for s in specs], opts.selection, opts.profile, opts.perf, selected,
+                              opts.shard, total)
+    write_json(results, json_path, {"version": __version__, "backend": "sim"}, force=opts.force, selection=record)
     csvs = [p for r in results if r.status == FAIL
             for p in [write_worst_csv(r, opts.out_dir / "worst", force=opts.force)] if p]
     if opts.junit is not None:
         write_junit(results, opts.junit, force=opts.force)
-    return VerifyOutcome(results, json_path, csvs, opts.junit)
+    return VerifyOutcome(results, json_path, csvs, opts.junit, selected, workers if parallel.can_fork() else 1, total)
