@@ -152,16 +152,7 @@ template <class T1, class T2> static void run_adjust(Ctx& c) {
 extern "C" __global__ __aicore__ void adv_kernel(GM_ADDR g0, GM_ADDR g1, GM_ADDR g2, GM_ADDR gd, GM_ADDR ws, GM_ADDR tiling) {
     TPipe pipe;
     Bufs B;
-    GM_ADDR g[4] = {g0, g1, g2, gd};
-    for (int i = 0; i < 4; ++i) {
-        B.len[i] = reinterpret_cast<uint64_t*>(tiling)[i];
-        if (!B.len[i]) continue;
-        pipe.InitBuffer(B.b[i], B.len[i]);
-        B.t[i] = B.b[i].Get<uint8_t>();
-        GlobalTensor<uint8_t> gt;
-        gt.SetGlobalBuffer(g[i], B.len[i]);
-        DataCopy(B.t[i], gt, uint32_t(B.len[i]));
-    }
+    stage_operands(pipe, B, g0, g1, g2, gd, tiling);
     Ctx c;
     c.B = &B;
     TBuf<TPosition::VECCALC> tb;
@@ -206,9 +197,7 @@ extern "C" __global__ __aicore__ void adv_kernel(GM_ADDR g0, GM_ADDR g1, GM_ADDR
     }
     SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
     WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
-    GlobalTensor<uint8_t> go;
-    go.SetGlobalBuffer(gd, B.len[3]);
-    DataCopy(go, B.t[3], uint32_t(B.len[3]));
+    write_back(B, gd);
 }
 
 int main(int argc, char** argv) {
@@ -217,9 +206,5 @@ int main(int argc, char** argv) {
     uint64_t* lens = load_inputs(g);
     uint8_t* ws = static_cast<uint8_t*>(AscendC::GmAlloc(32));
     ICPU_RUN_KF(adv_kernel, 1, g[0], g[1], g[2], g[3], ws, lens);
-    std::vector<uint8_t> dd = readf("dst.bin");
-    std::ofstream f(DIR + "/out.bin", std::ios::binary);
-    f.write(reinterpret_cast<const char*>(g[3]), dd.size());
-    std::printf("rsvd=%llu\n", (unsigned long long)g_rsvd);
-    return 0;
+    return write_result(g[3]);
 }

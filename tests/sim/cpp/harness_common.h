@@ -1,5 +1,6 @@
-// Shared prelude of the vector-style test harnesses (vec_harness.cpp, names_harness.cpp): key=value
-// parameters, input files, the four UB buffers, rounding and compare modes from the parameters.
+// Shared prelude of the vector-style test harnesses (vec_harness.cpp, names_harness.cpp,
+// adv_softmax_harness.cpp): key=value parameters, input files, the four UB buffers and their staging,
+// rounding and compare modes from the parameters, writing the result.
 #pragma once
 #include <cstring>
 #include <fstream>
@@ -86,4 +87,34 @@ static uint64_t* load_inputs(uint8_t* (&g)[4]) {
         std::memcpy(g[i], d.data(), d.size());
     }
     return lens;
+}
+
+// Kernel side: the four GM operands (in0..in2, dst; lengths in `tiling`) each copied into a UB buffer of its own.
+static void stage_operands(TPipe& pipe, Bufs& B, GM_ADDR g0, GM_ADDR g1, GM_ADDR g2, GM_ADDR gd, GM_ADDR tiling) {
+    GM_ADDR g[4] = {g0, g1, g2, gd};
+    for (int i = 0; i < 4; ++i) {
+        B.len[i] = reinterpret_cast<uint64_t*>(tiling)[i];
+        if (!B.len[i]) continue;
+        pipe.InitBuffer(B.b[i], B.len[i]);
+        B.t[i] = B.b[i].Get<uint8_t>();
+        GlobalTensor<uint8_t> gt;
+        gt.SetGlobalBuffer(g[i], B.len[i]);
+        DataCopy(B.t[i], gt, uint32_t(B.len[i]));
+    }
+}
+
+// Kernel side: the destination buffer back to GM (after the caller's V -> MTE3 synchronisation).
+static void write_back(Bufs& B, GM_ADDR gd) {
+    GlobalTensor<uint8_t> go;
+    go.SetGlobalBuffer(gd, B.len[3]);
+    DataCopy(go, B.t[3], uint32_t(B.len[3]));
+}
+
+// Host side, after the launch: DIR/out.bin (the destination, as long as dst.bin) and the reserved-UB figure.
+static int write_result(const uint8_t* gd) {
+    std::vector<uint8_t> dd = readf("dst.bin");
+    std::ofstream f(DIR + "/out.bin", std::ios::binary);
+    f.write(reinterpret_cast<const char*>(gd), dd.size());
+    std::printf("rsvd=%llu\n", (unsigned long long)g_rsvd);
+    return 0;
 }

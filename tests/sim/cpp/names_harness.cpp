@@ -211,16 +211,7 @@ __forceinline__ __aicore__ int32_t forced_twice(int32_t x) { return 2 * x; }
 extern "C" __global__ __aicore__ void names_kernel(GM_ADDR g0, GM_ADDR g1, GM_ADDR g2, GM_ADDR gd, GM_ADDR ws, GM_ADDR tiling) {
     TPipe pipe;
     Bufs B;
-    GM_ADDR g[4] = {g0, g1, g2, gd};
-    for (int i = 0; i < 4; ++i) {
-        B.len[i] = reinterpret_cast<uint64_t*>(tiling)[i];
-        if (!B.len[i]) continue;
-        pipe.InitBuffer(B.b[i], B.len[i]);
-        B.t[i] = B.b[i].Get<uint8_t>();
-        GlobalTensor<uint8_t> gt;
-        gt.SetGlobalBuffer(g[i], B.len[i]);
-        DataCopy(B.t[i], gt, uint32_t(B.len[i]));
-    }
+    stage_operands(pipe, B, g0, g1, g2, gd, tiling);
     // the low-level intrinsics order MTE2 -> V and V -> MTE3 here (the Ascend C spelling is SetFlag/WaitFlag)
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
@@ -285,9 +276,7 @@ extern "C" __global__ __aicore__ void names_kernel(GM_ADDR g0, GM_ADDR g1, GM_AD
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     set_flag(PIPE_S, PIPE_MTE3, EVENT_ID1);
     wait_flag(PIPE_S, PIPE_MTE3, EVENT_ID1);
-    GlobalTensor<uint8_t> go;
-    go.SetGlobalBuffer(gd, B.len[3]);
-    DataCopy(go, B.t[3], uint32_t(B.len[3]));
+    write_back(B, gd);
 }
 
 int main(int argc, char** argv) {
@@ -309,9 +298,5 @@ int main(int argc, char** argv) {
         ws = reinterpret_cast<uint8_t*>(l);
     }
     ICPU_RUN_KF(names_kernel, 1, g[0], g[1], g[2], g[3], ws, lens);
-    std::vector<uint8_t> dd = readf("dst.bin");
-    std::ofstream f(DIR + "/out.bin", std::ios::binary);
-    f.write(reinterpret_cast<const char*>(g[3]), dd.size());
-    std::printf("rsvd=%llu\n", (unsigned long long)g_rsvd);
-    return 0;
+    return write_result(g[3]);
 }
