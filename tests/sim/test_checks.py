@@ -367,6 +367,21 @@ def test_mix_cross_core_flags_mode2(exe):
     assert list(v[400:406]) == [sums[i // 2] for i in range(6)]
 
 
+def test_mix_cross_core_flags_mode0_syncs_all_cores_of_a_type(exe):
+    r = run(exe, "mix_crosscore_mode0")
+    assert r.returncode == 0, r.stderr.decode()
+    v = gm(r).view(np.int32)
+    assert list(v[810:816]) == [21] * 6  # every AIV sees all six AIVs' writes
+    assert list(v[825:828]) == [60] * 3  # every AIC all three AICs'
+
+
+def test_mix_cross_core_flags_mode1_syncs_the_two_aivs_of_a_core(exe):
+    r = run(exe, "mix_crosscore_mode1")
+    assert r.returncode == 0, r.stderr.decode()
+    v = gm(r).view(np.int32)
+    assert list(v[840:846]) == [100 + (i ^ 1) for i in range(6)]  # each AIV reads its partner's write
+
+
 def test_mix_syncall_all_cores(exe):
     r = run(exe, "mix_syncall_false")
     assert r.returncode == 0, r.stderr.decode()

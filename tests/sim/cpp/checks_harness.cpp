@@ -459,6 +459,29 @@ extern "C" __global__ __aicore__ void mix_kernel(GM_ADDR x, GM_ADDR ws, GM_ADDR 
         for (int i = 0; i < 3; ++i) s += g.GetValue(600 + i);
         for (int i = 0; i < 6; ++i) s += g.GetValue(610 + i);
         g.SetValue(700 + (ASCEND_IS_AIC ? 0 : 10) + GetBlockIdx(), s);
+    } else if (S == "mix_crosscore_mode0") {
+        // mode 0: every AIV waits until all AIVs have set the flag (AICs likewise among themselves)
+        if ASCEND_IS_AIV {
+            g.SetValue(800 + GetBlockIdx(), int32_t(GetBlockIdx() + 1));
+            CrossCoreSetFlag<0, PIPE_MTE3>(6);
+            CrossCoreWaitFlag(6);
+            int32_t s = 0;
+            for (int i = 0; i < 6; ++i) s += g.GetValue(800 + i);
+            g.SetValue(810 + GetBlockIdx(), s);
+        } else {
+            g.SetValue(820 + GetBlockIdx(), int32_t(10 * (GetBlockIdx() + 1)));
+            CrossCoreSetFlag<0, PIPE_FIX>(6);
+            CrossCoreWaitFlag(6);
+            g.SetValue(825 + GetBlockIdx(), g.GetValue(820) + g.GetValue(821) + g.GetValue(822));
+        }
+    } else if (S == "mix_crosscore_mode1") {
+        // mode 1: the two AIVs of one AI core wait for each other
+        if ASCEND_IS_AIV {
+            g.SetValue(830 + GetBlockIdx(), int32_t(100 + GetBlockIdx()));
+            CrossCoreSetFlag<1, PIPE_MTE3>(7);
+            CrossCoreWaitFlag(7);
+            g.SetValue(840 + GetBlockIdx(), g.GetValue(830 + (GetBlockIdx() ^ 1)));
+        }
     } else if (S == "mix_ub_kfc_touched") {
         if ASCEND_IS_AIV {
             TPipe pipe;
