@@ -7,6 +7,8 @@
 // one 32-B block of their type (half data may keep them in float). Computed in float (the half forms
 // cast up, as CANN's implementation does), the sum by the reduction tree (assumed), rounded once to
 // the destination type. Without a sharedTmpBuffer the API takes its scratch from the reserved UB area.
+// Written-state: a row's results count as written when its valid elements were; a padding column's
+// result needs its own element too (a never-written padding element spoils only its own column).
 #pragma once
 #include "adv_api/activation/softmaxflashv2.h"  // SoftMaxShapeInfo, SoftmaxConfig
 
@@ -31,7 +33,12 @@ inline void run(const LocalTensor<T>& dst, const LocalTensor<U>* sumT, const Loc
     uint16_t site = c.site(api, loc);
     Opd s = opd(src, false, 1, 8, "src", api, loc), d = opd(dst, true, 1, 8, "dst", api, loc);
     std::vector<T> x;
-    const bool ok = read_src<T>(s, 0, uint64_t(m) * k, seq, site, api, loc, x);
+    const bool all_ok = read_src<T>(s, 0, uint64_t(m) * k, seq, site, api, loc, x);
+    // Written-state per row: a row's results need its valid elements (the max and sum read them all);
+    // a padding column's result needs its own element too.
+    std::vector<uint8_t> row_ok(m, 1);
+    if (!all_ok && !trace_only())
+        for (uint32_t r = 0; r < m; ++r) row_ok[r] = all_init(A_UB, s.ub + uint64_t(r) * k * sizeof(T), uint64_t(kv) * sizeof(T));
     std::vector<T> y(uint64_t(m) * k);
     std::vector<U> osum(uint64_t(m) * B), omax(uint64_t(m) * B);
     std::vector<float> e(k);
@@ -48,12 +55,19 @@ inline void run(const LocalTensor<T>& dst, const LocalTensor<U>* sumT, const Loc
             omax[uint64_t(r) * B + j] = U(mx);
         }
     }
-    if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
-    write_dst<T>(d, 0, y.data(), y.size(), ok, seq, site, api, loc);
-    if (sumT) {
-        Opd so = opd(*sumT, true, 1, 8, "sumTensor", api, loc), mo = opd(*maxT, true, 1, 8, "maxTensor", api, loc);
-        write_dst<U>(so, 0, osum.data(), osum.size(), ok, seq, site, api, loc);
-        write_dst<U>(mo, 0, omax.data(), omax.size(), ok, seq, site, api, loc);
+    if (!all_ok) warn_at(api, loc, "reads UB bytes that were never written (the results they reach are marked unwritten too)");
+    Opd so, mo;
+    if (sumT) so = opd(*sumT, true, 1, 8, "sumTensor", api, loc), mo = opd(*maxT, true, 1, 8, "maxTensor", api, loc);
+    for (uint32_t r = 0; r < m; ++r) {
+        const uint64_t at = uint64_t(r) * k;
+        write_dst<T>(d, at, y.data() + at, k, row_ok[r] != 0, seq, site, api, loc);
+        if (!all_ok && row_ok[r] && !trace_only())
+            for (uint32_t j = kv; j < k; ++j)
+                if (!all_init(A_UB, s.ub + (at + j) * sizeof(T), sizeof(T))) set_init(A_UB, d.ub + (at + j) * sizeof(T), sizeof(T), false);
+        if (sumT) {
+            write_dst<U>(so, uint64_t(r) * B, osum.data() + uint64_t(r) * B, B, row_ok[r] != 0, seq, site, api, loc);
+            write_dst<U>(mo, uint64_t(r) * B, omax.data() + uint64_t(r) * B, B, row_ok[r] != 0, seq, site, api, loc);
+        }
     }
     trace(P_V, uint64_t(m) * k * sizeof(T), (uint64_t(m) * k * sizeof(T) + 255) / 256 * 5, api, dtype_name<T>());
 }
