@@ -185,7 +185,7 @@ def test_a_tmp_buffer_smaller_than_the_tiling_asks_writes_past_it(exe, tmp_path)
     assert "tmpLocal local tensor out of bounds: writes UB bytes" in r.stderr
 
 
-def run_softmax(exe, tmp_path, x, ori, **params):
+def run_softmax(exe, tmp_path, x, ori, expect_fail=False, **params):
     m, k = x.shape
     t = x.dtype
     b = 32 // t.itemsize
@@ -194,7 +194,12 @@ def run_softmax(exe, tmp_path, x, ori, **params):
                 **params)
     r = subprocess.run([str(exe), str(tmp_path), "SoftMax", *[f"{a}={v}" for a, v in args.items()]], capture_output=True,
                        text=True, timeout=120)
+    if expect_fail:
+        assert r.returncode == 3, r.stderr
+        return r
     assert r.returncode == 0, r.stderr
+    if params.get("unwritten"):
+        assert "SoftMax: reads UB bytes that were never written" in r.stderr
     out = np.frombuffer((tmp_path / "out.bin").read_bytes(), t)
     return out[: m * k].reshape(m, k), out[m * k: m * k + m * b].reshape(m, b), out[m * k + m * b:].reshape(m, b)
 
@@ -214,3 +219,13 @@ def test_softmax_rows_over_the_valid_columns(exe, tmp_path, dt, form):
     assert np.allclose(y[:, :ori].astype(np.float64).sum(axis=1), 1.0, atol=20 * tol)
     if form.get("stats"):
         assert np.all(mx == rmax.astype(dt)) and np.allclose(s.astype(np.float64), np.repeat(rsum, s.shape[1], 1), rtol=tol)
+
+
+def test_softmax_unwritten_padding_spoils_only_its_own_columns(exe, tmp_path):
+    # the last row's 8 padding columns are never written: the valid results of every row still are
+    x = rng.uniform(-4, 4, (2, 64)).astype(np.float32)
+    y, _, _ = run_softmax(exe, tmp_path, x, 56, tmp=1, unwritten=8, copy_short=8)
+    e = np.exp(x[:, :56].astype(np.float64) - x[:, :56].max(axis=1, keepdims=True))
+    assert np.allclose(y[:, :56], e / e.sum(axis=1, keepdims=True), rtol=1e-6)
+    r = run_softmax(exe, tmp_path, x, 56, tmp=1, unwritten=8, expect_fail=True)  # those 8 results reach GM
+    assert "never-written UB bytes would reach GM" in r.stderr and f"topk_harness.cpp:{marked_line(HARNESS, 'softmax_out')}" in r.stderr

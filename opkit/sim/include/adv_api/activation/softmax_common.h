@@ -230,13 +230,35 @@ inline bool read_matrix(const Opd& o, bool nz, const Shape& s, uint32_t seq, uin
         for (uint32_t c = 0; c < s.k; ++c) x[uint64_t(r) * s.k + c] = float(raw[at<T>(nz, s.m, s.k, r, c)]);
     return ok;
 }
+// Written-state per row of an ND source that is not wholly written: a row's results need its valid elements
+// (its max and sum read them all); empty when every byte was written, or for NZ data (judged as a whole).
+template <class T>
+inline std::vector<uint8_t> rows_written(const Opd& src, bool nz, const Shape& s, bool ok) {
+    if (ok || nz || trace_only()) return {};
+    std::vector<uint8_t> rows(s.m);
+    for (uint32_t r = 0; r < s.m; ++r) rows[r] = all_init(A_UB, src.ub + uint64_t(r) * s.k * sizeof(T), uint64_t(s.kv) * sizeof(T));
+    return rows;
+}
+
 template <class T>
 inline void write_matrix(const Opd& o, bool nz, const Shape& s, const std::vector<float>& y, bool ok, uint32_t seq,
-                         uint16_t site, const char* api, const SrcLoc& loc) {
+                         uint16_t site, const char* api, const SrcLoc& loc, const std::vector<uint8_t>& rows = {},
+                         const Opd* src = nullptr) {
     std::vector<T> raw(y.size());
     for (uint32_t r = 0; r < s.m; ++r)
         for (uint32_t c = 0; c < s.k; ++c) raw[at<T>(nz, s.m, s.k, r, c)] = T(y[uint64_t(r) * s.k + c]);
-    write_dst<T>(o, 0, raw.data(), raw.size(), ok, seq, site, api, loc);
+    if (rows.empty()) {
+        write_dst<T>(o, 0, raw.data(), raw.size(), ok, seq, site, api, loc);
+        return;
+    }
+    for (uint32_t r = 0; r < s.m; ++r) {  // a padding column's result also needs its own source element
+        const uint64_t row = uint64_t(r) * s.k;
+        write_dst<T>(o, row, raw.data() + row, s.k, rows[r] != 0, seq, site, api, loc);
+        if (rows[r] && src)
+            for (uint32_t j = s.kv; j < s.k; ++j)
+                if (!all_init(A_UB, src->ub + (row + j) * sizeof(T), sizeof(T)))
+                    set_init(A_UB, o.ub + (row + j) * sizeof(T), sizeof(T), false);
+    }
 }
 
 // Per-row values: one per row (no_brc) or repeated over a 32-byte block of U.
@@ -256,13 +278,19 @@ inline bool read_rows(const AscendC::LocalTensor<U>& t, const char* role, bool n
 }
 template <class U>
 inline void write_rows(const AscendC::LocalTensor<U>& t, const char* role, bool no_brc, const std::vector<float>& v,
-                       bool ok, uint32_t seq, uint16_t site, const char* api, const SrcLoc& loc) {
+                       bool ok, uint32_t seq, uint16_t site, const char* api, const SrcLoc& loc,
+                       const std::vector<uint8_t>& rows = {}) {
     Opd o = opd(t, true, 1, 8, role, api, loc);
     const uint32_t st = stride<U>(no_brc);
     std::vector<U> raw(v.size() * st);
     for (size_t r = 0; r < v.size(); ++r)
         for (uint32_t j = 0; j < st; ++j) raw[r * st + j] = U(v[r]);
-    write_dst<U>(o, 0, raw.data(), raw.size(), ok, seq, site, api, loc);
+    if (rows.empty()) {
+        write_dst<U>(o, 0, raw.data(), raw.size(), ok, seq, site, api, loc);
+        return;
+    }
+    for (size_t r = 0; r < v.size(); ++r)
+        write_dst<U>(o, r * st, raw.data() + r * st, st, rows[r] != 0, seq, site, api, loc);
 }
 
 inline float row_max(const float* row, uint32_t n) {
@@ -297,6 +325,7 @@ inline void run(const Flags& f, const Io<T, U, E>& io, const AscendC::tiling::So
     std::vector<Opd> ops{span(so, mat), span(dso, mat)};
     std::vector<float> x, im, is;
     bool ok = read_matrix<T>(so, f.nz, s, seq, site, api, loc, x);
+    const bool src_ok = ok;
     const bool stats_in = f.kind == Kind::Simple || f.update;
     const AscendC::LocalTensor<U>* mx_in = f.kind == Kind::Simple ? io.max : io.in_max;
     const AscendC::LocalTensor<U>* sm_in = f.kind == Kind::Simple ? io.sum : io.in_sum;
@@ -334,13 +363,18 @@ inline void run(const Flags& f, const Io<T, U, E>& io, const AscendC::tiling::So
             for (uint32_t j = 0; j < s.k; ++j) out[j] = out[j] / rsum;
         if (f.kind == Kind::Flash && f.update) oexp[r] = oexp[r] * is[r] / rsum;
     }
-    if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
-    write_matrix<T>(dso, f.nz, s, y, ok, seq, site, api, loc);
+    if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the results they reach are marked unwritten too)");
+    // Only the source left unwritten (statistics read in whole): the rows whose valid elements were written keep
+    // their results (a never-written padding element spoils only its own column).
+    const std::vector<uint8_t> rows = ok == src_ok ? rows_written<T>(so, f.nz, s, ok) : std::vector<uint8_t>{};
+    write_matrix<T>(dso, f.nz, s, y, ok, seq, site, api, loc, rows, &so);
     if (f.kind != Kind::Simple) {
-        if (io.max) write_rows<U>(*io.max, "max", f.no_brc, omax, ok, seq, site, api, loc);
-        if (io.sum) write_rows<U>(*io.sum, f.kind == Kind::FlashV2 ? "expSum" : "sum", f.no_brc, osum, ok, seq, site, api, loc);
-        if (f.update && io.exp_max) write_rows<E>(*io.exp_max, "expMax", f.no_brc, oexp, ok, seq, site, api, loc);
-        if (f.update && io.reduce_max) write_rows<U>(*io.reduce_max, "outReduceMax", f.no_brc, ored, ok, seq, site, api, loc);
+        if (io.max) write_rows<U>(*io.max, "max", f.no_brc, omax, ok, seq, site, api, loc, rows);
+        if (io.sum)
+            write_rows<U>(*io.sum, f.kind == Kind::FlashV2 ? "expSum" : "sum", f.no_brc, osum, ok, seq, site, api, loc, rows);
+        if (f.update && io.exp_max) write_rows<E>(*io.exp_max, "expMax", f.no_brc, oexp, ok, seq, site, api, loc, rows);
+        if (f.update && io.reduce_max)
+            write_rows<U>(*io.reduce_max, "outReduceMax", f.no_brc, ored, ok, seq, site, api, loc, rows);
     }
     const uint64_t bytes = uint64_t(s.m) * s.k * sizeof(float);
     trace(P_V, bytes, (bytes + 255) / 256, api, dtype_name<T>());
