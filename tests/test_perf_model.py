@@ -268,6 +268,14 @@ def test_composite_vector_api() -> None:
     assert model_trace(trace(core(ev)), p).unknown_apis == ["V:NotAnApi"]
 
 
+def test_topk_and_the_softmax_family_are_priced_as_their_steps() -> None:
+    p = toy(vector_startup=2.0, vector_cpr=chip_params("ascend910b2").vector_cpr)
+    for api in ("TopK", "SoftMax", "SimpleSoftMax", "SoftmaxFlash", "SoftmaxFlashV2", "AdjustSoftMaxRes", "DropOut"):
+        ev = [{"ev": "op", "pipe": "V", "api": api, "dtype": "float32", "bytes": 2560, "repeats": 10}]
+        r = model_trace(trace(core(ev)), p)
+        assert r.unknown_apis == [] and r.steady_us > 0.01, api  # more than one step's start-up and repeats
+
+
 def test_pipe_barrier_all_drains_every_pipe() -> None:
     # MTE2 1000 B (100 cycles) and V 50 run side by side; PipeBarrier<PIPE_ALL> (pipe 6) makes the
     # next V wait for both: 100 + 50 = 150 cycles (without it: max(100, 50 + 50) = 100).

@@ -53,6 +53,8 @@ _COMPOSITE: dict[str, tuple[str, ...]] = {
     "DropOut": ("binary", "unary"),  # select by the mask, * 1 / keepProb
     "AscendDequant": ("unary", "binary"),  # cast, scale
     "ArithProgression": ("unary",),
+    # repeats = 32-element groups: sorted in 32s, merged, the k best gathered out (est: as the A2 form runs it)
+    "TopK": ("sort", "sort", "gather_mask"),
 }
 # lib/math APIs (est: the chip evaluates them as range reduction plus a polynomial or an exp/ln
 # identity; opkit's step counts). Rounding functions are one Cast with a round mode.
