@@ -1,14 +1,16 @@
 """Names grouped_matmul's kernel uses beside the Matmul API: the operator forms on LocalTensor (CANN's
-"symbol override": `dst = a + b` and -, *, /, &, |, <, >, ==, !=, <=, >=) and the typed Ceil/CeilAlign
-that make the kernel's own `AlignUp<T>(T, T)` over `Ceil(m, n)` resolve. Each checks the documented behaviour."""
+"symbol override": `dst = a + b` and -, *, /, &, |, <, >, ==, !=, <=, >=), the typed Ceil/CeilAlign
+that make the kernel's own `AlignUp<T>(T, T)` over `Ceil(m, n)` resolve, and AscendAntiQuant with
+AntiQuantShapeInfo. Each checks the documented behaviour."""
 
 from __future__ import annotations
 
 import subprocess
 
+import ml_dtypes
 import numpy as np
 import pytest
-from sim_util import CPP, VecRunner, build, compile_snippet
+from sim_util import CPP, VecRunner, build, compile_snippet, marked_line
 
 rng = np.random.default_rng(11)
 HARNESS = CPP / "gmm_names_harness.cpp"
@@ -126,3 +128,99 @@ def test_typed_ceil_returns_its_operands_type_and_rounds_up(tmp_path):
     assert r.stdout.split() == ["8", "-5", str((1 << 20) + 1), "112", "7"]
     bad = subprocess.run([str(exe), "x"], capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "Ceil" in bad.stderr and "divisor must be larger than 0" in bad.stderr, bad.stderr
+
+
+AQ = {"f16": np.float16, "bf16": ml_dtypes.bfloat16}
+
+
+def antiquant_model(src, off, scale, groups, transpose, dt):
+    """dst = scale * (src + offset) with offset/scale shared by each group of K / groups along K (the Ascend C
+    API reference's formula). half: the Add and the Mul each rounded to half; bfloat16: float math, one rounding."""
+    t = AQ[dt]
+    rows, cols = src.shape
+    k = cols if transpose else rows
+    gs = k // groups
+    o = np.repeat(off, gs, axis=1 if transpose else 0)
+    s = np.repeat(scale, gs, axis=1 if transpose else 0)
+    if dt == "f16":
+        return ((src.astype(np.float16) + o.astype(np.float16)).astype(np.float16) * s.astype(np.float16)).astype(np.float16)
+    return ((src.astype(np.float32) + o.astype(np.float32)) * s.astype(np.float32)).astype(t)
+
+
+@pytest.mark.parametrize("dt", ["f16", "bf16"])
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("groups", [1, 4])  # per channel, per group (K / 4 elements along K share a parameter)
+@pytest.mark.parametrize("with_offset", [True, False])
+@pytest.mark.parametrize("tmp", [0, 1])
+def test_ascend_antiquant_per_channel_and_per_group(names, dt, transpose, groups, with_offset, tmp):
+    t = AQ[dt]
+    K, N = 64, 48
+    shape = (N, K) if transpose else (K, N)
+    pshape = (N, groups) if transpose else (groups, N)
+    src = rng.integers(-128, 128, shape).astype(np.int8)
+    off = rng.uniform(-3, 3, pshape).astype(t) if with_offset else np.zeros(pshape, t)
+    scale = rng.uniform(-0.2, 0.2, pshape).astype(t)
+    dst = np.zeros(K * N + 1024 // np.dtype(t).itemsize, t)  # the tail serves as sharedTmpBuffer (tmp=1)
+    out, _, _ = names("antiquant", dst, src, off.ravel(), scale.ravel(), dt=dt, k=K, nn=N, g=groups,
+                      tr=int(transpose), off=int(with_offset), tmp=tmp)
+    want = antiquant_model(src, off, scale, groups, transpose, dt)
+    got = out[: K * N].reshape(shape)
+    assert np.array_equal(got.astype(np.float32), want.astype(np.float32))
+
+
+@pytest.mark.parametrize("dt", ["f16", "bf16"])
+def test_ascend_antiquant_default_shape_is_one_row_per_channel(names, dt):
+    t = AQ[dt]
+    K, N = 32, 64
+    src = rng.integers(-128, 128, (K, N)).astype(np.int8)
+    off, scale = rng.uniform(-2, 2, (1, N)).astype(t), rng.uniform(0.01, 0.1, (1, N)).astype(t)
+    out, _, _ = names("antiquant", np.zeros(K * N, t), src, off.ravel(), scale.ravel(), dt=dt, k=K, nn=N, g=1, info=0, off=1)
+    assert np.array_equal(out.reshape(K, N).astype(np.float32), antiquant_model(src, off, scale, 1, False, dt).astype(np.float32))
+
+
+@pytest.mark.parametrize("with_offset", [True, False])
+def test_ascend_antiquant_per_tensor_values(names, with_offset):
+    K, N = 32, 32
+    src = rng.integers(-128, 128, (K, N)).astype(np.int8)
+    so, ss = (1.5 if with_offset else 0.0), 0.125
+    out, _, _ = names("antiquant", np.zeros(K * N, np.float16), src, None, None, dt="f16", k=K, nn=N, g=1, scalar=1,
+                      so=so, ss=ss, off=int(with_offset), tmp=1)
+    want = ((src.astype(np.float16) + np.float16(so)).astype(np.float16) * np.float16(ss)).astype(np.float16)
+    assert np.array_equal(out.reshape(K, N), want)
+
+
+def test_ascend_antiquant_refuses_a_scale_that_does_not_fit_src(names):
+    K, N = 64, 48
+    src = np.zeros((K, N), np.int8)
+    p = np.zeros(3 * N, np.float16)  # 3 groups do not divide K = 64
+    r = names("antiquant", np.zeros(K * N, np.float16), src, p, p, dt="f16", k=K, nn=N, g=3, off=1, expect_fail=True)
+    assert "offset has 3 rows, which does not divide K = 64" in r.stderr
+    assert f"gmm_names_harness.cpp:{marked_line(HARNESS, 'aq')}" in r.stderr
+
+
+def test_ascend_antiquant_without_tmp_buffer_needs_the_reserved_ub(tmp_path):
+    code = """#include "kernel_operator.h"
+#include "tikicpulib.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k() {
+    TPipe pipe; TBuf<TPosition::VECCALC> a, b, c;
+    pipe.InitBuffer(a, 2048); pipe.InitBuffer(b, 4096); pipe.InitBuffer(c, 190000);
+    LocalTensor<int8_t> src = a.Get<int8_t>(); LocalTensor<half> dst = b.Get<half>();
+    LocalTensor<half> p = c.Get<half>(); p.SetSize(64);
+    Duplicate(src.ReinterpretCast<int16_t>(), int16_t(0), 1024); Duplicate(p, half(1.0f), 64);
+    PipeBarrier<PIPE_V>();
+    AscendAntiQuant<int8_t, half, false>(dst, src, p, p, 32);
+}
+int main() { ICPU_RUN_KF(k, 1); return 0; }
+"""
+    src = tmp_path / "aq_reserved.cpp"
+    src.write_text(code, encoding="utf-8")
+    r = subprocess.run([str(build(src))], capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and "AscendAntiQuant" in r.stderr and "reserved UB" in r.stderr, r.stderr
+
+
+def test_ascend_antiquant_int4_sources_are_refused_clearly(tmp_path):
+    r = compile_snippet('#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                        "void f(LocalTensor<half>& d, LocalTensor<int4b_t>& s, LocalTensor<half>& p) {\n"
+                        "    AscendAntiQuant<int4b_t, half, false>(d, s, p, p, 64); }\n", tmp_path)
+    assert r.returncode != 0 and "AscendAntiQuant with int4b_t sources" in r.stderr, r.stderr[-2000:]

@@ -43,6 +43,36 @@ template <class T> bool run_cmp(const std::string& op, Bufs& B, uint32_t n) {
     return true;
 }
 
+// AscendAntiQuant: src int8 [K, N] (in0; [N, K] with tr=1), offset (in1) and scale (in2) of `g` groups along K,
+// or the per-tensor values so/ss (scalar=1); off=0 drops the offset; tmp=1 passes the dst buffer's tail as tmp.
+template <class T, bool tr> bool run_antiquant(Bufs& B) {
+    const uint32_t K = uint32_t(pi("k")), N = uint32_t(pi("nn")), g = uint32_t(pi("g"));
+    LocalTensor<int8_t> src = L<int8_t>(B, 0);
+    src.SetSize(K * N);
+    LocalTensor<T> dst = L<T>(B, 3), off = L<T>(B, 1), sc = L<T>(B, 2);
+    LocalTensor<uint8_t> tmp = L<uint8_t>(B, 3)[uint32_t(K * N * sizeof(T))];
+    AntiQuantShapeInfo si;
+    if (pi("info", 1)) si = tr ? AntiQuantShapeInfo{N, g, N, g} : AntiQuantShapeInfo{g, N, g, N};
+    if (!pi("scalar")) {
+        off.SetSize(g * N);
+        sc.SetSize(g * N);
+    }
+    const bool useTmp = pi("tmp") != 0;
+    if (pi("scalar")) {
+        const T so = T(float(pf("so"))), ss = T(float(pf("ss")));
+        if (!pi("off")) AscendAntiQuant<int8_t, T, tr>(dst, src, ss, tmp, K, si);
+        else if (useTmp) AscendAntiQuant<int8_t, T, tr>(dst, src, so, ss, tmp, K, si);
+        else AscendAntiQuant<int8_t, T, tr>(dst, src, so, ss, K, si);
+    } else if (!pi("off")) {
+        AscendAntiQuant<int8_t, T, tr>(dst, src, sc, tmp, K, si);  // @aq_noff
+    } else if (useTmp) {
+        AscendAntiQuant<int8_t, T, tr>(dst, src, off, sc, tmp, K, si);
+    } else {
+        AscendAntiQuant<int8_t, T, tr>(dst, src, off, sc, K, si);  // @aq
+    }
+    return true;
+}
+
 extern "C" __global__ __aicore__ void gmm_names_kernel(GM_ADDR g0, GM_ADDR g1, GM_ADDR g2, GM_ADDR gd, GM_ADDR ws, GM_ADDR tiling) {
     TPipe pipe;
     Bufs B;
@@ -52,7 +82,11 @@ extern "C" __global__ __aicore__ void gmm_names_kernel(GM_ADDR g0, GM_ADDR g1, G
     std::string op = ps("op"), dt = ps("dt");
     const uint32_t n = uint32_t(pi("n"));
     bool ok = false;
-    if (dt == "f16") ok = run_arith<half>(op, B, n) || run_cmp<half>(op, B, n);
+    if (op == "antiquant") {
+        const bool tr = pi("tr") != 0;
+        if (dt == "f16") ok = tr ? run_antiquant<half, true>(B) : run_antiquant<half, false>(B);
+        else if (dt == "bf16") ok = tr ? run_antiquant<bfloat16_t, true>(B) : run_antiquant<bfloat16_t, false>(B);
+    } else if (dt == "f16") ok = run_arith<half>(op, B, n) || run_cmp<half>(op, B, n);
     else if (dt == "f32") ok = run_arith<float>(op, B, n) || run_cmp<float>(op, B, n);
     else if (dt == "i16") ok = run_arith<int16_t>(op, B, n) || run_bits<int16_t>(op, B, n);
     else if (dt == "u16") ok = run_bits<uint16_t>(op, B, n);
