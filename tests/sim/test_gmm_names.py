@@ -224,3 +224,44 @@ def test_ascend_antiquant_int4_sources_are_refused_clearly(tmp_path):
                         "void f(LocalTensor<half>& d, LocalTensor<int4b_t>& s, LocalTensor<half>& p) {\n"
                         "    AscendAntiQuant<int4b_t, half, false>(d, s, p, p, 64); }\n", tmp_path)
     assert r.returncode != 0 and "AscendAntiQuant with int4b_t sources" in r.stderr, r.stderr[-2000:]
+
+
+RM = {"CAST_NONE": (0, np.rint), "CAST_RINT": (1, np.rint), "CAST_FLOOR": (2, np.floor), "CAST_CEIL": (3, np.ceil),
+      "CAST_ROUND": (4, lambda x: np.sign(x) * np.floor(np.abs(x) + 0.5)), "CAST_TRUNC": (5, np.trunc)}
+
+
+def pack_int4(q: np.ndarray) -> np.ndarray:
+    """Two int4 values per byte, element 2i in the low nibble of byte i."""
+    u = (q.astype(np.int16) & 0xF).astype(np.uint8)
+    return (u[0::2] | (u[1::2] << 4)).astype(np.uint8)
+
+
+@pytest.mark.parametrize("mode", list(RM))
+def test_cast_half_to_int4_rounds_saturates_and_packs_low_nibble_first(names, mode):
+    n = 256
+    x = rng.uniform(-10, 10, n).astype(np.float16)
+    x[:8] = [2.5, -2.5, 0.5, -0.5, 7.4, -8.6, 100, -100]  # ties and values beyond [-8, 7]
+    rm, model = RM[mode]
+    out, _, _ = names("cast_to_int4", np.full(n // 2 + 32, 0x5A, np.uint8), x, dt="f16", n=n, rm=rm)
+    want = np.clip(model(x.astype(np.float64)), -8, 7).astype(np.int8)
+    assert np.array_equal(out[: n // 2], pack_int4(want))
+    assert np.all(out[n // 2:] == 0x5A)  # only count / 2 bytes are written
+
+
+def test_cast_int4_to_half_is_exact(names):
+    n = 128
+    q = np.tile(np.arange(-8, 8, dtype=np.int8), n // 16)
+    out, _, _ = names("cast_from_int4", np.zeros(n, np.float16), pack_int4(q), dt="f16", n=n)
+    assert np.array_equal(out, q.astype(np.float16))
+
+
+def test_cast_to_int4_refuses_an_odd_count(names):
+    r = names("cast_to_int4", np.zeros(64, np.uint8), np.zeros(64, np.float16), dt="f16", n=63, rm=1, expect_fail=True)
+    assert "even count" in r.stderr and f"gmm_names_harness.cpp:{marked_line(HARNESS, 'cast4')}" in r.stderr
+
+
+def test_cast_from_float_to_int4_is_not_an_a2_pair(tmp_path):
+    bad_mode = compile_snippet('#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                               "void f(LocalTensor<int4b_t>& d, LocalTensor<float>& s) { Cast(d, s, RoundMode::CAST_RINT, 64); }\n",
+                               tmp_path)
+    assert bad_mode.returncode != 0 and "Ascend C Cast: this (dst = T, src = U) dtype pair" in bad_mode.stderr

@@ -82,7 +82,14 @@ extern "C" __global__ __aicore__ void gmm_names_kernel(GM_ADDR g0, GM_ADDR g1, G
     std::string op = ps("op"), dt = ps("dt");
     const uint32_t n = uint32_t(pi("n"));
     bool ok = false;
-    if (op == "antiquant") {
+    if (op == "cast_to_int4") {  // half (in0) -> int4b_t packed into the destination bytes, round mode rm
+        LocalTensor<int4b_t> d = L<int8_t>(B, 3).ReinterpretCast<int4b_t>();
+        Cast<int4b_t, half>(d, L<half>(B, 0), RoundMode(pi("rm")), n);  // @cast4
+        ok = true;
+    } else if (op == "cast_from_int4") {  // int4b_t packed in in0 -> half
+        Cast<half, int4b_t>(L<half>(B, 3), L<int8_t>(B, 0).ReinterpretCast<int4b_t>(), RoundMode::CAST_NONE, n);
+        ok = true;
+    } else if (op == "antiquant") {
         const bool tr = pi("tr") != 0;
         if (dt == "f16") ok = tr ? run_antiquant<half, true>(B) : run_antiquant<half, false>(B);
         else if (dt == "bf16") ok = tr ? run_antiquant<bfloat16_t, true>(B) : run_antiquant<bfloat16_t, false>(B);
