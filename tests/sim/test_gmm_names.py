@@ -219,11 +219,19 @@ int main() { ICPU_RUN_KF(k, 1); return 0; }
     assert r.returncode != 0 and "AscendAntiQuant" in r.stderr and "reserved UB" in r.stderr, r.stderr
 
 
-def test_ascend_antiquant_int4_sources_are_refused_clearly(tmp_path):
-    r = compile_snippet('#include "kernel_operator.h"\nusing namespace AscendC;\n'
-                        "void f(LocalTensor<half>& d, LocalTensor<int4b_t>& s, LocalTensor<half>& p) {\n"
-                        "    AscendAntiQuant<int4b_t, half, false>(d, s, p, p, 64); }\n", tmp_path)
-    assert r.returncode != 0 and "AscendAntiQuant with int4b_t sources" in r.stderr, r.stderr[-2000:]
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("groups", [1, 2])
+def test_ascend_antiquant_int4_sources_unpack_low_nibble_first(names, transpose, groups):
+    K, N = 128, 32
+    shape = (N, K) if transpose else (K, N)
+    pshape = (N, groups) if transpose else (groups, N)
+    q = rng.integers(-8, 8, shape).astype(np.int8)
+    u = (q.ravel().astype(np.int16) & 0xF).astype(np.uint8)
+    packed = (u[0::2] | (u[1::2] << 4)).astype(np.uint8)
+    off, scale = rng.uniform(-2, 2, pshape).astype(np.float16), rng.uniform(-0.5, 0.5, pshape).astype(np.float16)
+    out, _, _ = names("antiquant", np.zeros(K * N, np.float16), packed, off.ravel(), scale.ravel(), dt="f16", k=K, nn=N,
+                      g=groups, tr=int(transpose), off=1, tmp=0, int4=1)
+    assert np.array_equal(out.reshape(shape), antiquant_model(q, off, scale, groups, transpose, "f16"))
 
 
 RM = {"CAST_NONE": (0, np.rint), "CAST_RINT": (1, np.rint), "CAST_FLOOR": (2, np.floor), "CAST_CEIL": (3, np.ceil),

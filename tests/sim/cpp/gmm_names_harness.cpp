@@ -43,12 +43,14 @@ template <class T> bool run_cmp(const std::string& op, Bufs& B, uint32_t n) {
     return true;
 }
 
-// AscendAntiQuant: src int8 [K, N] (in0; [N, K] with tr=1), offset (in1) and scale (in2) of `g` groups along K,
-// or the per-tensor values so/ss (scalar=1); off=0 drops the offset; tmp=1 passes the dst buffer's tail as tmp.
-template <class T, bool tr> bool run_antiquant(Bufs& B) {
+// AscendAntiQuant: src int8 [K, N] (in0; [N, K] with tr=1; int4=1: int4b_t packed two per byte), offset (in1) and
+// scale (in2) of `g` groups along K, or the per-tensor values so/ss (scalar=1); off=0 drops the offset; tmp=1 passes
+// the dst buffer's tail as tmp.
+template <class S, class T, bool tr> bool run_antiquant_as(Bufs& B) {
     const uint32_t K = uint32_t(pi("k")), N = uint32_t(pi("nn")), g = uint32_t(pi("g"));
-    LocalTensor<int8_t> src = L<int8_t>(B, 0);
-    src.SetSize(K * N);
+    LocalTensor<int8_t> bytes = L<int8_t>(B, 0);
+    bytes.SetSize(std::is_same<S, int4b_t>::value ? K * N / 2 : K * N);
+    LocalTensor<S> src = bytes.ReinterpretCast<S>();
     LocalTensor<T> dst = L<T>(B, 3), off = L<T>(B, 1), sc = L<T>(B, 2);
     LocalTensor<uint8_t> tmp = L<uint8_t>(B, 3)[uint32_t(K * N * sizeof(T))];
     AntiQuantShapeInfo si;
@@ -60,17 +62,22 @@ template <class T, bool tr> bool run_antiquant(Bufs& B) {
     const bool useTmp = pi("tmp") != 0;
     if (pi("scalar")) {
         const T so = T(float(pf("so"))), ss = T(float(pf("ss")));
-        if (!pi("off")) AscendAntiQuant<int8_t, T, tr>(dst, src, ss, tmp, K, si);
-        else if (useTmp) AscendAntiQuant<int8_t, T, tr>(dst, src, so, ss, tmp, K, si);
-        else AscendAntiQuant<int8_t, T, tr>(dst, src, so, ss, K, si);
+        if (!pi("off")) AscendAntiQuant<S, T, tr>(dst, src, ss, tmp, K, si);
+        else if (useTmp) AscendAntiQuant<S, T, tr>(dst, src, so, ss, tmp, K, si);
+        else AscendAntiQuant<S, T, tr>(dst, src, so, ss, K, si);
     } else if (!pi("off")) {
-        AscendAntiQuant<int8_t, T, tr>(dst, src, sc, tmp, K, si);  // @aq_noff
+        AscendAntiQuant<S, T, tr>(dst, src, sc, tmp, K, si);  // @aq_noff
     } else if (useTmp) {
-        AscendAntiQuant<int8_t, T, tr>(dst, src, off, sc, tmp, K, si);
+        AscendAntiQuant<S, T, tr>(dst, src, off, sc, tmp, K, si);
     } else {
-        AscendAntiQuant<int8_t, T, tr>(dst, src, off, sc, K, si);  // @aq
+        AscendAntiQuant<S, T, tr>(dst, src, off, sc, K, si);  // @aq
     }
     return true;
+}
+
+template <class T, bool tr> bool run_antiquant(Bufs& B) {
+    if (pi("int4")) return run_antiquant_as<int4b_t, T, tr>(B);
+    return run_antiquant_as<int8_t, T, tr>(B);
 }
 
 extern "C" __global__ __aicore__ void gmm_names_kernel(GM_ADDR g0, GM_ADDR g1, GM_ADDR g2, GM_ADDR gd, GM_ADDR ws, GM_ADDR tiling) {

@@ -1,6 +1,7 @@
 // opkit simulator: AscendAntiQuant (advanced API, quantization family) and AntiQuantShapeInfo, the Atlas A2/A3 forms.
 //
-// dst = scale * (src + offset) element by element, with int8_t src and half or bfloat16_t dst/offset/scale:
+// dst = scale * (src + offset) element by element, with int8_t or int4b_t src (two int4b_t per byte, element 2i in
+// the low nibble of byte i) and half or bfloat16_t dst/offset/scale:
 //   without transpose, src is [K, N] (K = the `k` argument, N = src.GetSize() / K) and offset/scale are
 //     [G, N]: each group of K / G consecutive rows shares a row of them (G = 1: per channel, G > 1: per group);
 //   with transpose (isTranspose = true), src is [N, K] and offset/scale are [N, G]: each group of K / G
@@ -56,22 +57,23 @@ template <class SrcT, class DstT>
 inline void run(const LocalTensor<DstT>& dst, const LocalTensor<SrcT>& src, const LocalTensor<DstT>* offset,
                 const LocalTensor<DstT>* scale, DstT offsetValue, DstT scaleValue, uint32_t K, bool transpose,
                 const AntiQuantShapeInfo& si, const opkit::sim::SrcLoc& loc) {
-    static_assert(!std::is_same<SrcT, int4b_t>::value,
-                  "opkit simulator: AscendAntiQuant with int4b_t sources needs the packed int4 LocalTensor, not simulated yet");
-    static_assert(std::is_same<SrcT, int8_t>::value || std::is_same<SrcT, int4b_t>::value,
-                  "Ascend C AscendAntiQuant: src is int8_t or int4b_t on " OPKIT_SIM_ARCH_NAME);
+    static_assert(std::is_same<SrcT, int8_t>::value || (__NPU_ARCH__ != 2002 && std::is_same<SrcT, int4b_t>::value),
+                  "Ascend C AscendAntiQuant: src is int8_t (or int4b_t, Atlas A2/A3) on " OPKIT_SIM_ARCH_NAME);
     static_assert(std::is_same<DstT, half>::value || std::is_same<DstT, bfloat16_t>::value,
                   "Ascend C AscendAntiQuant: dst, offset and scale are half or bfloat16_t on " OPKIT_SIM_ARCH_NAME);
     using namespace opkit::sim;
     const char* api = "AscendAntiQuant";
     if (on_aic()) return;
-    const uint64_t total = src.GetSize();
+    constexpr bool int4 = std::is_same<SrcT, int4b_t>::value;
+    // int4b_t: two per byte (element 2i in the low nibble of byte i); CANN counts a LocalTensor<int4b_t> in elements
+    const uint64_t total = int4 ? uint64_t(src.GetLength()) * 2 : src.GetSize();
     if (K == 0 || total % K)
         fail_at(api, loc, "src holds %llu elements, not a multiple of k = %u", (unsigned long long)total, K);
     const uint32_t N = uint32_t(total / K);
-    if ((total * sizeof(SrcT)) % 32 || (total * sizeof(DstT)) % 32)
+    const uint64_t srcBytes = int4 ? total / 2 : total * sizeof(SrcT);
+    if (srcBytes % 32 || (total * sizeof(DstT)) % 32)
         fail_at(api, loc, "src and dst must span whole 32-byte blocks (%llu elements do not)", (unsigned long long)total);
-    if (transpose && (uint64_t(K) * sizeof(SrcT)) % 32)
+    if (transpose && (int4 ? uint64_t(K) / 2 : uint64_t(K) * sizeof(SrcT)) % 32)
         fail_at(api, loc, "with isTranspose, k (%u) must span whole 32-byte blocks of src", K);
     if (uint64_t(dst.GetSize()) < total)
         fail_at(api, loc, "dst holds %u elements, fewer than src's %llu", dst.GetSize(), (unsigned long long)total);
@@ -88,8 +90,16 @@ inline void run(const LocalTensor<DstT>& dst, const LocalTensor<SrcT>& src, cons
     uint32_t seq = issue(P_V);
     uint16_t site = c.site(api, loc);
     Opd s = opd(src, false, 1, 8, "src", api, loc), d = opd(dst, true, 1, 8, "dst", api, loc);
-    std::vector<SrcT> sv;
-    bool ok = read_src<SrcT>(s, 0, total, seq, site, api, loc, sv);
+    std::vector<int8_t> sv;
+    bool ok;
+    if constexpr (int4) {
+        std::vector<uint8_t> bytes;
+        ok = read_src<uint8_t>(s, 0, srcBytes, seq, site, api, loc, bytes);
+        sv.resize(total);
+        for (uint64_t i = 0; i < total; ++i) sv[i] = int8_t(int(int4b_t(bytes[i / 2] >> (4 * (i & 1)))));
+    } else {
+        ok = read_src<int8_t>(s, 0, total, seq, site, api, loc, sv);
+    }
     std::vector<DstT> ov, scv;
     if (offset) ok &= read_src<DstT>(opd(*offset, false, 1, 8, "offset", api, loc), 0, uint64_t(oh) * ow, seq, site, api, loc, ov);
     if (scale) ok &= read_src<DstT>(opd(*scale, false, 1, 8, "scale", api, loc), 0, uint64_t(sh) * sw, seq, site, api, loc, scv);
