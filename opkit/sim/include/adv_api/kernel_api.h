@@ -11,6 +11,7 @@
 #include "adv_api/index/arithprogression.h"
 #include "adv_api/pad/broadcast.h"
 #include "adv_api/quantization/ascend_dequant.h"
+#include "adv_api/quantization/ascend_antiquant.h"
 #include "adv_api/select/selectwithbytesmask.h"
 #include "adv_api/reduce/sum.h"
 #include "adv_api/sort/sort.h"

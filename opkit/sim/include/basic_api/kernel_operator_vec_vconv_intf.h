@@ -1,6 +1,8 @@
 // opkit simulator: Cast (all legal type/RoundMode pairs) and SetDeqScale.
 #pragma once
 #include "impl/opkit/vec_engine.h"
+#include "impl/opkit/reduce_util.h"
+#include "basic_api/kernel_base_types.h"
 
 namespace opkit {
 namespace sim {
@@ -107,6 +109,13 @@ OPKIT_CAST_PAIR(bfloat16_t, float, RM_NONE)
 OPKIT_CAST_PAIR(float, bfloat16_t, RM_5)
 OPKIT_CAST_PAIR(bfloat16_t, int32_t, RM_5)
 #endif
+// int4b_t (packed two per byte, element 2i in the low nibble of byte i): half -> int4b_t and back.
+#if __NPU_ARCH__ == 2002
+OPKIT_CAST_PAIR(half, int4b_t, RM_NONE)
+#else
+OPKIT_CAST_PAIR(half, int4b_t, RM_5 | RM_NONE)
+OPKIT_CAST_PAIR(int4b_t, half, RM_NONE)
+#endif
 #undef OPKIT_CAST_PAIR
 
 inline const char* round_name(AscendC::RoundMode m) {
@@ -156,10 +165,49 @@ inline void opkit_cast_check(RoundMode rm, const opkit::sim::SrcLoc& loc) {
                             opkit::sim::round_name(rm), sizeof(U), sizeof(T));
 }
 
+// Cast to or from int4b_t (count form): `count` elements, two per byte (element 2i in the low nibble of
+// byte i), so count must be even (documented); half -> int4b_t rounds with the round mode (CAST_NONE as
+// CAST_RINT) and saturates to [-8, 7] (assumed, as for the 8-bit integer destinations); int4b_t -> half is exact.
+template <class T, class U>
+inline void opkit_cast_int4(const LocalTensor<T>& dst, const LocalTensor<U>& src, RoundMode m, uint32_t count,
+                            const opkit::sim::SrcLoc& loc) {
+    using namespace opkit::sim;
+    const char* api = "Cast";
+    if (count % 2) fail_at(api, loc, "a Cast to or from int4b_t takes an even count (two int4b_t per byte), got %u", count);
+    CoreState& c = core();
+    uint32_t seq = issue(P_V);
+    uint16_t site = c.site(api, loc);
+    Opd d = opd(dst, true, 1, 8, "destination", api, loc), s = opd(src, false, 1, 8, "source", api, loc);
+    if constexpr (std::is_same<T, int4b_t>::value) {
+        std::vector<U> sv;
+        bool ok = read_src<U>(s, 0, count, seq, site, api, loc, sv);
+        std::vector<uint8_t> packed(count / 2, 0);
+        for (uint32_t i = 0; i < count; ++i) {
+            long double r = std::isnan(exact(sv[i])) ? 0 : round_int(exact(sv[i]), m);
+            int q = r < -8 ? -8 : r > 7 ? 7 : int(r);
+            packed[i / 2] |= uint8_t((q & 0xF) << (4 * (i & 1)));
+        }
+        write_dst<uint8_t>(d, 0, packed.data(), count / 2, ok, seq, site, api, loc);
+        if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
+    } else {
+        std::vector<uint8_t> sv;
+        bool ok = read_src<uint8_t>(s, 0, count / 2, seq, site, api, loc, sv);
+        std::vector<T> out(count);
+        for (uint32_t i = 0; i < count; ++i) out[i] = T(float(int(int4b_t(sv[i / 2] >> (4 * (i & 1))))));
+        write_dst<T>(d, 0, out.data(), count, ok, seq, site, api, loc);
+        if (!ok) warn_at(api, loc, "reads UB bytes that were never written (the result is marked unwritten too)");
+    }
+    trace(P_V, uint64_t(count) * 2, (uint64_t(count) * 2 + 255) / 256, api, "int4");
+}
+
 template <class T, class U>
 inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& rm, const uint32_t count, OPKIT_LOC) {
     using namespace opkit::sim;
     opkit_cast_check<T, U>(rm, loc);
+    if constexpr (std::is_same<T, int4b_t>::value || std::is_same<U, int4b_t>::value) {
+        opkit_cast_int4(dst, src, rm, count, loc);
+        return;
+    } else {
     Opd o[2] = {opd(dst, true, 1, 8, "destination", "Cast", loc), opd(src, false, 1, 8, "source", "Cast", loc)};
     uint8_t *d = o[0].p, *s = o[1].p;
     RoundMode m = rm;
@@ -181,11 +229,14 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
         return;
     }
     run_count("Cast", loc, o, count, [&](const uint64_t* f) { st<T>(d + f[0] * sizeof(T), cast_one<T, U>(ld<U>(s + f[1] * sizeof(U)), m)); });
+    }
 }
 template <class T, class U>
 inline void opkit_cast_masked(const LocalTensor<T>& dst, const LocalTensor<U>& src, RoundMode rm, const opkit::sim::MaskSpec& ms,
                               uint8_t repeat, const UnaryRepeatParams& p, const opkit::sim::SrcLoc& loc) {
     using namespace opkit::sim;
+    static_assert(!std::is_same<T, int4b_t>::value && !std::is_same<U, int4b_t>::value,
+                  "opkit simulator: Cast to or from int4b_t is simulated in its count form (Cast(dst, src, mode, count)) only");
     opkit_cast_check<T, U>(rm, loc);
     Opd o[2] = {opd(dst, true, p.dstBlkStride, p.dstRepStride, "destination", "Cast", loc),
                 opd(src, false, p.srcBlkStride, p.srcRepStride, "source", "Cast", loc)};

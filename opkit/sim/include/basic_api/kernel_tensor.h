@@ -153,6 +153,9 @@ public:
     TPosition GetPosition() const { return TPosition(address_.logicPos); }
     int32_t GetLogicPos() const { return address_.logicPos; }
     void SetAddr(const TBuffAddr& a) { address_ = a; }
+    // `dst = a + b` and the other operator forms (basic_api/kernel_operator_symbol_override.h) run here.
+    template <class S, class = typename S::opkit_symbol_override>
+    void operator=(const S& expr) { expr.Process(*this); }
     void SetShapeInfo(const ShapeInfo& s) { shapeInfo_ = s; }
     ShapeInfo GetShapeInfo() const { return shapeInfo_; }
     void SetUserTag(int32_t t) { tag_ = t; }
