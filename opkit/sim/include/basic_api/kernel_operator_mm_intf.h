@@ -99,6 +99,7 @@ inline int32_t to_f(uint8_t v) { return int32_t(v); }
 template <class T> struct acc_of { using type = float; };
 template <> struct acc_of<int8_t> { using type = int32_t; };
 template <> struct acc_of<uint8_t> { using type = int32_t; };
+template <> struct acc_of<AscendC::int4b_t> { using type = int32_t; };
 
 // Element conversion of a run into the accumulator type (F16C 8 lanes at a time for half when available).
 inline void convert_run(const half* s, float* d, int n) {
@@ -443,6 +444,7 @@ template <> struct mmad_legal<half> : std::true_type {};
 template <> struct mmad_legal<bfloat16_t> : std::true_type {};
 template <> struct mmad_legal<float> : std::true_type {};
 template <> struct mmad_legal<int8_t> : std::true_type {};
+template <> struct mmad_legal<AscendC::int4b_t> : std::true_type {};  // int4 x int4 -> int32 (Atlas A2/A3)
 #endif
 
 // Checks that [m x k] of A (L0A, ZZ) / [k x n] of B (L0B, ZN) were written, and by a load.
@@ -486,8 +488,28 @@ inline void check_operand(const AscendC::LocalTensor<T>& t, int which, int rows1
 }
 
 template <class DstT, class SrcT, class BiasT>
+inline void mmad_bytes(const AscendC::LocalTensor<DstT>& dst, const AscendC::LocalTensor<SrcT>& fm,
+                       const AscendC::LocalTensor<SrcT>& filter, const AscendC::LocalTensor<BiasT>* bias,
+                       const AscendC::MmadParams& p, const SrcLoc& loc);
+
+// Mmad: int4b_t operands are declared as CANN declares them (int4 x int4 -> int32 on Atlas A2/A3) but not computed
+// yet; every whole-byte dtype goes through mmad_bytes.
+template <class DstT, class SrcT, class BiasT>
 inline void mmad_impl(const AscendC::LocalTensor<DstT>& dst, const AscendC::LocalTensor<SrcT>& fm, const AscendC::LocalTensor<SrcT>& filter,
                       const AscendC::LocalTensor<BiasT>* bias, const AscendC::MmadParams& p, const SrcLoc& loc) {
+    if constexpr (std::is_same<SrcT, AscendC::int4b_t>::value) {
+        require_cube_core("Mmad", loc);
+        fail_at("Mmad", loc, "int4b_t operands (int4 x int4 -> int32, documented for this chip) are not simulated yet: the "
+                "simulator's L0A/L0B model holds whole-byte elements, while int4 fractals pack 64 elements per 32-byte row");
+    } else {
+        mmad_bytes<DstT, SrcT, BiasT>(dst, fm, filter, bias, p, loc);
+    }
+}
+
+template <class DstT, class SrcT, class BiasT>
+inline void mmad_bytes(const AscendC::LocalTensor<DstT>& dst, const AscendC::LocalTensor<SrcT>& fm,
+                       const AscendC::LocalTensor<SrcT>& filter, const AscendC::LocalTensor<BiasT>* bias,
+                       const AscendC::MmadParams& p, const SrcLoc& loc) {
     using AscendC::TPosition;
     using Acc = typename acc_of<SrcT>::type;
     static_assert(std::is_same<DstT, Acc>::value || (__NPU_ARCH__ == 2002 && std::is_same<SrcT, half>::value && std::is_same<DstT, half>::value),
