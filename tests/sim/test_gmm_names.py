@@ -314,3 +314,50 @@ def test_int4_mmad_is_declared_as_cann_declares_it_and_refused_at_run_time(tmp_p
     assert "Mmad: int4b_t operands (int4 x int4 -> int32, documented for this chip) are not simulated yet" in r.stderr
     line = next(i for i, t in enumerate(INT4_MMAD.splitlines(), 1) if t.rstrip().endswith("// @mmad_int4"))
     assert f"mmad_int4.cpp:{line}" in r.stderr
+
+
+LOCAL_AT = r'''
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void local_at(GM_ADDR out) {
+    LocalTensor<half> a(TPosition::VECIN, 0, 64);          // bytes [0, 128) of UB
+    LocalTensor<half> b(TPosition::VECOUT, 128, 64);       // bytes [128, 256)
+    Duplicate(a, half(2.0f), 64);
+    PipeBarrier<PIPE_V>();
+    Adds(b, a, half(1.0f), 64);
+    SetFlag<HardEvent::V_MTE3>(0);
+    WaitFlag<HardEvent::V_MTE3>(0);
+    GlobalTensor<half> g;
+    g.SetGlobalBuffer((__gm__ half*)out, 64);
+    DataCopy(g, b, 64);
+    if (std::getenv("BAD")) {
+        LocalTensor<half> c(TPosition::VECIN, 16, 64);    // @local_at_misaligned
+    }
+}
+
+int main() {
+    uint8_t* out = (uint8_t*)GmAlloc(128);
+    ICPU_RUN_KF(local_at, 1, out);
+    fwrite(out, 1, 128, stdout);
+    return 0;
+}
+'''
+
+
+def test_a_local_tensor_at_an_address_is_the_local_memory_there(tmp_path):
+    """LocalTensor(pos, addr, tileSize) (grouped_matmul_antiquant_a8w4_pre.h): the tensor is the bytes at addr of
+    that position's memory, under CreateTensor's rules (32-byte aligned address and length)."""
+    import os
+
+    src = tmp_path / "local_at.cpp"
+    src.write_text(LOCAL_AT)
+    exe = build(src)
+    r = subprocess.run([str(exe)], capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr.decode()
+    assert (np.frombuffer(r.stdout, np.float16) == 3.0).all()
+    bad = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, env={**os.environ, "BAD": "1"})
+    assert bad.returncode != 0 and "addr 16 is not 32-byte aligned" in bad.stderr
+    line = next(i for i, t in enumerate(LOCAL_AT.splitlines(), 1) if t.rstrip().endswith("// @local_at_misaligned"))
+    assert f"local_at.cpp:{line}" in bad.stderr

@@ -137,6 +137,28 @@ public:
     ShapeInfo shapeInfo_;
 
     LocalTensor() = default;
+    // A tensor at byte `addr` of the local memory of `pos`, of `tileSize` elements, outside any TPipe buffer
+    // (CANN's CreateTensor rules: not GM, a 32-byte aligned address and length, inside the memory).
+    LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize, OPKIT_LOC) { CreateTensor(pos, addr, tileSize, loc); }
+    void CreateTensor(TPosition pos, uint32_t addr, uint32_t tileSize, OPKIT_LOC) {
+        const char* api = "LocalTensor(pos, addr, tileSize)";
+        const int a = arena_of(pos);
+        if (a < 0) opkit::sim::fail_at(api, loc, "position %d has no local memory (GM and MAX are not positions of a local tensor)", int(pos));
+        const uint64_t bytes = uint64_t(tileSize) * sizeof(T);
+        if (addr % 32) opkit::sim::fail_at(api, loc, "addr %u is not 32-byte aligned", addr);
+        if (tileSize == 0 || bytes % 32)
+            opkit::sim::fail_at(api, loc, "tileSize %u gives %llu bytes: the length must be a positive multiple of 32 bytes", tileSize,
+                                (unsigned long long)bytes);
+        if (addr + bytes > opkit::sim::arena_phys(a))
+            opkit::sim::fail_at(api, loc, "addr %u + %llu bytes exceeds the %llu bytes of %s", addr, (unsigned long long)bytes,
+                                (unsigned long long)opkit::sim::arena_phys(a), opkit::sim::arena_name(a));
+        address_ = TBuffAddr{};
+        address_.logicPos = uint8_t(pos);
+        address_.bufferAddr = addr;
+        address_.dataLen = uint32_t(bytes);
+        address_.bufEnd = uint32_t(addr + bytes);
+        address_.absAddr = opkit::sim::core().mem(a).data + addr;
+    }
 
     uint32_t GetSize() const { return address_.dataLen / uint32_t(sizeof(T)); }
     uint32_t GetLength() const { return address_.dataLen; }
