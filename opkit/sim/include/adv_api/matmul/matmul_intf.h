@@ -8,9 +8,7 @@
 // on the NPU); in cube-only launches the AIC computes itself.
 #pragma once
 #include "kernel_operator.h"
-
-enum class CubeFormat { ND = 0, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR, VECTOR, ROW_MAJOR = ND, COLUMN_MAJOR = 8 };
-enum class LayoutMode { NONE = 0, BSNGD, SBNGD, BNGS1S2, NORMAL };
+#include "adv_api/matmul/matmul_config.h"
 
 namespace AscendC {
 
@@ -26,48 +24,9 @@ struct MatmulType {
     static constexpr TPosition srcPos = SRCPOS;
 };
 
-enum class ScheduleType : uint8_t { INNER_PRODUCT = 0, OUTER_PRODUCT };
-enum class IterateOrder : uint8_t { ORDER_M = 0, ORDER_N, UNDEF };
-enum class MatmulConfigMode : uint8_t { CONFIG_NORM = 0, CONFIG_MDL, CONFIG_SPECIALMDL, CONFIG_IBSHARE };
-
-struct MatmulConfig {
-    bool doNorm = true;
-    bool doBasicBlock = false;
-    bool doMultiDataLoad = false;
-    uint32_t basicM = 0, basicN = 0, basicK = 0;
-    bool intrinsicsCheck = false;
-    bool isNBatch = false;
-    bool enVecND2NZ = false;
-    bool doSpecialBasicBlock = false;
-    uint32_t doMTE2Preload = 0;
-    uint32_t singleCoreM = 0, singleCoreN = 0, singleCoreK = 0;
-    uint32_t stepM = 0, stepN = 0, baseMN = 0, singleCoreMN = 0;
-    bool enUnitFlag = true;
-    bool isPerTensor = false, hasAntiQuantOffset = false;
-    bool doIBShareNorm = false, doSpecialMDL = false;
-    bool enableInit = true;
-    uint32_t batchMode = 0;
-    bool enableEnd = true, enableGetTensorC = true, enableSetOrgShape = true, enableSetBias = true, enableSetTail = true,
-         enableQuantVector = true, enableSetDefineData = true;
-    uint8_t iterateMode = 0;
-    bool enableReuse = true, enableUBReuse = false, enableL1CacheUB = false, intraBlockPartSum = false;
-    IterateOrder iterateOrder = IterateOrder::UNDEF;
-    ScheduleType scheduleType = ScheduleType::INNER_PRODUCT;
-    bool enableDoubleCache = false, isBiasBatch = true, enableStaticPadZeros = false, isPartialOutput = false,
-         enableMixDualMaster = false, isA2B2Shared = false, isEnableChannelSplit = false, enableKdimReorderLoad = false;
-    bool doMDL = false;
-};
-constexpr MatmulConfig CFG_NORM = MatmulConfig{};
-constexpr MatmulConfig opkit_mdl_cfg() { MatmulConfig c{}; c.doNorm = false; c.doMDL = true; return c; }
-constexpr MatmulConfig CFG_MDL = opkit_mdl_cfg();
-constexpr MatmulConfig MM_CFG_NO_PRELOAD = CFG_MDL;
-constexpr MatmulConfig CFG_IBSHARE_NORM = CFG_NORM;
-template <class... A> constexpr MatmulConfig GetNormalConfig(A...) { return CFG_NORM; }
-template <class... A> constexpr MatmulConfig GetMDLConfig(A...) { return CFG_MDL; }
-template <class... A> constexpr MatmulConfig GetSpecialMDLConfig(A...) { return CFG_MDL; }
-template <class... A> constexpr MatmulConfig GetIBShareNormConfig(A...) { return CFG_NORM; }
-template <class... A> constexpr MatmulConfig GetBasicConfig(A...) { return CFG_NORM; }
-template <class... A> constexpr MatmulConfig GetMMConfig(A...) { return CFG_NORM; }
+}  // namespace AscendC
+#include "adv_api/matmul/constant_tiling.h"
+namespace AscendC {
 
 template <void* a = nullptr, void* b = nullptr, void* c = nullptr>
 struct MatmulCallBackFunc {};
@@ -99,10 +58,28 @@ class Matmul {
     static_assert(A_TYPE::format == CubeFormat::ND && B_TYPE::format == CubeFormat::ND,
                   "opkit simulator: Matmul operands in NZ format are not simulated yet");
 
+    using CfgT = typename std::decay<decltype(MM_CFG)>::type;
+    static_assert(std::is_same<CfgT, MatmulConfig>::value || opkit_mm::is_static_tiling<CfgT>::value,
+                  "Ascend C Matmul: MM_CFG must be a MatmulConfig (CFG_NORM, GetMDLConfig(), ...) or a "
+                  "MatmulApiStaticTiling (GetMatmulApiTiling<...>(cfg))");
+
 public:
     using AType = A_TYPE;
+    using BType = B_TYPE;
+    using CType = C_TYPE;
+    using BiasType = BIAS_TYPE;
+    using SrcT = SrcAT;
+    using CallBack = MM_CB;
+    // The MatmulConfig the object was declared with (the cfg of a static tiling).
+    static constexpr const MatmulConfig& config = opkit_mm::to_config(MM_CFG);
+
+    // A nullptr tiling takes the shapes of a MatmulApiStaticTiling MM_CFG (fields it leaves -1 stay
+    // for SetOrgShape / SetSingleShape); a runtime tiling replaces them.
     void Init(const TCubeTiling* tiling, TPipe* pipe = nullptr) {
         (void)pipe;
+        if constexpr (opkit_mm::is_static_tiling<CfgT>::value) {
+            if (!tiling) tiling_ = from_static(MM_CFG);
+        }
         if (tiling) tiling_ = *tiling;
         m_ = tiling_.singleCoreM ? tiling_.singleCoreM : tiling_.M;
         n_ = tiling_.singleCoreN ? tiling_.singleCoreN : tiling_.N;
@@ -188,6 +165,19 @@ public:
     }
 
 private:
+    static TCubeTiling from_static(const MatmulApiStaticTiling& st) {
+        TCubeTiling t{};
+        auto pick = [](int32_t v) { return v < 0 ? 0 : v; };
+        t.usedCoreNum = pick(st.usedCoreNum); t.M = pick(st.M); t.N = pick(st.N); t.Ka = pick(st.Ka); t.Kb = pick(st.Kb);
+        t.singleCoreM = pick(st.singleCoreM); t.singleCoreN = pick(st.singleCoreN); t.singleCoreK = pick(st.singleCoreK);
+        t.baseM = pick(st.baseM); t.baseN = pick(st.baseN); t.baseK = pick(st.baseK);
+        t.depthA1 = pick(st.depthA1); t.depthB1 = pick(st.depthB1); t.stepM = pick(st.stepM); t.stepN = pick(st.stepN);
+        t.isBias = pick(st.isBias); t.transLength = pick(st.transLength); t.iterateOrder = pick(st.iterateOrder);
+        t.shareMode = pick(st.shareMode); t.shareL1Size = pick(st.shareL1Size); t.shareL0CSize = pick(st.shareL0CSize);
+        t.shareUbSize = pick(st.shareUbSize); t.stepKa = pick(st.stepKa); t.stepKb = pick(st.stepKb);
+        t.dbL0A = pick(st.dbL0A); t.dbL0B = pick(st.dbL0B); t.dbL0C = pick(st.dbL0C); t.BatchNum = pick(st.BatchNum);
+        return t;
+    }
     template <class T>
     T read(const T* base, bool local, const LocalTensor<uint8_t>& lt, uint64_t idx, const char* what, const opkit::sim::SrcLoc& loc) const {
         if (local) {
