@@ -27,7 +27,15 @@ from opkit.spec import Spec
 # kernel type.
 KERNEL_TYPES = {"vector": "KERNEL_TYPE_AIV_ONLY", "cube": "KERNEL_TYPE_AIC_ONLY", "mix": "KERNEL_TYPE_MIX_AIC_1_2"}
 _TASK_TYPE = re.compile(r"\bKERNEL_TASK_TYPE_DEFAULT\s*\(\s*(KERNEL_TYPE_\w+)\s*\)"
-                        r"|\bKERNEL_TASK_TYPE\s*\(\s*([^,()]+?)\s*,\s*(KERNEL_TYPE_\w+)\s*\)")
+                        r"|\bKERNEL_TASK_TYPE\s*\(\s*((?:[^,()]|\([^()]*\))+?)\s*,\s*(KERNEL_TYPE_\w+)\s*\)")
+# The op.yaml kernel kind each declared kernel type launches as.
+KIND_OF_TYPE = {"KERNEL_TYPE_AIV_ONLY": "vector", "KERNEL_TYPE_MIX_AIV_1_0": "vector", "KERNEL_TYPE_AIC_ONLY": "cube",
+                "KERNEL_TYPE_MIX_AIC_1_0": "cube", "KERNEL_TYPE_MIX_AIC_1_1": "mix", "KERNEL_TYPE_MIX_AIC_1_2": "mix"}
+
+
+def _uncommented(text: str) -> str:
+    """C++ text with its comments blanked (so a commented-out declaration does not count)."""
+    return re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.S)
 
 
 @dataclass(frozen=True)
@@ -43,7 +51,7 @@ def declared_kernel_types(files: list[Path]) -> KernelTypes:
     default, per_key = None, []
     for f in files:
         try:
-            text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", f.read_text(encoding="utf-8", errors="replace"), flags=re.S)
+            text = _uncommented(f.read_text(encoding="utf-8", errors="replace"))
         except OSError:
             continue
         for m in _TASK_TYPE.finditer(text):
@@ -52,6 +60,15 @@ def declared_kernel_types(files: list[Path]) -> KernelTypes:
             elif (m.group(2), m.group(3)) not in per_key:
                 per_key.append((m.group(2), m.group(3)))
     return KernelTypes(default, tuple(per_key))
+
+
+def kernel_type_warnings(spec: Spec, types: KernelTypes) -> list[str]:
+    """op.yaml's ``kernel:`` against the kernel types the kernel declares (the launch follows the kernel)."""
+    declared = sorted({t for t in [types.default, *(t for _, t in types.per_key)] if t})
+    if not declared or any(KIND_OF_TYPE.get(t, spec.kernel) == spec.kernel for t in declared):
+        return []
+    return [f"{kernel_source(spec)}: the kernel declares {', '.join(declared)} but op.yaml says "
+            f"kernel: {spec.kernel}; the launch follows the kernel's declaration (set op.yaml's kernel to match)"]
 
 
 def _kernel_type_code(spec: Spec, types: KernelTypes) -> str:
@@ -82,7 +99,7 @@ def is_template_kernel(spec: Spec) -> bool:
         text = kernel_source(spec).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.S)
+    text = _uncommented(text)
     pattern = r"template\s*<[^;{}]*>\s*(?:[A-Za-z_]\w*\s+)*void\s+" + re.escape(spec.name) + r"\s*\("
     return re.search(pattern, text) is not None
 

@@ -135,7 +135,7 @@ def plan(spec: Spec, chip: str, column: int, compiler: Compiler | None = None) -
                                                     *(Path(f[2:]) for f in pkg.flags if f.startswith("-I"))])
     tiling_classes = kernel_entry.registers_tiling_class(pkg_files) and not kernel_entry.kernel_declares_tiling(kfiles)
     ktypes = kernel_entry.declared_kernel_types(kfiles)
-    warnings += _kernel_type_warnings(spec, ktypes)
+    warnings += kernel_entry.kernel_type_warnings(spec, ktypes)
     # The shim follows from the package files (a template kernel's instantiations from its host
     # sources' declarations, the generated tiling structs from its TilingData classes) and from the generators.
     h = digest(pkg_files, spec.dir, [*extra, *kflags, kernel_entry.shim_source(spec, kernel_types=ktypes), _GENERATOR,
@@ -147,18 +147,6 @@ def plan(spec: Spec, chip: str, column: int, compiler: Compiler | None = None) -
     return Artifact(spec, chip, column, exe, units, template_kernel=templated, tiling_classes=tiling_classes,
                     warnings=warnings, kernel_types=ktypes)
 
-
-_KIND_OF_TYPE = {"KERNEL_TYPE_AIV_ONLY": "vector", "KERNEL_TYPE_MIX_AIV_1_0": "vector", "KERNEL_TYPE_AIC_ONLY": "cube",
-                 "KERNEL_TYPE_MIX_AIC_1_0": "cube", "KERNEL_TYPE_MIX_AIC_1_1": "mix", "KERNEL_TYPE_MIX_AIC_1_2": "mix"}
-
-
-def _kernel_type_warnings(spec: Spec, types: kernel_entry.KernelTypes) -> list[str]:
-    """op.yaml's ``kernel:`` against the kernel types the kernel declares (the launch follows the kernel)."""
-    declared = sorted({t for t in [types.default, *(t for _, t in types.per_key)] if t})
-    if not declared or any(_KIND_OF_TYPE.get(t, spec.kernel) == spec.kernel for t in declared):
-        return []
-    return [f"{kernel_entry.kernel_source(spec)}: the kernel declares {', '.join(declared)} but op.yaml says "
-            f"kernel: {spec.kernel}; the launch follows the kernel's declaration (set op.yaml's kernel to match)"]
 
 
 def _host_exe(pkg_dir: Path, chip: str, objs: list[Path]) -> Path:

@@ -30,6 +30,7 @@ import jinja2
 
 from opkit import naming
 from opkit.build.interface_check import entry_params_in
+from opkit.build.kernel_entry import declared_kernel_types
 from opkit.errors import SpecError, UsageError
 from opkit.paths import GENERIC_TEMPLATE, templates_dir
 from opkit.scaffold.context import template_context
@@ -59,9 +60,11 @@ class AdoptResult:
 
 def _kernel_kind(source_dir: Path) -> str:
     """vector | cube | mix, from the kernel's own declarations (KERNEL_TASK_TYPE_DEFAULT, Matmul API use)."""
-    text = "\n".join(p.read_text(encoding="utf-8", errors="replace")
-                     for p in sorted((source_dir / "op_kernel").rglob("*")) if p.suffix in {".cpp", ".h", ".hpp"})
-    declared = re.findall(r"KERNEL_TASK_TYPE(?:_DEFAULT)?\s*\([^)]*?(KERNEL_TYPE_\w+)", text)
+    files = [p for p in sorted((source_dir / "op_kernel").rglob("*")) if p.suffix in {".cpp", ".h", ".hpp"}]
+    declared = []  # every file's declarations (a folder may hold the entries of several architectures)
+    for types in map(declared_kernel_types, ([f] for f in files)):
+        declared += [t for t in [types.default, *(t for _, t in types.per_key)] if t]
+    text = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in files)
     if any("MIX" in d for d in declared) or re.search(r"REGIST_MATMUL_OBJ|\bMatmulImpl\b", text):
         return "mix"
     if declared and all(d == "KERNEL_TYPE_AIC_ONLY" for d in declared):

@@ -112,11 +112,4 @@ extern "C" __global__ __aicore__ void gmm_names_kernel(GM_ADDR g0, GM_ADDR g1, G
     write_back(B, gd);
 }
 
-int main(int argc, char** argv) {
-    if (!parse_args(argc, argv)) return 2;
-    uint8_t* g[4] = {nullptr, nullptr, nullptr, nullptr};
-    uint64_t* lens = load_inputs(g);
-    uint8_t* ws = static_cast<uint8_t*>(AscendC::GmAlloc(32));
-    ICPU_RUN_KF(gmm_names_kernel, 1, g[0], g[1], g[2], g[3], ws, lens);
-    return write_result(g[3]);
-}
+int main(int argc, char** argv) { return run_harness(argc, argv, "gmm_names_kernel", gmm_names_kernel); }

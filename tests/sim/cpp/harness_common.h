@@ -118,3 +118,15 @@ static int write_result(const uint8_t* gd) {
     std::printf("rsvd=%llu\n", (unsigned long long)g_rsvd);
     return 0;
 }
+
+// A whole harness run: DIR and the parameters from the command line, the input files as GM, `kernel`
+// (in0, in1, in2, dst, workspace, lengths) on one block, then the result files.
+template <class Kernel>
+static int run_harness(int argc, char** argv, const char* name, Kernel kernel) {
+    if (!parse_args(argc, argv)) return 2;
+    uint8_t* g[4] = {nullptr, nullptr, nullptr, nullptr};
+    uint64_t* lens = load_inputs(g);
+    uint8_t* ws = static_cast<uint8_t*>(AscendC::GmAlloc(32));
+    ::opkit::sim::icpu_run(name, kernel, 1, g[0], g[1], g[2], g[3], ws, lens);
+    return write_result(g[3]);
+}
