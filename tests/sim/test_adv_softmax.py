@@ -2,7 +2,7 @@
 against NumPy models of their documented formulas: odd shapes (the last axis padded, several rows), half,
 float and the half-source/float-statistics forms, ND and NZ, every template switch, the per-row outputs
 with and without the block broadcast, the flash update over two chunks equal to a one-shot softmax,
-DropOut's documented bit order, and the temporary-buffer rule."""
+DropOut's bit order, and the temporary-buffer rule."""
 
 from __future__ import annotations
 
@@ -439,15 +439,16 @@ def test_dropout_byte_mode_documented_example(adv):
     assert np.array_equal(out, np.array(want, np.float32))
 
 
-def test_dropout_bit_order_is_the_documented_examples(adv):
-    """Mask byte 169 = 0b1010_1001 keeps [1, 0, 3, 0, 5, 0, 0, 8] (documented): element j of a row is bit
-    7 - j % 8 of byte j / 8, the most significant bit first."""
+def test_dropout_bit_order_is_least_significant_bit_first(adv):
+    """Element j of a row is bit j % 8 of mask byte j / 8, as CANN's DropOut sample golden reads a byte
+    (the reversed binary string) and as Select, which CANN's DropOut uses, reads its mask: 169 =
+    0b1010_1001 keeps elements 0, 3, 5 and 7."""
     x = np.arange(1, 9, dtype=np.float32)
     out, _, _ = adv("DropOut", np.zeros(8, np.float32), x, None, np.array([169], np.uint8), dt="f32", rows=1, sn=8,
                     mn=1, keep=0.5, tmp=512)
-    assert np.array_equal(out, np.array([1, 0, 3, 0, 5, 0, 0, 8], np.float32) * 2)
+    assert np.array_equal(out, np.array([1, 0, 0, 4, 0, 6, 0, 8], np.float32) * 2)
     for j in range(8):  # one bit at a time
-        out, _, _ = adv("DropOut", np.zeros(8, np.float32), x, None, np.array([0x80 >> j], np.uint8), dt="f32",
+        out, _, _ = adv("DropOut", np.zeros(8, np.float32), x, None, np.array([1 << j], np.uint8), dt="f32",
                         rows=1, sn=8, mn=1, keep=0.5, mode=3)
         assert np.flatnonzero(out).tolist() == [j]
 
@@ -460,7 +461,7 @@ def test_dropout_modes_match_numpy(adv, dt):
     keep = rng.random((rows, sn)) < 0.6
     scale = t(1 / 0.7)
     want = np.where(keep, (x.astype(np.float32) * np.float32(scale)).astype(t), t(0))
-    packed = np.packbits(keep, axis=1, bitorder="big")  # MSB first, as documented
+    packed = np.packbits(keep, axis=1, bitorder="little")  # least significant bit first
     cases = {  # mode -> (mask bytes, maskLastAxis)
         2: (keep.astype(np.uint8).ravel(), sn),
         1: (np.pad(keep.astype(np.uint8), ((0, 0), (0, 32))).ravel(), sn + 32),

@@ -57,9 +57,11 @@ inline void DropOutBitModeInit(OPKIT_LOC) {
 }
 
 // ---- DropOut: dst = mask ? src / keepProb : 0 ------------------------------------------------------
-// Bit modes: element j of a row is kept when bit (7 - j % 8) of mask byte j / 8 is set — the most
-// significant bit first, as the documented example reads (mask 169 = 0b10101001 keeps elements
-// 0, 2, 4 and 7 of [1..8]). The scale is T(1 / keepProb), applied with one rounding to T (assumed).
+// Bit modes: element j of a row is kept when bit (j % 8) of mask byte j / 8 is set — the least
+// significant bit first, Select's order: CANN's implementation selects with the mask bits, and the
+// golden of CANN's own DropOut sample reads each byte that way (docs/simulator.md has the evidence;
+// the API page's illustration reads 169 the other way). The scale is T(1 / keepProb), applied with
+// one rounding to T (assumed).
 // In the modes with padded mask rows the API compacts the mask in place: the mask's bytes are
 // left unspecified (documented: they may be modified).
 template <typename T, bool isInitBitMode, uint32_t mode>
@@ -130,7 +132,7 @@ inline void opkit_dropout(const LocalTensor<T>& dst, const LocalTensor<T>& src, 
             bool keep;
             if (bits) {
                 const uint64_t b = padded ? uint64_t(r) * mn * 8 + j : i;
-                keep = (mk[b / 8] >> (7 - b % 8)) & 1u;
+                keep = (mk[b / 8] >> (b % 8)) & 1u;
             } else {
                 keep = mk[padded ? uint64_t(r) * mn + j : i] != 0;
             }
