@@ -358,3 +358,23 @@ def test_real_torch_tensors():
     z = op(x, x, alpha=0.5)
     assert isinstance(z, torch.Tensor) and z.dtype == torch.bfloat16 and z.shape == (512,)
     assert torch.allclose(z.float(), torch.relu(1.5 * x.float()), rtol=2 ** -7)
+
+
+def test_plain_import_opkit_reaches_the_api_and_a_run_reports_its_info():
+    import opkit
+
+    op = opkit.ops.load("axpy_relu", cwd=ROOT)
+    op(np.ones(64, np.float32), np.ones(64, np.float32))
+    assert op.last_info["block_dim"] >= 1 and "tiling_key" in op.last_info
+
+
+def test_simulator_warnings_of_a_run_that_passed_become_python_warnings():
+    op = opkit.ops.load("axpy_relu", cwd=ROOT)
+
+    class Warned:
+        def run(self, spec, case, column, chip, inputs):
+            return RunOutput({"z": inputs["x"]}, {"warnings": ["DataCopy: 100 bytes is not a multiple of 32"]})
+
+    op._runner = Warned()
+    with pytest.warns(opkit.ops.SimulatorWarning, match="axpy_relu on ascend910b2: DataCopy: 100 bytes"):
+        op(np.ones(8, np.float32), np.ones(8, np.float32))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import os
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,11 +22,12 @@ from opkit import discover
 from opkit.errors import OpkitError, UsageError
 from opkit.ops import tensors
 from opkit.ops.arguments import bind, signature
+from opkit.run.sim_runner import KernelError
 from opkit.spec import Spec
 from opkit.spec import load as load_spec
 from opkit.verify.limits import check_case
 
-__all__ = ["BACKENDS", "Operator", "load"]
+__all__ = ["BACKENDS", "KernelError", "OpkitError", "Operator", "SimulatorWarning", "load"]
 
 # Where a package is built and run. Only "sim" runs from Python today; the CANN backends are named so that a
 # call asking for one is refused with what it needs.
@@ -35,6 +37,10 @@ BACKENDS = {
     "cann-cpu": "CANN's own CPU-debug mode (tikicpulib)",
 }
 _CHECKOUT_OPS = Path(__file__).resolve().parents[2] / "ops"  # the family packages beside opkit in a checkout
+
+
+class SimulatorWarning(UserWarning):
+    """A run that passed did something the NPU may not run as the simulator did (docs/simulator.md, Checks)."""
 
 
 def _runner(backend: str, timeout_s: float, jobs: int | None) -> Any:
@@ -133,6 +139,8 @@ class Operator:
         if missing:
             raise OpkitError(f"{spec.name}: the kernel run produced no output '{missing[0]}'")
         self.last_info = dict(result.info)  # block dim, tiling key, simulator warnings of the last call
+        for w in result.info.get("warnings", []):
+            warnings.warn(f"{spec.name} on {target}: {w}", SimulatorWarning, stacklevel=3)
         values = [tensors.from_numpy(result.outputs[n], call.as_torch) for n in produced]
         if len(values) == 1:
             return values[0]
