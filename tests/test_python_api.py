@@ -378,3 +378,19 @@ def test_simulator_warnings_of_a_run_that_passed_become_python_warnings():
     op._runner = Warned()
     with pytest.warns(opkit.ops.SimulatorWarning, match="axpy_relu on ascend910b2: DataCopy: 100 bytes"):
         op(np.ones(8, np.float32), np.ones(8, np.float32))
+
+
+def _doc_blocks() -> list[str]:
+    import re
+
+    text = (ROOT / "docs" / "python-api.md").read_text(encoding="utf-8")
+    return re.findall(r"```python\n(.*?)```", text, re.S)  # ```py blocks are illustrations (MC2), not run
+
+
+@pytest.mark.parametrize("index", range(len(_doc_blocks())))
+def test_the_documented_examples_run(index, monkeypatch):
+    block = _doc_blocks()[index]
+    if "import torch" in block:
+        pytest.importorskip("torch")
+    monkeypatch.chdir(ROOT)
+    exec(compile(block, f"docs/python-api.md block {index}", "exec"), {})
