@@ -239,6 +239,8 @@ def test_backends_and_packages_that_cannot_run_are_refused(tmp_path):
         opkit.ops.load("axpy_relu", cwd=ROOT, backend="npu")
     with pytest.raises(OpkitError, match="no_such_op: no operator package of that name"):
         opkit.ops.load("no_such_op", cwd=tmp_path)
+    with pytest.raises(OpkitError, match=r"opkit.ops.load\(5\): give an op name or a path to a package"):
+        opkit.ops.load(5)
     with pytest.raises(OpkitError, match="this folder holds no op.yaml"):
         opkit.ops.load(tmp_path)
     with pytest.raises(OpkitError, match="unknown SoC .ascend999.; valid chips: "):

@@ -57,21 +57,17 @@ def _runner(backend: str, timeout_s: float, jobs: int | None) -> Any:
 
 def _package(name_or_path: str | os.PathLike[str], cwd: Path) -> Path:
     """The package folder: a path, an op name under ``cwd/ops``, else one under the ops/ of opkit's checkout."""
-    text = os.fspath(name_or_path)
-    if not isinstance(text, str) or not text:
+    if not isinstance(name_or_path, (str, os.PathLike)) or not os.fspath(name_or_path):
         raise UsageError(f"opkit.ops.load({name_or_path!r}): give an op name or a path to a package")
-    try:
-        return discover.find_package(text, cwd)
-    except UsageError:
-        plain = "/" not in text and not text.startswith(".") and not Path(text).is_absolute()
-        if not (plain and _CHECKOUT_OPS.is_dir() and _CHECKOUT_OPS.parent != cwd):
-            raise
-        try:
+    text = os.fspath(name_or_path)
+    plain = isinstance(text, str) and "/" not in text and not text.startswith(".") and not Path(text).is_absolute()
+    here = [d for d in discover.packages_under(cwd / "ops") if d.name == text] if plain else []
+    if plain and not here and not (cwd / text).exists() and _CHECKOUT_OPS.is_dir() and _CHECKOUT_OPS != cwd / "ops":
+        if any(d.name == text for d in discover.packages_under(_CHECKOUT_OPS)):
             return discover.find_package(text, _CHECKOUT_OPS.parent)
-        except UsageError:
-            pass
         raise UsageError(f"{text}: no operator package of that name under {cwd / 'ops'} or {_CHECKOUT_OPS}; give "
-                         "a path to a folder holding op.yaml") from None
+                         "a path to a folder holding op.yaml")
+    return discover.find_package(os.fsdecode(text), cwd)
 
 
 class Operator:
