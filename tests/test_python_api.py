@@ -16,11 +16,11 @@ import pytest
 import opkit.ops
 from opkit.discover import packages_under
 from opkit.errors import OpkitError
-from opkit.run.sim_runner import KernelError
+from opkit.run.sim_runner import KernelError, RunOutput
 from opkit.verify import usercode
 from opkit.verify.compare import compare
 from opkit.verify.golden import run_golden
-from opkit.verify.pipeline import Job, RunOutput, verify_job
+from opkit.verify.pipeline import Job, verify_job
 from opkit.verify.report import PASS
 
 pytestmark = pytest.mark.slow
@@ -396,3 +396,12 @@ def test_the_documented_examples_run(index, monkeypatch):
         pytest.importorskip("torch")
     monkeypatch.chdir(ROOT)
     exec(compile(block, f"docs/python-api.md block {index}", "exec"), {})
+
+
+def test_opkit_run_on_npz_data_checks_the_dims_limits_too(cli, tmp_path):
+    odd = np.zeros((1, 1, 4, 63), np.float16)
+    np.savez(tmp_path / "in.npz", x=np.zeros((1, 2, 4, 63), np.float16), cos=odd, sin=odd)
+    pkg = _fresh_copy(tmp_path, "ops/posembedding/interleave_rope")
+    code, out, err = cli("run", pkg, "--inputs", tmp_path / "in.npz", "--out", tmp_path / "out.npz")
+    assert code == 2 and "D = 63 is not a multiple of 2 (op.yaml dims.D)" in err
+    assert not (pkg / ".opkit").exists()
