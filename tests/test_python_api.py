@@ -405,3 +405,17 @@ def test_opkit_run_on_npz_data_checks_the_dims_limits_too(cli, tmp_path):
     code, out, err = cli("run", pkg, "--inputs", tmp_path / "in.npz", "--out", tmp_path / "out.npz")
     assert code == 2 and "D = 63 is not a multiple of 2 (op.yaml dims.D)" in err
     assert not (pkg / ".opkit").exists()
+
+
+def test_a_soc_that_supports_fewer_columns_refuses_the_others(tmp_path):
+    pkg = _fresh_copy(tmp_path, "ops/examples/axpy_relu")
+    text = (pkg / "op.yaml").read_text()
+    assert "socs: [ascend910b, ascend910_93]" in text
+    (pkg / "op.yaml").write_text(text.replace("socs: [ascend910b, ascend910_93]",
+                                              "socs: [ascend910b, {soc: ascend910_93, columns: [float16]}]"))
+    op = opkit.ops.load(pkg, chip="ascend910_93")
+    x = np.ones(64, np.float32)
+    with pytest.raises(OpkitError, match=r"ascend910_93 \(chip ascend910_9382\) supports the dtype columns "
+                                         r"0 \(float16\) \(op.yaml socs\), not column 2 \(float32\)"):
+        op(x, x)
+    assert not (pkg / ".opkit").exists()

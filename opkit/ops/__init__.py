@@ -126,8 +126,13 @@ class Operator:
 
     def _call(self, args: tuple, kwargs: dict[str, Any], dtype: Any, chip: str | None) -> Any:
         spec = self.spec
-        target = self.chip if chip is None else spec.target(chip)[0]
+        target, soc = spec.target(self.chip if chip is None else chip)
         call = bind(spec, args, kwargs, dtype)
+        if not soc.supports(call.column):
+            cols = ", ".join(f"{k} ({spec.column_label(k)})" for k in soc.columns or ())
+            raise UsageError(f"{spec.name}: {soc.key} (chip {target}) supports the dtype columns {cols} (op.yaml "
+                             f"socs), not column {call.column} ({spec.column_label(call.column)}); convert the inputs "
+                             "or run on another chip")
         check_case(spec, call.case, call.column)
         result = self._runner.run(spec, call.case, call.column, target, call.inputs)
         produced = [o.name for o in spec.produced_outputs(call.case.attrs)]
