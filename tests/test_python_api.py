@@ -419,3 +419,21 @@ def test_a_soc_that_supports_fewer_columns_refuses_the_others(tmp_path):
                                          r"0 \(float16\) \(op.yaml socs\), not column 2 \(float32\)"):
         op(x, x)
     assert not (pkg / ".opkit").exists()
+
+
+def test_build_ahead_of_the_first_call(tmp_path, monkeypatch):
+    from opkit.build import sim_backend
+
+    pkg = tmp_path / "list_sum"
+    shutil.copytree(LIST_SUM, pkg, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    op = opkit.ops.load(pkg)
+    with pytest.raises(OpkitError, match=r"dtype='float16': no dtype column has \{'xs': 'float16'\}"):
+        op.build(dtype="float16")
+    op.build()
+    assert sim_backend.plan(op.spec, op.chip, 0).exe.is_file()  # the harness the first call will use
+    compiled = []
+    real = sim_backend._compile_all
+    monkeypatch.setattr(sim_backend, "_compile_all", lambda cc, units, *a, **k: compiled.extend(units) or
+                        real(cc, units, *a, **k))
+    assert np.all(op([np.ones(8, np.float32)] * 2) == 2.0)
+    assert compiled == []

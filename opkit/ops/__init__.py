@@ -23,7 +23,7 @@ from opkit.errors import OpkitError, UsageError
 from opkit.ops import tensors
 from opkit.ops.arguments import bind, signature
 from opkit.run.sim_runner import KernelError
-from opkit.spec import Spec
+from opkit.spec import Spec, resolve_column
 from opkit.spec import load as load_spec
 from opkit.verify.limits import check_case
 
@@ -123,6 +123,20 @@ class Operator:
             raise UsageError(f"{self.name}.run: give the inputs and attrs as one mapping ({{name: value}}), not "
                              f"{tensors.describe(arguments)}")
         return self._call((), dict(arguments), dtype, chip)
+
+    def build(self, dtype: Any = None) -> None:
+        """Build ahead of the first call the harness of every dtype column the operator's chip supports (or of the
+        column ``dtype`` selects, as in :meth:`run`); a compile error is an OpkitError naming the user's files."""
+        spec = self.spec
+        _, soc = spec.target(self.chip)
+        if dtype is None:
+            columns = [k for k in range(spec.n_columns) if soc.supports(k)]
+        else:
+            col = resolve_column(dtype, spec.inputs, spec.outputs, spec.n_columns)
+            if isinstance(col, str):
+                raise UsageError(f"{spec.name}: dtype={dtype!r}: {col}")
+            columns = [col]
+        self._runner.prebuild([(spec, self.chip, k) for k in columns])
 
     def _call(self, args: tuple, kwargs: dict[str, Any], dtype: Any, chip: str | None) -> Any:
         spec = self.spec
