@@ -82,6 +82,10 @@ def test_positional_inputs_bf16_arrays_and_broadcast_tables():
     sin = rng.uniform(-1, 1, (1, 1, s, d)).astype(ml_dtypes.bfloat16)
     y = op(x, cos, sin=sin)
     assert isinstance(y, np.ndarray) and y.dtype == ml_dtypes.bfloat16 and y.shape == (b, n, s, d)
+    bits = op.run({"x": x.view(np.uint16), "cos": cos.view(np.uint16), "sin": sin.view(np.uint16)}, dtype="bfloat16")
+    assert bits.dtype == ml_dtypes.bfloat16 and np.array_equal(bits.view(np.uint16), y.view(np.uint16))
+    with pytest.raises(OpkitError, match="input 'x' is uint16; it takes float16, bfloat16"):
+        op(x.view(np.uint16), cos.view(np.uint16), sin.view(np.uint16))  # without dtype= bits are not bf16
     spec = op.spec
     want = run_golden(spec, _case(spec, x=x, cos=cos, sin=sin), {"x": x, "cos": cos, "sin": sin})["y"]
     assert compare("y", y, want, "bfloat16").passed

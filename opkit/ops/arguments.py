@@ -140,7 +140,8 @@ def _column(spec: Spec, arrays: dict[str, Any], selector: Any) -> int:
         if isinstance(col, str):
             raise UsageError(f"{spec.name}: dtype={selector!r}: {col}")
         for p, have in present:
-            bad = next((d for d in have if not _fits(p.dtypes[col], d)), None)
+            bits = p.dtypes[col] == "bfloat16"  # a chosen bf16 column also takes uint16 bit patterns, as .npz data
+            bad = next((d for d in have if not (_fits(p.dtypes[col], d) or bits and d == np.uint16)), None)
             if bad is not None:
                 raise UsageError(f"{spec.name}: input '{p.name}' is {bad}, but dtype column {col} "
                                  f"({spec.column_label(col)}) takes {p.dtypes[col]} there; convert it")
@@ -148,8 +149,8 @@ def _column(spec: Spec, arrays: dict[str, Any], selector: Any) -> int:
     for p, have in present:  # a dtype no column accepts, named with its argument
         for d in have:
             if not any(_fits(want, d) for want in p.dtypes):
-                hint = " (bfloat16 travels as ml_dtypes.bfloat16 arrays or torch.bfloat16 tensors)" \
-                    if "bfloat16" in p.dtypes else ""
+                hint = " (bfloat16 travels as ml_dtypes.bfloat16 arrays, torch.bfloat16 tensors, or uint16 bit " \
+                    f"patterns with {spec.name}.run(..., dtype=COLUMN))" if "bfloat16" in p.dtypes else ""
                 raise UsageError(f"{spec.name}: input '{p.name}' is {d}; it takes {_accepted(p)}{hint}")
     fits = [k for k in range(spec.n_columns) if all(_fits(p.dtypes[k], d) for p, have in present for d in have)]
     cols = "; ".join(f"{k}: " + ", ".join(f"{p.name}={p.dtypes[k]}" for p in spec.params)
@@ -179,6 +180,11 @@ def bind(spec: Spec, args: tuple, kwargs: dict[str, Any], dtype: Any = None) -> 
             raise UsageError(f"{spec.name}: attr '{a.name}' ({a.type}) is required: give {a.name}=VALUE")
     arrays, as_torch = _arrays(spec, given)
     column = _column(spec, arrays, dtype)
+    bf16 = np_dtype("bfloat16")
+    for p in spec.inputs:  # uint16 bit patterns for a bf16 tensor (only a chosen column gets here with them)
+        if p.dtypes[column] == "bfloat16" and arrays[p.name] is not None:
+            value = arrays[p.name]
+            arrays[p.name] = [v.view(bf16) for v in value] if isinstance(value, list) else value.view(bf16)
     for p in spec.inputs:
         value = arrays[p.name]
         for i, v in enumerate(value if isinstance(value, list) else [] if value is None else [value]):
