@@ -441,3 +441,22 @@ def test_build_ahead_of_the_first_call(tmp_path, monkeypatch):
                         real(cc, units, *a, **k))
     assert np.all(op([np.ones(8, np.float32)] * 2) == 2.0)
     assert compiled == []
+
+
+def test_simulator_checks_and_compile_errors_surface_with_the_users_file(tmp_path):
+    pkg = tmp_path / "list_sum"
+    shutil.copytree(LIST_SUM, pkg, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    kernel = pkg / "op_kernel" / "list_sum.cpp"
+    good = kernel.read_text()
+    bad_copy = "        DataCopy(x, xGm, t.length);\n"
+    assert bad_copy in good
+    kernel.write_text(good.replace(bad_copy, "        DataCopy(x, xGm, t.length - 1);  // not whole 32-byte blocks\n"))
+    op = opkit.ops.load(pkg)
+    with pytest.raises(KernelError) as exc:
+        op([np.ones(64, np.float32)])
+    msg = exc.value.message
+    assert msg.startswith("list_sum::call[float32@ascend910b2]: ") and "DataCopy" in msg and "list_sum.cpp:" in msg
+    kernel.write_text(good.replace(bad_copy, "        DataCopy(x, xGm, t.length)\n"))  # a missing semicolon
+    with pytest.raises(OpkitError) as exc:
+        opkit.ops.load(pkg)([np.ones(64, np.float32)])
+    assert "op_kernel/list_sum.cpp:" in exc.value.message and "error" in exc.value.message
