@@ -104,22 +104,43 @@ def case_from_npz(spec: Spec, path: Path, dtype: Any | None, attrs: dict[str, An
     else:
         col = _npz_column(spec, arrays)
     inputs: dict[str, Any] = {p.name: None for p in spec.inputs}
-    bound: dict[str, Any] = {}
     for p in spec.inputs:
-        if p.name not in arrays:
-            continue
-        value = data_io.from_npz_array(arrays[p.name], p.dtypes[col], f"{path}:{p.name}", notice)
-        if p.shape is not None:
-            problem = _bind_shape(p.shape, list(value.shape), bound)
-            if problem:
-                raise UsageError(f"{path}:{p.name}: shape {list(value.shape)} {problem}")
-        inputs[p.name] = value
-    all_attrs = {a.name: a.default for a in spec.attrs} | attrs
+        if p.name in arrays:
+            inputs[p.name] = data_io.from_npz_array(arrays[p.name], p.dtypes[col], f"{path}:{p.name}", notice)
     for a in spec.attrs:
         if a.required and a.name not in attrs:
             raise UsageError(f"attr '{a.name}' is required: give --attr {a.name}=VALUE")
-    shapes = {k: list(v.shape) for k, v in inputs.items() if v is not None}
-    return Case(name=path.stem, shapes=shapes, columns=(col,), attrs=all_attrs), col, inputs
+    case = case_from_arrays(spec, path.stem, inputs, col, attrs, lambda name: f"{path}:{name}")
+    return case, col, inputs
+
+
+def case_from_arrays(spec: Spec, name: str, inputs: dict[str, Any], column: int, attrs: dict[str, Any],
+                     where: Callable[[str], str]) -> Case:
+    """The case of a run on given tensors (``opkit run --inputs``, the Python API): each input's shape (each
+    tensor of a dynamic input's list on its own) checked against op.yaml's symbolic shape and its ``dims``
+    limits; attrs not given take their defaults. ``inputs`` maps every input to an array, a list of arrays
+    (dynamic) or None (absent); ``where(name)`` names a tensor in the messages."""
+    bound: dict[str, Any] = {}
+    for p in spec.inputs:
+        value = inputs.get(p.name)
+        if value is None or p.shape is None:
+            continue
+        items = list(enumerate(value)) if isinstance(value, list) else [(None, value)]
+        for i, v in items:
+            problem = _bind_shape(p.shape, list(np.shape(v)), {} if i is not None else bound)
+            if problem:
+                at = where(p.name) + ("" if i is None else f"[{i}]")
+                raise UsageError(f"{at}: shape {list(np.shape(v))} {problem}")
+    for sym, value in bound.items():
+        limit = spec.dims.get(sym.removeprefix("..."))
+        for v in value if isinstance(value, tuple) else (value,):
+            problem = limit.problem(v) if limit else None
+            if problem:
+                raise UsageError(f"{spec.name}: {problem}")
+    shapes = {k: [list(np.shape(x)) for x in v] if isinstance(v, list) else list(np.shape(v))
+              for k, v in inputs.items() if v is not None}
+    return Case(name=name, shapes=shapes, columns=(column,), attrs={a.name: a.default for a in spec.attrs} | attrs,
+                dims={k.removeprefix("..."): v for k, v in bound.items()})
 
 
 def select_case(spec: Spec, case_name: str, dtype: Any | None = None,

@@ -1,0 +1,196 @@
+"""Call a package's kernel from Python: ``opkit.ops.load("interleave_rope")(x=x, cos=cos, sin=sin)``.
+
+``load`` finds a package (an op name or a path, as every opkit command does) and returns an :class:`Operator`;
+calling it checks the arguments against op.yaml, builds the harness of the chosen chip and dtype column (once:
+the build cache of ``opkit build``), runs the kernel on the simulator through the runner ``opkit run`` uses and
+returns the outputs. The contract is in docs/python-api.md.
+
+This module is opkit's Python package ``opkit.ops``; the ``ops/`` folder at the top of a repository holds
+operator packages (op.yaml and C++), which are not Python.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from opkit import discover
+from opkit.errors import OpkitError, UsageError
+from opkit.ops import tensors
+from opkit.ops.arguments import bind, signature
+from opkit.run.sim_runner import KernelError
+from opkit.spec import Spec, resolve_column
+from opkit.spec import load as load_spec
+from opkit.verify.limits import check_case
+
+__all__ = ["BACKENDS", "KernelError", "OpkitError", "Operator", "SimulatorWarning", "load"]
+
+# Where a package is built and run. Only "sim" runs from Python today; the CANN backends are named so that a
+# call asking for one is refused with what it needs.
+BACKENDS = {
+    "sim": "opkit's CPU simulator (g++)",
+    "cann": "the CANN toolchain, running on an Ascend NPU",
+    "cann-cpu": "CANN's own CPU-debug mode (tikicpulib)",
+}
+_CHECKOUT_OPS = Path(__file__).resolve().parents[2] / "ops"  # the family packages beside opkit in a checkout
+
+
+class SimulatorWarning(UserWarning):
+    """A run that passed did something the NPU may not run as the simulator did (docs/simulator.md, Checks)."""
+
+
+def _runner(backend: str, timeout_s: float, jobs: int | None) -> Any:
+    """The one place a backend becomes a runner (``run(spec, case, column, chip, inputs) -> RunOutput``)."""
+    if backend == "sim":
+        from opkit.run.sim_runner import SimRunner
+
+        return SimRunner(timeout_s=timeout_s, jobs=jobs)
+    if backend in BACKENDS:
+        raise UsageError(f"backend={backend!r} ({BACKENDS[backend]}) is not available to the Python API yet; "
+                         "use backend='sim' (the default) to run on the simulator")
+    raise UsageError(f"backend={backend!r}: unknown backend (backends: {', '.join(BACKENDS)})")
+
+
+def _package(name_or_path: str | os.PathLike[str], cwd: Path) -> Path:
+    """The package folder: a path, an op name under ``cwd/ops``, else one under the ops/ of opkit's checkout."""
+    if not isinstance(name_or_path, (str, os.PathLike)) or not os.fspath(name_or_path):
+        raise UsageError(f"opkit.ops.load({name_or_path!r}): give an op name or a path to a package")
+    text = os.fspath(name_or_path)
+    plain = isinstance(text, str) and "/" not in text and not text.startswith(".") and not Path(text).is_absolute()
+    here = [d for d in discover.packages_under(cwd / "ops") if d.name == text] if plain else []
+    if plain and not here and not (cwd / text).exists() and _CHECKOUT_OPS.is_dir() and _CHECKOUT_OPS != cwd / "ops":
+        if any(d.name == text for d in discover.packages_under(_CHECKOUT_OPS)):
+            return discover.find_package(text, _CHECKOUT_OPS.parent)
+        raise UsageError(f"{text}: no operator package of that name under {cwd / 'ops'} or {_CHECKOUT_OPS}; give "
+                         "a path to a folder holding op.yaml")
+    return discover.find_package(os.fsdecode(text), cwd)
+
+
+class Operator:
+    """A package's kernel as a Python callable (see docs/python-api.md).
+
+    ``op(*inputs, **inputs_and_attrs)`` runs the kernel once and returns its output (one array) or its outputs
+    (a named tuple, fields named as op.yaml's outputs, in op.yaml's order; a conditional output whose ``when``
+    does not hold is not among them). :meth:`run` is the same call with the dtype column and chip chosen
+    explicitly.
+    """
+
+    def __init__(self, spec: Spec, chip: str, backend: str, runner: Any) -> None:
+        self.spec = spec
+        self.chip = chip
+        self.backend = backend
+        self.last_info: dict[str, Any] = {}
+        self._runner = runner
+        self._result_types: dict[tuple[str, ...], type] = {}
+        self.__doc__ = f"{signature(spec)}\n\n{spec.summary}".strip()
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def signature(self) -> str:
+        return signature(self.spec)
+
+    @property
+    def inputs(self) -> list[str]:
+        return [p.name for p in self.spec.inputs]
+
+    @property
+    def outputs(self) -> list[str]:
+        return [o.name for o in self.spec.outputs]
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        """Every attr and its default (``None`` for a required attr)."""
+        return {a.name: a.default for a in self.spec.attrs}
+
+    def __repr__(self) -> str:
+        return f"<opkit operator {self.signature} on {self.chip} ({self.backend}), {self.spec.dir}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call(args, kwargs, None, None)
+
+    def run(self, arguments: Mapping[str, Any], *, dtype: Any = None, chip: str | None = None) -> Any:
+        """The call ``op(**arguments)`` with its dtype column and chip chosen: ``dtype`` picks the column when the
+        arrays' dtypes fit several (a dtype name of the first tensor, a column index, or ``{tensor: dtype}``, as
+        op.yaml's case ``dtype``); ``chip`` runs on another chip than the operator's."""
+        if not isinstance(arguments, Mapping):
+            raise UsageError(f"{self.name}.run: give the inputs and attrs as one mapping ({{name: value}}), not "
+                             f"{tensors.describe(arguments)}")
+        return self._call((), dict(arguments), dtype, chip)
+
+    def build(self, dtype: Any = None) -> None:
+        """Build ahead of the first call the harness of every dtype column the operator's chip supports (or of the
+        column ``dtype`` selects, as in :meth:`run`); a compile error is an OpkitError naming the user's files."""
+        spec = self.spec
+        _, soc = spec.target(self.chip)
+        if dtype is None:
+            columns = [k for k in range(spec.n_columns) if soc.supports(k)]
+        else:
+            col = resolve_column(dtype, spec.inputs, spec.outputs, spec.n_columns)
+            if isinstance(col, str):
+                raise UsageError(f"{spec.name}: dtype={dtype!r}: {col}")
+            columns = [col]
+        self._runner.prebuild([(spec, self.chip, k) for k in columns])
+
+    def _call(self, args: tuple, kwargs: dict[str, Any], dtype: Any, chip: str | None) -> Any:
+        spec = self.spec
+        target, soc = spec.target(self.chip if chip is None else chip)
+        call = bind(spec, args, kwargs, dtype)
+        if not soc.supports(call.column):
+            cols = ", ".join(f"{k} ({spec.column_label(k)})" for k in soc.columns or ())
+            raise UsageError(f"{spec.name}: {soc.key} (chip {target}) supports the dtype columns {cols} (op.yaml "
+                             f"socs), not column {call.column} ({spec.column_label(call.column)}); convert the inputs "
+                             "or run on another chip")
+        check_case(spec, call.case, call.column)
+        result = self._runner.run(spec, call.case, call.column, target, call.inputs)
+        produced = [o.name for o in spec.produced_outputs(call.case.attrs)]
+        missing = [n for n in produced if n not in result.outputs]
+        if missing:
+            raise OpkitError(f"{spec.name}: the kernel run produced no output '{missing[0]}'")
+        self.last_info = dict(result.info)  # block dim, tiling key, simulator warnings of the last call
+        for w in result.info.get("warnings", []):
+            warnings.warn(f"{spec.name} on {target}: {w}", SimulatorWarning, stacklevel=3)
+        values = [tensors.from_numpy(result.outputs[n], call.as_torch) for n in produced]
+        if len(values) == 1:
+            return values[0]
+        return self._result_type(tuple(produced))(*values)
+
+    def _result_type(self, fields: tuple[str, ...]) -> type:
+        if fields not in self._result_types:
+            self._result_types[fields] = collections.namedtuple(f"{self.spec.op_type}Outputs", fields)
+        return self._result_types[fields]
+
+
+def load(name_or_path: str | os.PathLike[str], *, chip: str | None = None, backend: str = "sim",
+         timeout: float = 300.0, jobs: int | None = 1, cwd: str | os.PathLike[str] | None = None) -> Operator:
+    """The operator of a package, ready to call.
+
+    ``name_or_path``: an op name (looked up under ``./ops`` of ``cwd``, default the current directory, then under
+    the ``ops/`` of opkit's own checkout) or a path to a package (its folder or its op.yaml). ``chip``: a chip
+    (``ascend910b4``) or an OpDef SoC key (default: the default chip of the op's first SoC). ``backend``: where
+    the kernel runs ("sim"). ``timeout``: seconds before a kernel run counts as hung. ``jobs``: compile jobs of a
+    build. Raises an OpkitError (``.message``) for a package that is not found or whose op.yaml is invalid.
+    """
+    import math
+
+    if not (isinstance(timeout, (int, float)) and math.isfinite(timeout) and timeout > 0):
+        raise UsageError(f"opkit.ops.load: timeout={timeout!r}: give a number of seconds > 0")
+    if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
+        raise UsageError(f"opkit.ops.load: jobs={jobs!r}: give a number of compile jobs >= 1 (or None: one per "
+                         "core)")
+    runner = _runner(backend, float(timeout), jobs)
+    here = Path(cwd).resolve() if cwd is not None else Path.cwd()
+    spec = load_spec(_package(name_or_path, here).resolve())
+    if spec.family == "mc2":
+        raise UsageError(f"{spec.name} is a multi-rank (MC2) operator: its call takes one mapping of tensors per "
+                         "rank (docs/python-api.md), and the simulator does not run multi-rank operators yet")
+    if not spec.modelled_socs:
+        raise UsageError(f"{spec.path}: socs {[s.key for s in spec.socs]}: the simulator models none of them")
+    target = spec.target(chip if chip is not None else spec.modelled_socs[0].key)[0]
+    return Operator(spec, target, backend, runner)
