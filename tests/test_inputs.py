@@ -6,8 +6,8 @@ import pytest
 
 from opkit import data_io
 from opkit.errors import OpkitError
+from opkit.run.inputs import as_golden_input, make_inputs
 from opkit.spec import load_string
-from opkit.verify.inputs import as_golden_input, make_inputs
 
 SPEC = """
 name: mixer
