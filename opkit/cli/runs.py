@@ -119,7 +119,7 @@ def verify(
     from opkit.run.limits import parse_size
     from opkit.verify.pipeline import Selection
     from opkit.verify.profiles import PROFILES
-    from opkit.verify.report import fusion_table, table, thresholds_lines
+    from opkit.verify.report import fusion_table, table, thresholds_lines, unknown_api_lines
     from opkit.verify.session import VerifyOptions, check_outputs, verify_packages
     from opkit.verify.shard import parse_shard
 
@@ -156,6 +156,8 @@ def verify(
         out.print("times, bounds, efficiencies and the unfused chain above are modelled from the simulator's "
                   "traces and the chip's numbers, not measured on an NPU (steady state: without the kernel start-up "
                   "cost)")
+        for line in unknown_api_lines(outcome.results):
+            out.print(f"[yellow]warning:[/] {escape(line)}")
     counts = {s: sum(r.status == s for r in outcome.results) for s in ("pass", "fail", "error")}
     warned = sum(bool(r.warnings) for r in outcome.results)
     if warned:

@@ -6,6 +6,7 @@ from typing import Any
 
 from opkit.verify.report import fusion_rows_table as fusion_table
 
+from .apis import unknown_warning
 from .costs import PIPES
 from .model import LABEL
 
@@ -71,7 +72,7 @@ def summary_lines(perf: dict[str, Any]) -> list[str]:
         top = list(by_api.items())[:8]
         lines.append("slowest core, busy time by instruction: " + ", ".join(f"{k} {v:,.2f} us" for k, v in top))
     if perf.get("unknown_apis"):
-        lines.append("costed as one-source vector ops (not in the cost table): " + ", ".join(perf["unknown_apis"]))
+        lines.append("warning: " + unknown_warning(list(perf["unknown_apis"])))
     if perf.get("events_dropped"):
         lines.append(f"warning: {perf['events_dropped']} trace events were not recorded (per-core cap); "
                      "the time is under-estimated")

@@ -278,6 +278,14 @@ def fusion_rows_table(rows: list[tuple[str, dict[str, Any]]], title: str = "fuse
     return t
 
 
+def unknown_api_lines(results: list[CaseResult]) -> list[str]:
+    """With --perf: one line per run whose trace holds records the performance model's API cost table does
+    not know (``perf.unknown_apis``; priced by the pipe's fallback, docs/perf.md)."""
+    return [f"{r.id}: traced API(s) not in the performance model's API cost table, priced by the pipe's fallback "
+            f"(docs/perf.md, API cost table): {', '.join(r.perf['unknown_apis'])}"
+            for r in results if r.perf.get("unknown_apis")]
+
+
 def fusion_table(results: list[CaseResult]) -> Any | None:
     """Fused against unfused (modelled) for the results whose golden describes the unfused chain; None if
     there is none."""
