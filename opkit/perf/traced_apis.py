@@ -83,6 +83,7 @@ class _Func:
     params: list[tuple[str, list[Tok]]]  # (name, default tokens)
     body: list[Tok]
     assigns: dict[str, list[list[Tok]]]  # local name -> the expressions assigned to it
+    pos: int = 0  # where its body opens
 
 
 # A tracing function's argument: literals it always has, and (param index, default literals) it takes from
@@ -262,7 +263,7 @@ def _functions(toks: list[Tok]) -> list[_Func]:
                 if sig is not None:
                     end = _match(toks, k)
                     body = toks[k + 1:end]
-                    funcs.append(_Func(sig[0], sig[1], body, _assignments(body)))
+                    funcs.append(_Func(sig[0], sig[1], body, _assignments(body), t.pos))
                     k = end + 1
                     continue
                 stack.append(False)
@@ -298,7 +299,11 @@ def _calls(body: list[Tok]):
             j += 1
         if j < len(body) and body[j].text == "(":
             end = _match(body, j)
-            yield t.text, _split(body[j + 1:end]), t
+            args = _split(body[j + 1:end])
+            yield t.text, args, t
+            prev = body[k - 1] if k > 0 else None
+            if prev is not None and prev.kind == "id" and prev.text not in _KEYWORDS and j == k + 1:
+                yield prev.text, args, t  # `Type name(args)`: a constructor call
 
 
 def _literal(t: Tok) -> str:
@@ -501,6 +506,12 @@ def scan(text: str, index: list[tuple[int, str, int]]) -> TracedApis:
                             found[(p, a)].add(site)
         if not changed:
             break
+    # a tracing function that takes its API or pipe from a parameter and that no header calls: kernels would
+    # name the API, which the table cannot know
+    called = {name for _, fcalls in calls for name, _, _ in fcalls}
+    for f in funcs:
+        if f.name and f.name != TRACE and f.name not in called and tracers.get(f.name):
+            unresolved[(_site(f.pos, index), "API")] = f"{f.name}(...) passes a parameter on to trace()"
     # a tracing helper's own use of its parameters is not a traced API: only fully resolved calls count
     return TracedApis({k: sorted(v, key=lambda s: (s.file, s.line)) for k, v in sorted(found.items())},
                       [(s, what, text) for (s, what), text in sorted(unresolved.items(),
