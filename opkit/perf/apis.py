@@ -56,7 +56,7 @@ VECTOR: dict[str, Entry] = {
     # not in the reference's table: the closest documented class
     "Compares": Entry("unary", "assumed: a tensor-scalar compare; §1.5 prices tensor-scalar ops (vadds, vmuls) "
                       "as one-source"),
-    "CompareScalar": Entry("unary", "assumed: as Compares (CANN's older name of the tensor-scalar compare)"),
+    "CompareScalar": Entry("unary", "assumed: the tensor-scalar compare of Compares, in its count and mask forms"),
     "CreateVecIndex": Entry("unary", "assumed: writes an index sequence, one destination and no tensor source, "
                             "as vector_dup (§1.5 one source)"),
     "DropOutBitModeInit": Entry("unary", "assumed: zeroes one 256-B repeat of the tmp buffer, as Duplicate"),
