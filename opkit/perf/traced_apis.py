@@ -512,7 +512,6 @@ def scan(text: str, index: list[tuple[int, str, int]]) -> TracedApis:
     for f in funcs:
         if f.name and f.name != TRACE and f.name not in called and tracers.get(f.name):
             unresolved[(_site(f.pos, index), "API")] = f"{f.name}(...) passes a parameter on to trace()"
-    # a tracing helper's own use of its parameters is not a traced API: only fully resolved calls count
     return TracedApis({k: sorted(v, key=lambda s: (s.file, s.line)) for k, v in sorted(found.items())},
                       [(s, what, text) for (s, what), text in sorted(unresolved.items(),
                                                                      key=lambda kv: (kv[0][0].file, kv[0][0].line))])
