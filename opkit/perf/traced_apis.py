@@ -75,6 +75,8 @@ class TracedApis:
 
     apis: dict[tuple[str, str], list[Site]] = field(default_factory=dict)
     unresolved: list[tuple[Site, str, str]] = field(default_factory=list)
+    # instructions issued on a pipe (``issue(P_...)``) that no trace record follows: (site, function)
+    untraced: list[tuple[Site, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -514,7 +516,35 @@ def scan(text: str, index: list[tuple[int, str, int]]) -> TracedApis:
             unresolved[(_site(f.pos, index), "API")] = f"{f.name}(...) passes a parameter on to trace()"
     return TracedApis({k: sorted(v, key=lambda s: (s.file, s.line)) for k, v in sorted(found.items())},
                       [(s, what, text) for (s, what), text in sorted(unresolved.items(),
-                                                                     key=lambda kv: (kv[0][0].file, kv[0][0].line))])
+                                                                     key=lambda kv: (kv[0][0].file, kv[0][0].line))],
+                      _untraced(funcs, calls, index))
+
+
+def _untraced(funcs: list[_Func], calls: list[tuple[_Func, list]], index: list[tuple[int, str, int]]) -> list:
+    """``issue(pipe)`` calls (an instruction on a pipe) with no call reaching ``trace`` after them, neither in
+    their function nor after each call of that function: work the performance model would never see."""
+    reach = {TRACE}
+    changed = True
+    while changed:
+        changed = False
+        for f, fcalls in calls:
+            if f.name and f.name not in reach and any(n in reach for n, _, _ in fcalls):
+                reach.add(f.name)
+                changed = True
+
+    def traced_after(fcalls: list, i: int) -> bool:
+        return any(n in reach for n, _, _ in fcalls[i + 1:])
+
+    out = []
+    for f, fcalls in calls:
+        for i, (name, _, at) in enumerate(fcalls):
+            if name != "issue" or traced_after(fcalls, i):
+                continue
+            callers = [(g, k) for g, gcalls in calls for k, (n, _, _) in enumerate(gcalls) if n == f.name]
+            if not f.name or not callers or not all(traced_after(gcalls, k) for g, gcalls in calls
+                                                    for k, (n, _, _) in enumerate(gcalls) if n == f.name):
+                out.append((_site(at.pos, index), f.name))
+    return sorted(set(out), key=lambda u: (u[0].file, u[0].line))
 
 
 def _arg_tokens(args: list[list[Tok]], arg: _Arg) -> list[Tok]:
@@ -555,6 +585,7 @@ def traced_apis(include_dir: Path | None = None) -> TracedApis:
             if u not in seen_unresolved:
                 seen_unresolved.add(u)
                 merged.unresolved.append(u)
+        merged.untraced = sorted(set(merged.untraced) | set(res.untraced), key=lambda u: (u[0].file, u[0].line))
     merged.apis = dict(sorted(merged.apis.items()))
     return merged
 
