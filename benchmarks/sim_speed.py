@@ -34,11 +34,11 @@ import numpy as np  # noqa: E402
 from opkit.build import sim_backend  # noqa: E402
 from opkit.build.cache import shared_dir  # noqa: E402
 from opkit.build.toolchain import find_compiler  # noqa: E402
+from opkit.run.inputs import make_inputs  # noqa: E402
 from opkit.run.sim_runner import SimRunner  # noqa: E402
 from opkit.scaffold.new import new_package  # noqa: E402
 from opkit.spec import Case, load  # noqa: E402
 from opkit.verify.golden import run_golden  # noqa: E402
-from opkit.verify.inputs import make_inputs  # noqa: E402
 
 CHIP = "ascend910b2"
 

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from opkit.numerics import np_dtype
-from opkit.verify.pipeline import RunOutput
+from opkit.run.types import RunOutput
 
 ROOT = Path(__file__).resolve().parents[1]
 AXPY = ROOT / "ops" / "examples" / "axpy_relu"

@@ -15,9 +15,10 @@ import pytest
 
 from opkit.errors import SpecError
 from opkit.numerics import np_dtype
+from opkit.run.types import RunOutput
 from opkit.spec import load
 from opkit.verify.golden import run_golden
-from opkit.verify.pipeline import RunOutput, Selection, verify_spec
+from opkit.verify.pipeline import Selection, verify_spec
 from opkit.verify.report import table, thresholds_lines, write_json, write_junit
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -35,9 +35,9 @@ def _copy(src: Path, dst: Path) -> None:
 
 def _tiling_keys(pkg: Path) -> set[int]:
     """The tiling key each case of the package ran with, in its first dtype column."""
+    from opkit.run.inputs import make_inputs
     from opkit.run.sim_runner import SimRunner
     from opkit.spec import load
-    from opkit.verify.inputs import make_inputs
 
     spec = load(pkg)
     runner = SimRunner(jobs=1)

@@ -6,8 +6,8 @@ import pytest
 
 from opkit import data_io
 from opkit.errors import OpkitError
+from opkit.run.inputs import as_golden_input, make_inputs
 from opkit.spec import load_string
-from opkit.verify.inputs import as_golden_input, make_inputs
 
 SPEC = """
 name: mixer
@@ -83,6 +83,9 @@ def test_custom_generator(spec):
         return lambda shape, dtype, rng, attrs: np.zeros(3)
     with pytest.raises(OpkitError, match=r"custom generator ramp\(\) returned shape \[3\], expected \[4, 4\]"):
         make_inputs(spec, spec.case("custom"), 2, bad)
+    # a caller that passes no golden.py generators gets one message, not an assertion
+    with pytest.raises(OpkitError, match=r"init \{custom: ramp\} needs golden.py's generators"):
+        make_inputs(spec, spec.case("custom"), 2)
 
 
 def test_golden_inputs_are_exact_float64(spec):

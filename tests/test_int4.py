@@ -16,9 +16,9 @@ from opkit.build.struct_layout import parse_ptype
 from opkit.dtypes import DTYPES
 from opkit.errors import OpkitError
 from opkit.numerics import device_bytes, from_device, int_range_problem, to_device
+from opkit.run.inputs import make_inputs
 from opkit.run.tiling import decode, nested
 from opkit.spec import load_string
-from opkit.verify.inputs import make_inputs
 
 SPEC = """name: w4
 family: t

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from opkit.run.inputs import as_golden_input, make_inputs
 from opkit.spec import load
 from opkit.verify.golden import custom_generators, load_module, run_golden
-from opkit.verify.inputs import as_golden_input, make_inputs
 
 PKG = Path(__file__).resolve().parents[1] / "ops" / "posembedding" / "interleave_rope"
 SMALL = 1 << 20  # elements of x up to which a case counts as smoke-sized here

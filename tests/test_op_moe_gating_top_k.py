@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from opkit.run.inputs import make_inputs
 from opkit.spec import load
 from opkit.verify.compare import compare
 from opkit.verify.golden import custom_generators, run_golden
-from opkit.verify.inputs import make_inputs
 
 PKG = Path(__file__).resolve().parent.parent / "ops" / "moe" / "moe_gating_top_k"
 

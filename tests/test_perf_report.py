@@ -19,7 +19,7 @@ from opkit.perf import unfused as uf
 from opkit.perf.case import perf_case
 from opkit.perf.model import evaluate, model_trace
 from opkit.perf.timeline import check_path, timeline, write_timeline
-from opkit.verify.pipeline import RunOutput
+from opkit.run.types import RunOutput
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -130,3 +130,4 @@ def test_verify_perf_models_each_run(cli, demo, tmp_path):
     assert perf["label"] == "modelled" and perf["chip"] == CHIP
     assert perf["modelled_us"] > perf["steady_us"] > 0 and perf["bound_us"] > 0
     assert 0 < perf["efficiency"] < perf["efficiency_steady"] <= 1.0
+    assert perf["unknown_apis"] == []  # every API the kernel traced is in the cost table

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from opkit.run.inputs import make_inputs
 from opkit.run.sim_runner import KernelError, SimRunner
 from opkit.spec import Case, load
-from opkit.verify.inputs import make_inputs
 
 pytestmark = pytest.mark.slow
 CHIP = "ascend910b2"

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from opkit.errors import SpecError
+from opkit.run.inputs import as_golden_input, make_inputs
 from opkit.sim.host.tiling_struct import kernel_tiling_header, registered_classes
 from opkit.spec import load_string
 from opkit.verify.compare import compare
-from opkit.verify.inputs import as_golden_input, make_inputs
 
 BASE = """name: cscale
 family: t

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from opkit.errors import SpecError, UsageError
+from opkit.run.types import RunOutput
 from opkit.spec import load, load_string
 from opkit.verify.golden import run_golden
-from opkit.verify.pipeline import RunOutput, Selection, select, verify_spec
+from opkit.verify.pipeline import Selection, select, verify_spec
 from opkit.verify.sweep import MAX_ELEMENTS, powers_of_two_and_one_less, spread
 
 ROOT = Path(__file__).resolve().parents[1]

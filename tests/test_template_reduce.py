@@ -697,9 +697,9 @@ def instance_runs():
 
 @pytest.mark.parametrize("case_name,column", list(instance_runs()))
 def test_instance_cases_pass_in_the_simulator(kernel_drivers, tiling_driver, tmp_path, case_name, column):
+    from opkit.run.inputs import make_inputs
     from opkit.verify.compare import compare
     from opkit.verify.golden import run_golden
-    from opkit.verify.inputs import make_inputs
 
     built, _ = kernel_drivers
     spec = load(INSTANCE)

@@ -244,8 +244,8 @@ def test_value_depend_int4_data_reaches_the_tiling_packed(cli, tmp_path):
     (pkg / "op_kernel" / "pack_probe.cpp").write_text('#include "kernel_operator.h"\nextern "C" __global__ __aicore__ '
                                                       "void pack_probe(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR ws, "
                                                       "GM_ADDR tiling) { NotYetWritten(); }\n")
+    from opkit.run.inputs import make_inputs
     from opkit.spec import load
-    from opkit.verify.inputs import make_inputs
 
     spec = load(pkg)
     values = [int(v) for v in make_inputs(spec, spec.cases[0], 0)["x"]]  # what verify would draw, 21 values

@@ -96,8 +96,8 @@ def test_the_worker_is_restarted_after_a_crash(tmp_path):
 def test_a_generator_that_exits_is_an_error_and_generators_keep_their_stream(tmp_path):
     from hostile import FakeSim
 
+    from opkit.run.inputs import make_inputs
     from opkit.verify.golden import custom_generators
-    from opkit.verify.inputs import make_inputs
 
     pkg = hostile_package(tmp_path, """
         import sys

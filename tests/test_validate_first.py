@@ -67,7 +67,7 @@ def test_a_case_too_large_for_the_machine_is_refused_with_its_size(tmp_path, mon
 
 
 def test_sizes_parse():
-    from opkit.verify.limits import parse_size
+    from opkit.run.limits import parse_size
 
     assert parse_size("8G", "x") == 8 << 30 and parse_size("512MiB", "x") == 512 << 20
     assert parse_size("1000", "x") == 1000 and parse_size("1.5k", "x") == 1536

@@ -11,9 +11,10 @@ import pytest
 
 from opkit.errors import OpkitError, UsageError
 from opkit.numerics import np_dtype
+from opkit.run.types import RunOutput
 from opkit.scaffold.new import new_package
 from opkit.spec import load
-from opkit.verify.pipeline import RunOutput, Selection, select, verify_spec
+from opkit.verify.pipeline import Selection, select, verify_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 AXPY = ROOT / "ops" / "examples" / "axpy_relu"

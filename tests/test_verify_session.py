@@ -11,9 +11,10 @@ import pytest
 
 from opkit.build.toolchain import BuildError
 from opkit.numerics import np_dtype
+from opkit.run.types import RunOutput
 from opkit.spec import load
 from opkit.verify import session
-from opkit.verify.pipeline import RunOutput, Selection
+from opkit.verify.pipeline import Selection
 from opkit.verify.session import VerifyOptions, verify_packages
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -115,10 +115,11 @@ def verify(
     from rich.markup import escape
 
     from opkit.errors import UsageError
-    from opkit.verify.limits import parse_size
+    from opkit.perf.case import perf_record
+    from opkit.run.limits import parse_size
     from opkit.verify.pipeline import Selection
     from opkit.verify.profiles import PROFILES
-    from opkit.verify.report import fusion_table, table, thresholds_lines
+    from opkit.verify.report import fusion_table, table, thresholds_lines, unknown_api_lines
     from opkit.verify.session import VerifyOptions, check_outputs, verify_packages
     from opkit.verify.shard import parse_shard
 
@@ -127,7 +128,8 @@ def verify(
     _check_timeout(timeout)
     limit = parse_size(max_case_memory, "--max-case-memory") if max_case_memory is not None else None
     opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype, full, sweep, sweep_values), profile, out_dir,
-                         junit, timeout, jobs, trace, perf, limit, force, workers, parse_shard(shard))
+                         junit, timeout, jobs, trace, perf_record if perf else None, limit, force, workers,
+                         parse_shard(shard))
     check_outputs(opts)
     out = _console()
     terminal = out.is_terminal
@@ -154,6 +156,8 @@ def verify(
         out.print("times, bounds, efficiencies and the unfused chain above are modelled from the simulator's "
                   "traces and the chip's numbers, not measured on an NPU (steady state: without the kernel start-up "
                   "cost)")
+        for line in unknown_api_lines(outcome.results):
+            out.print(f"[yellow]warning:[/] {escape(line)}")
     counts = {s: sum(r.status == s for r in outcome.results) for s in ("pass", "fail", "error")}
     warned = sum(bool(r.warnings) for r in outcome.results)
     if warned:
@@ -198,6 +202,7 @@ def run(
     from opkit.run.sim_runner import SimRunner
     from opkit.run.userdata import run_on_data
     from opkit.verify import usercode
+    from opkit.verify.golden import custom_generators
 
     if out is None:
         raise UsageError("give --out FILE.npz: where to save the outputs")
@@ -209,7 +214,8 @@ def run(
     with usercode.guarded(timeout):
         summary = run_on_data(spec, SimRunner(timeout_s=timeout), chip, out, case_name=case, inputs_npz=inputs,
                               attr_items=attr or [], dtype=sel, force=force,
-                              notice=lambda m: console.print(f"[yellow]note:[/] {m}"))
+                              notice=lambda m: console.print(f"[yellow]note:[/] {m}"),
+                              generators=custom_generators(spec))
     for w in summary.info.get("warnings", []):
         console.print(f"[yellow]simulator warning:[/] {escape(w)}")
     shapes = ", ".join(f"{k} {list(v)}" for k, v in summary.outputs.items())
@@ -243,6 +249,7 @@ def tiling(
 
     from opkit.errors import UsageError
     from opkit.run.tiling import render, run_tiling
+    from opkit.verify.golden import custom_generators
 
     if case is None:
         raise UsageError("give --case NAME: the case of op.yaml to run the tiling on")
@@ -252,7 +259,7 @@ def tiling(
     sel: Any = int(dtype) if dtype is not None and dtype.isdigit() else dtype
     err = _console(stderr=True)
     res = run_tiling(spec, case, soc=soc, dtype=sel, attr_items=attr or [], jobs=jobs, timeout_s=timeout,
-                     progress=lambda m: err.print(f"  {escape(m)}"))
+                     progress=lambda m: err.print(f"  {escape(m)}"), generators=custom_generators(spec))
     if as_json:
         typer.echo(json.dumps(res.as_json(), indent=2))
         return

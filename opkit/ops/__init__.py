@@ -25,7 +25,7 @@ from opkit.ops.arguments import bind, signature
 from opkit.run.sim_runner import KernelError
 from opkit.spec import Spec, resolve_column
 from opkit.spec import load as load_spec
-from opkit.verify.limits import check_case
+from opkit.run.limits import check_case
 
 __all__ = ["BACKENDS", "KernelError", "OpkitError", "Operator", "SimulatorWarning", "load"]
 

@@ -79,6 +79,12 @@ def model_case(spec: Spec, case: Case, column: int, chip: str, trace_file: str |
     return perf, res, trace
 
 
+def perf_record(spec: Spec, case: Case, column: int, chip: str, trace_file: str | Path,
+                info: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``perf`` record of one traced run (what ``opkit verify --perf`` passes verify as its model)."""
+    return model_case(spec, case, column, chip, trace_file, info)[0]
+
+
 @dataclass
 class PerfReport:
     """``opkit perf`` for one case: the perf record, the per-core replay and the run's facts."""
@@ -112,10 +118,10 @@ def perf_run(spec: Spec, case: Case, column: int, *, soc_name: str | None = None
     ``trace_only`` runs the kernel's control flow and data-movement bookkeeping without arithmetic or
     data bytes (docs/simulator.md): the same trace for kernels whose control flow does not depend on
     computed values, in a fraction of the time, for large shapes."""
+    from opkit.run.inputs import make_inputs
+    from opkit.run.limits import check_case
     from opkit.run.sim_runner import SimRunner
     from opkit.verify.golden import custom_generators
-    from opkit.verify.inputs import make_inputs
-    from opkit.verify.limits import check_case
 
     chip, target = spec.target(soc_name or spec.socs[0].key)
     if not target.supports(column):
@@ -142,4 +148,5 @@ def perf_run(spec: Spec, case: Case, column: int, *, soc_name: str | None = None
     return PerfReport(spec.name, case.name, label, chip, perf, res.cores, info, timeline)
 
 
-__all__ = ["PerfReport", "fusion", "model_case", "perf_case", "perf_run", "read_trace", "user_workspace_bytes"]
+__all__ = ["PerfReport", "fusion", "model_case", "perf_case", "perf_record", "perf_run", "read_trace",
+           "user_workspace_bytes"]

@@ -14,65 +14,9 @@ from typing import Any
 
 from opkit import soc
 
+from .apis import FALLBACK, composite_steps, entry, vector_class
+
 PIPES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX")
-
-# Vector API -> instruction class of the cycles-per-repeat table (npu_perf_model.md §1.5).
-_UNARY = {
-    "Abs", "Adds", "Muls", "Maxs", "Mins", "LeakyRelu", "Relu", "Reciprocal", "Rsqrt", "Not",
-    "ShiftLeft", "ShiftRight", "Cast", "Duplicate", "DataCopy", "Copy", "Brcb", "BroadCast",
-}
-_BINARY = {
-    "Add", "Sub", "Mul", "Max", "Min", "And", "Or", "AddRelu", "SubRelu", "Compare", "Select",
-    "SelectWithBytesMask", "Axpy",
-}
-_TRANSCENDENTAL = {"Exp", "Ln", "Sqrt"}
-_DIVISION = {"Div"}
-_THREE_OPERAND = {"MulAddDst", "FusedMulAdd", "MulAddRelu"}
-_REDUCTION = {
-    "ReduceSum", "ReduceMax", "ReduceMin", "WholeReduceSum", "WholeReduceMax", "WholeReduceMin",
-    "BlockReduceSum", "BlockReduceMax", "BlockReduceMin", "PairReduceSum",
-}
-_GATHER = {"Gather"}
-_GATHER_MASK = {"GatherMask", "Extract"}
-_SORT = {"Sort", "Sort32", "MrgSort"}
-# Advanced APIs the simulator traces as one event: costed as the basic instructions they expand to
-# (est: opkit's decomposition, each step at its class rate and with its own start-up).
-_COMPOSITE: dict[str, tuple[str, ...]] = {
-    "Sigmoid": ("unary", "transcendental", "unary", "unary"),  # -x, exp, +1, 1/x
-    "Silu": ("unary", "transcendental", "unary", "unary", "binary"),  # x * sigmoid(x)
-    "FasterGelu": ("unary", "transcendental", "unary", "division"),  # x / (1 + exp(c x))
-    "Gelu": ("binary", "binary", "unary", "unary", "binary", "transcendental", "unary", "division"),
-    "SoftmaxFlashV2": ("reduction", "binary", "transcendental", "reduction", "binary",
-                       "transcendental", "binary", "binary"),
-    # rowmax, broadcast, x - max, exp, rowsum, broadcast, / sum (the documented steps)
-    "SoftMax": ("reduction", "unary", "binary", "transcendental", "reduction", "unary", "division"),
-    "SimpleSoftMax": ("binary", "transcendental", "division"),  # x - max, exp, / sum
-    "SoftmaxFlash": ("reduction", "unary", "binary", "binary", "transcendental", "reduction", "unary",
-                     "binary", "binary", "division"),  # SoftMax plus the max/expMax/sum update
-    "AdjustSoftMaxRes": ("unary", "binary"),  # compare the row max, select
-    "DropOut": ("binary", "unary"),  # select by the mask, * 1 / keepProb
-    "AscendDequant": ("unary", "binary"),  # cast, scale
-    "ArithProgression": ("unary",),
-    # repeats = 32-element groups: sorted in 32s, merged, the k best gathered out (est: as the A2 form runs it)
-    "TopK": ("sort", "sort", "gather_mask"),
-}
-# lib/math APIs (est: the chip evaluates them as range reduction plus a polynomial or an exp/ln
-# identity; opkit's step counts). Rounding functions are one Cast with a round mode.
-_POLY = ("binary",) * 8
-_COMPOSITE.update({
-    **dict.fromkeys(("Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Erf", "Erfc", "Lgamma"), _POLY),
-    **dict.fromkeys(("Sinh", "Cosh", "Tanh"), ("unary", "transcendental", "division", "binary", "binary")),
-    **dict.fromkeys(("Asinh", "Acosh", "Atanh"), ("binary", "binary", "transcendental", "transcendental", "binary")),
-    **dict.fromkeys(("Log", "Log2", "Log10"), ("transcendental", "unary")),
-    "Power": ("transcendental", "binary", "transcendental"),  # exp(y ln x)
-    **dict.fromkeys(("Floor", "Ceil", "Round", "Trunc", "ClampMax", "ClampMin"), ("unary",)),
-    "Frac": ("unary", "binary"),
-    "Sign": ("unary", "unary", "binary"),
-    "Sum": ("reduction",),  # lib/reduce/sum.h: one reduction per row
-})
-_SUM = {"ReduceSum", "WholeReduceSum", "BlockReduceSum", "PairReduceSum"}
-_TWO_BYTE = {"float16", "bfloat16", "int16", "uint16", "half", "bfloat16_t"}
-
 
 @dataclass(frozen=True)
 class ChipParams:
@@ -156,42 +100,17 @@ def chip_params(name: str) -> ChipParams:
 
 @dataclass(frozen=True)
 class Cost:
-    """Cost of one instruction: ``fixed`` cycles, then ``gm_bytes`` at up to ``cap`` B/cycle."""
+    """Cost of one instruction: ``fixed`` cycles, then ``gm_bytes`` at up to ``cap`` B/cycle.
+
+    ``unknown`` names what the API cost table (:mod:`opkit.perf.apis`) does not know about the record
+    (``PIPE:API``, or ``PIPE:API[dtype]`` when only the dtype is new); it was priced by the pipe's
+    fallback (:data:`opkit.perf.apis.FALLBACK`)."""
 
     fixed: float
     gm_bytes: float = 0.0
     cap: float = 0.0
     klass: str = ""
-
-
-def _resolve(klass: str, dtype: str) -> str:
-    if klass == "transcendental":
-        return "transcendental_fp16" if dtype in _TWO_BYTE else "transcendental_fp32"
-    return klass
-
-
-def vector_class(api: str, dtype: str) -> str | None:
-    """Instruction class of a vector API (key of ``vector_cycles_per_repeat``); None if unknown."""
-    two_byte = dtype in _TWO_BYTE
-    if api in _UNARY:
-        return "unary"
-    if api in _BINARY:
-        return "binary"
-    if api in _TRANSCENDENTAL:
-        return "transcendental_fp16" if two_byte else "transcendental_fp32"
-    if api in _DIVISION:
-        return "division"
-    if api in _THREE_OPERAND:
-        return "three_operand"
-    if api in _REDUCTION:
-        return "reduction_sum_fp32" if api in _SUM and dtype == "float32" else "reduction"
-    if api in _GATHER:
-        return "gather_b16" if two_byte else "gather_b32"
-    if api in _GATHER_MASK:
-        return "gather_mask"
-    if api in _SORT:
-        return "sort"
-    return None
+    unknown: str = ""
 
 
 def burst_factor(nbytes: float, repeats: float, p: ChipParams) -> float:
@@ -210,44 +129,50 @@ def burst_factor(nbytes: float, repeats: float, p: ChipParams) -> float:
 def op_cost(ev: dict[str, Any], core_type: str, p: ChipParams, l2_hit: float = 0.0) -> Cost:
     """Cost of one trace ``op`` event (pipe, api, dtype, bytes, repeats) on a core of ``core_type``.
 
-    ``l2_hit`` is the fraction of GM read bytes served by L2 (:func:`opkit.perf.model.l2_hit_fraction`):
-    those move at the core's L2 read rate (``l2_read``, at most the pipe's cap) as part of the
-    instruction's fixed time, without sharing HBM bandwidth; the rest flows from HBM.
-    Unknown vector APIs are costed as one-source ops (1 cycle per repeat) with class ``unknown``
-    so that callers can list them.
+    The API cost table (:mod:`opkit.perf.apis`) says how each (pipe, API) is priced. ``l2_hit`` is the
+    fraction of GM read bytes served by L2 (:func:`opkit.perf.model.l2_hit_fraction`): those move at the
+    core's L2 read rate (``l2_read``, at most the pipe's cap) as part of the instruction's fixed time,
+    without sharing HBM bandwidth; the rest flows from HBM. A record the table does not know is priced by
+    its pipe's fallback (:data:`opkit.perf.apis.FALLBACK`; on V one-source, 1 cycle per repeat, class
+    ``unknown``) and named in ``Cost.unknown`` so that the report can list it.
     """
     pipe = str(ev.get("pipe", ""))
     api = str(ev.get("api", ""))
     dtype = str(ev.get("dtype", ""))
     nbytes = float(ev.get("bytes", 0))
     repeats = float(ev.get("repeats", 0))
-    if pipe == "MTE2":
-        f = burst_factor(nbytes, repeats, p)
-        cap = (p.gm_to_l1 if core_type == "AIC" else p.gm_to_ub) * f
-        hit = nbytes * l2_hit if p.l2_read > 0 else 0.0
-        fixed = p.gm_read_fixed + (hit / min(cap, p.l2_read * f) if hit > 0 else 0.0)
-        return Cost(fixed, nbytes - hit, cap, "gm_read")
-    if pipe == "MTE3":
-        return Cost(p.gm_write_fixed, nbytes, p.ub_to_gm * burst_factor(nbytes, repeats, p), "gm_write")
-    if pipe == "FIX":
-        return Cost(p.gm_write_fixed, nbytes, p.l0c_to_gm * burst_factor(nbytes, repeats, p), "gm_write")
-    if pipe == "MTE1":
-        return Cost(p.onchip_copy_fixed + nbytes / p.l1_to_l0, klass="onchip")
+    e = entry(pipe, api)
+    unknown = "" if e is not None else f"{pipe}:{api}"
+    rule = e.rule if e is not None else FALLBACK.get(pipe, "")
+    if pipe in ("MTE1", "MTE2", "MTE3", "FIX"):
+        if rule == "onchip":
+            return Cost(p.onchip_copy_fixed + nbytes / p.l1_to_l0, klass="onchip", unknown=unknown)
+        if pipe == "MTE2":
+            f = burst_factor(nbytes, repeats, p)
+            cap = (p.gm_to_l1 if core_type == "AIC" else p.gm_to_ub) * f
+            hit = nbytes * l2_hit if p.l2_read > 0 else 0.0
+            fixed = p.gm_read_fixed + (hit / min(cap, p.l2_read * f) if hit > 0 else 0.0)
+            return Cost(fixed, nbytes - hit, cap, "gm_read", unknown)
+        rate = p.l0c_to_gm if pipe == "FIX" else p.ub_to_gm
+        return Cost(p.gm_write_fixed, nbytes, rate * burst_factor(nbytes, repeats, p), "gm_write", unknown)
     if pipe == "M":
-        macs = p.cube_macs_per_cycle.get(dtype, p.cube_macs_per_cycle.get("float16", 4096.0))
+        macs = p.cube_macs_per_cycle.get(dtype)
+        if macs is None:  # a dtype the chip's MAC table does not list: the float16 rate
+            macs = p.cube_macs_per_cycle.get("float16", 4096.0)
+            unknown = unknown or f"{pipe}:{api}[{dtype}]"
         # repeats = 16x16x16 fractals (4096 MACs each, padded), as the simulator records them
-        return Cost(p.mmad_fixed + repeats * 4096.0 / macs, klass="cube")
-    if pipe == "V" and api in _COMPOSITE:
-        steps = [_resolve(k, dtype) for k in _COMPOSITE[api]]
-        cycles = sum(p.vector_startup + repeats * p.vector_cpr[k] for k in steps)
-        return Cost(cycles, klass="composite")
+        return Cost(p.mmad_fixed + repeats * 4096.0 / macs, klass="cube", unknown=unknown)
     if pipe == "V":
+        steps = composite_steps(api, dtype)
+        if steps is not None:
+            cycles = sum(p.vector_startup + repeats * p.vector_cpr[k] for k in steps)
+            return Cost(cycles, klass="composite")
         klass = vector_class(api, dtype)
         cpr = p.vector_cpr[klass] if klass is not None else p.vector_cpr["unary"]
-        return Cost(p.vector_startup + repeats * cpr, klass=klass or "unknown")
+        return Cost(p.vector_startup + repeats * cpr, klass=klass or "unknown", unknown=unknown)
     if pipe == "S":
-        return Cost(p.scalar_cycles, klass="scalar")
-    return Cost(0.0, klass="unknown")
+        return Cost(p.scalar_cycles, klass="scalar", unknown=unknown)
+    return Cost(0.0, klass="unknown", unknown=unknown or f"{pipe}:{api}")
 
 
 __all__ = ["PIPES", "ChipParams", "Cost", "burst_factor", "chip_params", "op_cost", "vector_class"]

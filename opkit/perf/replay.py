@@ -130,8 +130,8 @@ class _Builder:
             kind = ev.get("ev")
             if kind == "op":
                 cost = op_cost(ev, ctype, p, self.l2_hit)
-                if cost.klass == "unknown":
-                    self.unknown.add(f"{ev.get('pipe')}:{ev.get('api')}")
+                if cost.unknown:
+                    self.unknown.add(cost.unknown)
                 pipe = str(ev.get("pipe"))
                 if pipe in last:
                     self.on(pipe, cost.fixed, [], gm_bytes=cost.gm_bytes, cap=cost.cap, klass=cost.klass,

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from opkit.verify.report import fusion_rows_table as fusion_table
+
+from .apis import unknown_warning
 from .costs import PIPES
 from .model import LABEL
 
@@ -18,27 +21,6 @@ def us(t: Any) -> str:
 
 def pct(x: Any) -> str:
     return "-" if x is None else f"{x:.0%}"
-
-
-def fusion_table(rows: list[tuple[str, dict[str, Any]]], title: str = "fused vs unfused (modelled)") -> Any:
-    """A rich table: per (name, fusion record) the fused and unfused HBM bytes, extra peak memory,
-    launches and modelled time."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    t = Table(title=title)
-    for col, just in (("case", "left"), ("variant", "left"), ("launches", "right"), ("HBM bytes", "right"),
-                      ("extra peak memory", "right"), ("modelled time", "right")):
-        t.add_column(col, justify=just, overflow="fold")
-    for name, f in rows:
-        for variant in ("fused", "unfused"):
-            d = f[variant]
-            t.add_row(escape(name) if variant == "fused" else "", variant, str(d.get("launches", "-")),
-                      mb(d.get("hbm_bytes")), mb(d.get("extra_peak_bytes")), us(d.get("modelled_us")))
-        ratio, speed = f.get("hbm_ratio"), f.get("speedup")
-        t.add_row("", "unfused / fused", "", f"{ratio:.2f}x" if ratio else "-", "",
-                  f"{speed:.2f}x" if speed else "-", end_section=True)
-    return t
 
 
 def core_table(cores: list[Any], clock_mhz: float) -> Any:
@@ -90,7 +72,7 @@ def summary_lines(perf: dict[str, Any]) -> list[str]:
         top = list(by_api.items())[:8]
         lines.append("slowest core, busy time by instruction: " + ", ".join(f"{k} {v:,.2f} us" for k, v in top))
     if perf.get("unknown_apis"):
-        lines.append("costed as one-source vector ops (not in the cost table): " + ", ".join(perf["unknown_apis"]))
+        lines.append("warning: " + unknown_warning(list(perf["unknown_apis"])))
     if perf.get("events_dropped"):
         lines.append(f"warning: {perf['events_dropped']} trace events were not recorded (per-core cap); "
                      "the time is under-estimated")

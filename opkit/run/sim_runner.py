@@ -24,9 +24,9 @@ from opkit.build import opdef_check, sim_backend
 from opkit.dtypes import DTYPES
 from opkit.errors import OpkitError
 from opkit.numerics import from_device, np_dtype, to_device
+from opkit.run.types import RunOutput
 from opkit.spec import Case, Spec
 from opkit.spec.sections.shapes import concrete_shape
-from opkit.verify.pipeline import RunOutput
 
 DEFAULT_TIMEOUT_S = 300.0
 ERROR_PREFIX = "opkit-sim: error: "

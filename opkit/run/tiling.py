@@ -22,6 +22,7 @@ from typing import Any
 
 from opkit.build import opdef_check, sim_backend, struct_layout
 from opkit.errors import OpkitError, UsageError
+from opkit.run.inputs import make_inputs
 from opkit.run.sim_runner import (
     DEFAULT_TIMEOUT_S,
     KernelError,
@@ -30,11 +31,10 @@ from opkit.run.sim_runner import (
     failure_message,
     output_shapes_from_spec,
 )
+from opkit.run.types import Generators
 from opkit.run.userdata import parse_attrs, select_case
 from opkit.sim.host.tiling_struct import registered_classes
 from opkit.spec import Case, Spec
-from opkit.verify.golden import custom_generators
-from opkit.verify.inputs import make_inputs
 
 # struct module codes of the TilingData scalar types (little-endian, as the NPU and the simulator store them)
 _CODES = {"int8_t": "b", "uint8_t": "B", "char": "b", "bool": "?", "int16_t": "h", "uint16_t": "H",
@@ -162,9 +162,11 @@ def _data_inputs(described: dict[str, Any], spec: Spec) -> set[str]:
 
 def run_tiling(spec: Spec, case_name: str, *, soc: str | None = None, dtype: Any | None = None,
                attr_items: list[str] | None = None, jobs: int | None = None,
-               timeout_s: float = DEFAULT_TIMEOUT_S, progress: Callable[[str], None] | None = None) -> TilingResult:
+               timeout_s: float = DEFAULT_TIMEOUT_S, progress: Callable[[str], None] | None = None,
+               generators: Generators | None = None) -> TilingResult:
     """Build the package's host side for the chip and run its tiling on a case of op.yaml (``--attr``
-    overriding the case's attrs, ``--dtype`` picking the column)."""
+    overriding the case's attrs, ``--dtype`` picking the column). ``generators``: golden.py's input
+    generators (:func:`opkit.verify.golden.custom_generators`), for a tiling that reads input data."""
     chip, target = spec.target(spec.socs[0].key if soc is None else soc)
     attrs = parse_attrs(spec, attr_items or [])
     case, column = select_case(spec, case_name, dtype, attrs)
@@ -175,7 +177,7 @@ def run_tiling(spec: Spec, case_name: str, *, soc: str | None = None, dtype: Any
     opdef_check.check(spec, exe)  # op.yaml against the OpDef, as every build checks it
     described = opdef_check.describe(exe)
     label = f"{spec.name}::{case.name}[{spec.column_label(column)}@{chip}] (tiling)"
-    result = _run(spec, case, column, chip, exe, described, label, timeout_s)
+    result = _run(spec, case, column, chip, exe, described, label, timeout_s, generators)
     cls = _tiling_class(described, spec.op_type, int(result["tiling_key"]))
     data = bytes.fromhex(result.get("tiling_data_hex", ""))
     out = TilingResult(spec.op_type, case.name, column, spec.column_label(column), chip, int(result["tiling_key"]),
@@ -229,12 +231,12 @@ def _plain_layout(spec: Spec, chip: str, size: int) -> tuple[str | None, dict[st
 
 
 def _run(spec: Spec, case: Case, column: int, chip: str, exe: Path, described: dict[str, Any], label: str,
-         timeout_s: float) -> dict[str, Any]:
+         timeout_s: float, generators: Generators | None) -> dict[str, Any]:
     """The harness's ``tiling`` result for one case: the request as ``opkit run`` writes it, with data only
     for the inputs whose values the tiling reads."""
     need = _data_inputs(described, spec)
     data_case = replace(case, shapes={k: v for k, v in case.shapes.items() if k in need})
-    inputs = make_inputs(spec, data_case, column, custom_generators(spec)) if need else {}
+    inputs = make_inputs(spec, data_case, column, generators) if need else {}
     with tempfile.TemporaryDirectory(prefix="opkit-tiling-") as tmp:
         work = Path(tmp)
         req = SimRunner().request(spec, case, column, chip, inputs, work)

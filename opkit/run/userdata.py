@@ -13,13 +13,12 @@ import numpy as np
 from opkit import data_io, writes
 from opkit.errors import OpkitError, UsageError
 from opkit.numerics import np_dtype
+from opkit.run.inputs import make_inputs
+from opkit.run.limits import check_case
+from opkit.run.types import Generators, Runner
 from opkit.spec import Case, Spec, resolve_column
 from opkit.spec.load import _bind_shape, attr_value_problem
 from opkit.spec.yamlio import load_text
-from opkit.verify.golden import custom_generators
-from opkit.verify.inputs import make_inputs
-from opkit.verify.limits import check_case
-from opkit.verify.pipeline import Runner
 
 
 @dataclass
@@ -157,7 +156,11 @@ def select_case(spec: Spec, case_name: str, dtype: Any | None = None,
 
 def run_on_data(spec: Spec, runner: Runner, chip: str, out: Path, *, case_name: str | None = None,
                 inputs_npz: Path | None = None, attr_items: list[str] | None = None, dtype: Any | None = None,
-                force: bool = False, notice: Callable[[str], None] | None = None) -> RunSummary:
+                force: bool = False, notice: Callable[[str], None] | None = None,
+                generators: Generators | None = None) -> RunSummary:
+    """Run the kernel once on a case of op.yaml (inputs as verify makes them; ``generators`` is golden.py's
+    lookup of ``init: {custom: fn}`` generators, :func:`opkit.verify.golden.custom_generators`) or on the
+    user's .npz data, and save the outputs (and, for a case, its inputs) to ``out``."""
     notice = notice or (lambda m: print(m, file=sys.stderr))
     if (case_name is None) == (inputs_npz is None):
         raise UsageError("give exactly one of --case NAME and --inputs FILE.npz")
@@ -168,7 +171,7 @@ def run_on_data(spec: Spec, runner: Runner, chip: str, out: Path, *, case_name: 
     if case_name is not None:
         case, col = select_case(spec, case_name, dtype, attrs)
         check_case(spec, case, col)
-        inputs = make_inputs(spec, case, col, custom_generators(spec))
+        inputs = make_inputs(spec, case, col, generators)
     else:
         assert inputs_npz is not None
         case, col, inputs = case_from_npz(spec, inputs_npz, dtype, attrs, notice)

@@ -14,10 +14,10 @@ import numpy as np
 
 from opkit.errors import OpkitError
 from opkit.golden import MARKER, ComputeNotImplemented
+from opkit.run.inputs import as_golden_input
 from opkit.spec import Case, Spec
 from opkit.verify import usercode
 from opkit.verify.compare import HookResult
-from opkit.verify.inputs import as_golden_input
 from opkit.verify.usercode import UserCodeError
 
 

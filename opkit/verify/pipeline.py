@@ -10,11 +10,13 @@ import fnmatch
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from opkit.errors import OpkitError, UsageError
+from opkit.run.inputs import make_inputs
+from opkit.run.types import Runner
 from opkit.spec import Case, Spec
 from opkit.verify.compare import DEFAULT_PROFILE, OutputResult, compare
 from opkit.verify.golden import (
@@ -25,19 +27,13 @@ from opkit.verify.golden import (
     run_golden,
     run_reference,
 )
-from opkit.verify.inputs import make_inputs
 from opkit.verify.report import ERROR, FAIL, PASS, CaseResult
 from opkit.verify.shard import job_id
 
-
-@dataclass
-class RunOutput:
-    outputs: dict[str, np.ndarray]  # produced outputs in their device dtype
-    info: dict[str, Any] = field(default_factory=dict)  # block dim, tiling key, trace_file, ...
-
-
-class Runner(Protocol):
-    def run(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any]) -> RunOutput: ...
+# The performance model `verify --perf` runs on each traced run: (spec, case, column, chip, trace file, the
+# run's info) -> the result's ``perf`` record. opkit.perf sits above verify (docs/architecture.md, "Layering"),
+# so the caller passes it: opkit.perf.case.perf_record.
+PerfModel = Callable[[Spec, Case, int, str, str, "dict[str, Any] | None"], dict[str, Any]]
 
 
 @dataclass
@@ -148,17 +144,9 @@ def _checker(spec: Spec, case: Case, column: int, profile: str | None,
     return check
 
 
-def model_perf(spec: Spec, case: Case, column: int, chip: str, trace_file: str,
-               info: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Modelled time, roofline bound, efficiency and fused-vs-unfused of one traced run (labelled modelled)."""
-    from opkit.perf.case import model_case
-
-    return model_case(spec, case, column, chip, trace_file, info)[0]
-
-
-def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None, perf: bool = False,
+def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None, perf: PerfModel | None = None,
                max_case_bytes: int | None = None) -> CaseResult:
-    from opkit.verify.limits import check_case
+    from opkit.run.limits import check_case
 
     case, column = job.case, job.column
     label = spec.column_label(column)
@@ -203,10 +191,10 @@ def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None,
                                 + ([f"{res.compare.function}: {res.compare.summary}"] if hook_failed else [])
                                 + [f"{r.name}: {r.reason}" for r in failed])
         res.trace = out.info.get("trace_file")
-        if perf:
+        if perf is not None:
             if res.trace is None:
                 raise OpkitError("the performance model needs the run's trace (verify with --trace)")
-            res.perf = model_perf(spec, case, column, job.chip, res.trace, out.info)
+            res.perf = perf(spec, case, column, job.chip, res.trace, out.info)
     except OpkitError as exc:
         res.status = ERROR
         res.message = exc.message
@@ -219,7 +207,7 @@ def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None,
 
 
 def verify_spec(spec: Spec, runner: Runner, sel: Selection | None = None, profile: str | None = None,
-                progress: Callable[[CaseResult], None] | None = None, perf: bool = False,
+                progress: Callable[[CaseResult], None] | None = None, perf: PerfModel | None = None,
                 max_case_bytes: int | None = None) -> list[CaseResult]:
     out = []
     for job in select(spec, sel or Selection()):

@@ -249,10 +249,45 @@ def _fmt(v: Any) -> str:
     return f"{v:.6g}" if isinstance(v, float) else str(v)
 
 
+def _mb(n: Any) -> str:
+    return "-" if n is None else f"{n / 1e6:,.2f} MB"
+
+
+def _us(t: Any) -> str:
+    return "-" if t is None else f"{t:,.2f} us"
+
+
+def fusion_rows_table(rows: list[tuple[str, dict[str, Any]]], title: str = "fused vs unfused (modelled)") -> Any:
+    """A rich table: per (name, fusion record) the fused and unfused HBM bytes, extra peak memory,
+    launches and modelled time."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    t = Table(title=title)
+    for col, just in (("case", "left"), ("variant", "left"), ("launches", "right"), ("HBM bytes", "right"),
+                      ("extra peak memory", "right"), ("modelled time", "right")):
+        t.add_column(col, justify=just, overflow="fold")
+    for name, f in rows:
+        for variant in ("fused", "unfused"):
+            d = f[variant]
+            t.add_row(escape(name) if variant == "fused" else "", variant, str(d.get("launches", "-")),
+                      _mb(d.get("hbm_bytes")), _mb(d.get("extra_peak_bytes")), _us(d.get("modelled_us")))
+        ratio, speed = f.get("hbm_ratio"), f.get("speedup")
+        t.add_row("", "unfused / fused", "", f"{ratio:.2f}x" if ratio else "-", "",
+                  f"{speed:.2f}x" if speed else "-", end_section=True)
+    return t
+
+
+def unknown_api_lines(results: list[CaseResult]) -> list[str]:
+    """With --perf: one line per run whose trace holds records the performance model's API cost table does
+    not know (``perf.unknown_apis``; priced by the pipe's fallback, docs/perf.md)."""
+    return [f"{r.id}: traced API(s) not in the performance model's API cost table, priced by the pipe's fallback "
+            f"(docs/perf.md, API cost table): {', '.join(r.perf['unknown_apis'])}"
+            for r in results if r.perf.get("unknown_apis")]
+
+
 def fusion_table(results: list[CaseResult]) -> Any | None:
     """Fused against unfused (modelled) for the results whose golden describes the unfused chain; None if
     there is none."""
-    from opkit.perf.report import fusion_table as render
-
     rows = [(f"{r.case} [{r.dtype}@{r.soc}]", r.perf["fusion"]) for r in results if r.perf.get("fusion")]
-    return render(rows) if rows else None
+    return fusion_rows_table(rows) if rows else None

@@ -12,7 +12,7 @@ from opkit.errors import OpkitError, UsageError
 from opkit.run.sim_runner import SimRunner
 from opkit.spec import Spec
 from opkit.verify import parallel, usercode
-from opkit.verify.pipeline import Job, Selection, run_id, select, verify_job
+from opkit.verify.pipeline import Job, PerfModel, Selection, run_id, select, verify_job
 from opkit.verify.report import ERROR, FAIL, PASS, CaseResult, write_json, write_junit, write_worst_csv
 from opkit.verify.shard import Shard, in_shard, selection_record
 
@@ -26,8 +26,8 @@ class VerifyOptions:
     timeout_s: float = 300.0
     jobs: int | None = None
     trace: bool = True  # write the simulator's trace of every run under out_dir/traces
-    perf: bool = False  # model each run's time on its chip from the trace
-    max_case_bytes: int | None = None  # refuse a case whose inputs need more (None: opkit.verify.limits default)
+    perf: PerfModel | None = None  # the model of each run's time on its chip (opkit.perf.case.perf_record); None: off
+    max_case_bytes: int | None = None  # refuse a case whose inputs need more (None: opkit.run.limits default)
     force: bool = False  # replace output files opkit did not write (or that changed since)
     workers: int | None = None  # processes running cases at once (None: one per core)
     shard: Shard | None = None  # only the runs of this slice (opkit.verify.shard)
@@ -119,7 +119,7 @@ def plan(specs: list[Spec], selection: Selection) -> list[tuple[Spec, list[_Plan
 def _verify(specs: list[Spec], opts: VerifyOptions, progress: Callable[[CaseResult, int, int], None] | None,
             notice: Callable[[str], None] | None) -> VerifyOutcome:
     runner = SimRunner(timeout_s=opts.timeout_s, jobs=opts.jobs,
-                       trace_dir=opts.out_dir / "traces" if opts.trace or opts.perf else None)
+                       trace_dir=opts.out_dir / "traces" if opts.trace or opts.perf is not None else None)
     whole = plan(specs, opts.selection)
     selected = sum(len(runs) for _, runs in whole)
     mine = [(spec, runs, [p for p in runs if in_shard(p.id, opts.shard)]) for spec, runs in whole]
@@ -165,7 +165,7 @@ def _verify(specs: list[Spec], opts: VerifyOptions, progress: Callable[[CaseResu
     results += ran.values()
     results.sort(key=lambda r: r.order if r.order is not None else -1)
     json_path = opts.out_dir / "results.json"
-    record = selection_record([s.name for s in specs], opts.selection, opts.profile, opts.perf, selected,
+    record = selection_record([s.name for s in specs], opts.selection, opts.profile, opts.perf is not None, selected,
                               opts.shard, total)
     write_json(results, json_path, {"version": __version__, "backend": "sim"}, force=opts.force, selection=record)
     csvs = [p for r in results if r.status == FAIL

@@ -6,12 +6,18 @@ from typing import Any
 
 from opkit.spec.sections import Checker
 
+# The op.yaml precision keys each profile of opkit.verify.profiles reads (docs/precision.md, "Decisions");
+# the loader refuses others, so that a key written for one profile never changes another silently.
+PROFILE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "mixed": ("rtol", "atol", "pass_ratio"), "mere-mare": ("threshold",),
+    "double-thousandths": ("rtol", "atol", "pass_ratio"), "msopst": ("rtol", "pass_ratio"),
+    "eb": ("class", "rtol"), "ratio-vs-reference": ("level",),
+}
+
 
 def check(c: Checker, block: dict[str, Any], path: tuple, profile: str, outputs: list[str]) -> None:
     """Keys of a precision block that its profile (its own, else the enclosing block's) does not read,
     and per-output entries naming no output."""
-    from opkit.verify.profiles import PROFILE_OPTIONS
-
     profile = block.get("profile", profile)
     allowed = PROFILE_OPTIONS[profile]
     for key in block:

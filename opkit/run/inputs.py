@@ -54,7 +54,9 @@ def _draw(dist: Any, shape: tuple[int, ...], dtype: str, rng: np.random.Generato
         return rng.integers(arg[0], arg[1], size=shape, endpoint=True)
     if name == "constant":
         return np.full(shape, arg)
-    assert custom is not None
+    if custom is None:
+        raise OpkitError(f"init {{custom: {arg}}} needs golden.py's generators, and this run was given none "
+                         "(pass make_inputs the lookup opkit.verify.golden.custom_generators(spec) returns)")
     fn = custom(arg)
     out = np.asarray(fn(shape, dtype, rng, dict(attrs)))
     if out.shape != shape:

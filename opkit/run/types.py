@@ -1,0 +1,37 @@
+"""What a runner is and what it returns: the contract between running a kernel and those who use the run.
+
+``opkit.verify`` (judging outputs) and ``opkit.perf`` (modelling the trace) both consume a
+:class:`RunOutput`; a runner (the simulator's :class:`opkit.run.sim_runner.SimRunner`, a test's
+own) produces it. Living in ``opkit.run``, the types keep the flow one way: verify -> run and
+perf -> run, never back (docs/architecture.md, "Layering").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from opkit.spec import Case, Spec
+
+# golden.py's ``init: {x: {custom: fn}}`` generators: name -> generate(shape, dtype, rng, attrs)
+Generators = Callable[[str], Callable[..., Any]]
+
+
+@dataclass
+class RunOutput:
+    """One kernel run: its outputs and what the run reported about itself."""
+
+    outputs: dict[str, np.ndarray]  # produced outputs in their device dtype
+    info: dict[str, Any] = field(default_factory=dict)  # block dim, tiling key, trace_file, warnings, ...
+
+
+class Runner(Protocol):
+    """Runs one case of a spec in one dtype column on one chip, on the given inputs."""
+
+    def run(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any]) -> RunOutput: ...
+
+
+__all__ = ["Generators", "RunOutput", "Runner"]
