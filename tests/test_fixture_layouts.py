@@ -51,6 +51,8 @@ def _tiling_keys(pkg: Path) -> set[int]:
     ("msopgen/leaky_clamp", {1, 2}),
     ("msopgen/complex_scale", {0}),  # complex64, written in place (no output in its OpDef)
     ("optrans/demos/cache_accum", {0}),  # an output in GE's reference form, '#if ORIG_DTYPE_X == DT_FLOAT16'
+    ("msopgen/mm_bias", set(range(1, 9))),  # CANN's Matmul sample style: bias and both transposes by tiling key
+    ("msopgen/mm_leaky_relu", {1}),  # the fused style: Iterate + GetTensorC to VECIN + a vector epilogue, mix kernel
 ])
 def test_layout_fixture_builds_and_verifies(cli, layouts, tmp_path, pkg, keys):
     code, out, err = cli("verify", layouts / pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
