@@ -39,9 +39,6 @@ public:
 protected:
     int64_t Compute() override {
         if (CheckInputs() == -1) return -1;
-        if (ShapeM() > OrgM() || ShapeN() > OrgN() || ShapeK() > OrgKa())
-            return Refuse("the shape %d x %d x %d (SetShape) exceeds the original shape %d x %d x %d (SetOrgShape)", ShapeM(),
-                          ShapeN(), ShapeK(), OrgM(), OrgN(), OrgKa());
         return SolveBlock(1, ShapeM(), ShapeN(), ShapeK());
     }
 };
@@ -109,9 +106,6 @@ protected:
         if (CheckInputs() == -1) return -1;
         if (blockDim < 1) return Refuse("SetDim was given a core count below 1 (%d)", blockDim);
         const int32_t M = ShapeM(), N = ShapeN(), K = ShapeK();
-        if (M > OrgM() || N > OrgN() || K > OrgKa())
-            return Refuse("the shape %d x %d x %d (SetShape) exceeds the original shape %d x %d x %d (SetOrgShape)", M, N, K,
-                          OrgM(), OrgN(), OrgKa());
         const int32_t alM = alignSingleM > 1 ? alignSingleM : C0_SIZE;
         const int32_t alN = alignSingleN > 1 ? alignSingleN : C0_SIZE;
         const int32_t alK = alignSingleK > 1 ? alignSingleK : KAlign();
@@ -208,9 +202,6 @@ protected:
         if (CheckInputs() == -1) return -1;
         if (singleBatchM > batchM || singleBatchN > batchN)
             return Refuse("SetSingleBatch (%d, %d) exceeds SetBatch (%d, %d)", singleBatchM, singleBatchN, batchM, batchN);
-        if (ShapeM() > OrgM() || ShapeN() > OrgN() || ShapeK() > OrgKa())
-            return Refuse("the shape %d x %d x %d (SetShape) exceeds the original shape %d x %d x %d (SetOrgShape)", ShapeM(),
-                          ShapeN(), ShapeK(), OrgM(), OrgN(), OrgKa());
         const int32_t cores = static_cast<int32_t>(CeilDiv(batchM, singleBatchM) * CeilDiv(batchN, singleBatchN));
         return SolveBlock(cores, ShapeM(), ShapeN(), ShapeK());
     }
