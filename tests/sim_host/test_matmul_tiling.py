@@ -269,6 +269,8 @@ def test_set_buffer_space_limits_the_tiling(checker):
         "case=below cls=api m=64 n=64 k=64 buf=-2,-1,-1,-1",
         "case=unaligned cls=api m=2048 n=2048 k=4096 buf=65550,-1,-1,-1",  # rounds down to 65536
         "case=tiny cls=api m=256 n=256 k=256 buf=1024,-1,-1,-1",  # no base block fits 1 KiB of L1
+        "case=shrink cls=api m=64 n=64 k=64 buf=65536,-1,-1,-1 buf2=131072,-1,-1,-1",  # only shrinks, as CANN's
+        "case=shrink_more cls=api m=64 n=64 k=64 buf=65536,-1,-1,-1 buf2=32768,-1,-1,-1",
     ]
     r, err = _grid(checker, lines)
     by = {t["case"]: t for t in r}
@@ -281,6 +283,8 @@ def test_set_buffer_space_limits_the_tiling(checker):
     un = by["unaligned"]
     assert un["rc"] == 0 and un["shareL1Size"] <= 65536
     assert by["tiny"]["rc"] == -1 and "exceed L1" in err
+    assert by["shrink"]["rc_buf2"] == -1 and "the L1 size 131072 is out of range (-1 .. 65536)" in err
+    assert by["shrink_more"]["rc_buf2"] == 0 and by["shrink_more"]["shareL1Size"] <= 32768
 
 
 def test_multi_core_options(checker):

@@ -133,7 +133,7 @@ int main(int argc, char** argv)
 // ---- grid mode: one tiling per stdin line of key=value settings -------------------------------
 // cls=api|multi|batch m n k (SetShape) org=M,N,Ka,Kb a b c bias (dtypes: fp16 bf16 fp32 int8 int4 int32)
 // ta tb (transposes) fa fb (ND|NZ) cpos apos bpos (GM|VECIN|VECCALC|TSCM) isbias dim fix=bm,bn,bk
-// buf=l1,l0c,ub,bt range=maxM,maxN,maxK single=sm,sn,sk align=am,an,ak splitk traverse=M|N
+// buf=l1,l0c,ub,bt buf2=(a second call) range=maxM,maxN,maxK single=sm,sn,sk align=am,an,ak splitk traverse=M|N
 // batch=bm,bn singlebatch=sm,sn
 static DataType Dt(const std::string& s)
 {
@@ -179,6 +179,10 @@ static void Common(MM& mm, std::map<std::string, std::string>& kv, std::string& 
     if (kv.count("buf")) {
         auto b = Ints(kv["buf"]);
         rcs += ", \"rc_buf\": " + std::to_string(mm.SetBufferSpace(b[0], b[1], b[2], b[3]));
+    }
+    if (kv.count("buf2")) {  // a second SetBufferSpace
+        auto b = Ints(kv["buf2"]);
+        rcs += ", \"rc_buf2\": " + std::to_string(mm.SetBufferSpace(b[0], b[1], b[2], b[3]));
     }
     if (kv.count("range")) {
         auto r = Ints(kv["range"]);

@@ -137,11 +137,12 @@ public:
         (void)a, (void)b, (void)c, (void)bias, (void)transND2NZ, (void)transNZ2ND;
         return 0;  // a reserved API in CANN
     }
-    // The memory the tiling may use; -1 keeps a size; more than the chip has, or below -1, is -1.
+    // The memory the tiling may use; -1 keeps a size; below -1, or more than the tiling may use now
+    // (the chip's, or a smaller earlier SetBufferSpace: CANN compares with the current pool), is -1.
     // Sizes round down to 32 bytes.
     int32_t SetBufferSpace(int32_t l1Size = -1, int32_t l0CSize = -1, int32_t ubSize = -1, int32_t btSize = -1) {
         const int32_t want[4] = {l1Size, l0CSize, ubSize, btSize};
-        const int32_t have[4] = {oriBufferPool_.l1Size, oriBufferPool_.l0CSize, oriBufferPool_.ubSize, oriBufferPool_.btSize};
+        const int32_t have[4] = {bufferPool_.l1Size, bufferPool_.l0CSize, bufferPool_.ubSize, bufferPool_.btSize};
         const char* names[4] = {"L1", "L0C", "UB", "BiasTable"};
         for (int i = 0; i < 4; ++i)
             if (want[i] < -1 || want[i] > have[i])
