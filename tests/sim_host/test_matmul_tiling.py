@@ -329,3 +329,12 @@ def test_batch_matmul_tiling(checker):
     _check_fits(b, _settings(lines[0]))
     assert by["bad"]["rc"] == -1 and "SetSingleBatch (4, 1) exceeds SetBatch (2, 2)" in err
     assert by["zero"]["rc_batch"] == -1
+
+
+def test_without_a_platform_the_tiling_has_910b_capacities(checker):
+    # CANN's default constructors assume the 910B's L1/L0/UB/BiasTable sizes
+    lines = ["case=np cls=api noplat m=2048 n=2048 k=4096 isbias=1", "case=np_big cls=api noplat m=64 n=64 k=64 buf=600000,-1,-1,-1"]
+    r, err = _grid(checker, lines)
+    assert r[0]["rc"] == 0
+    _check_fits(r[0], _settings(lines[0]))
+    assert r[1]["rc_buf"] == -1 and "the L1 size 600000 is out of range (-1 .. 524032)" in err

@@ -134,7 +134,7 @@ int main(int argc, char** argv)
 // cls=api|multi|batch m n k (SetShape) org=M,N,Ka,Kb a b c bias (dtypes: fp16 bf16 fp32 int8 int4 int32)
 // ta tb (transposes) fa fb (ND|NZ) cpos apos bpos (GM|VECIN|VECCALC|TSCM) isbias dim fix=bm,bn,bk
 // buf=l1,l0c,ub,bt buf2=(a second call) range=maxM,maxN,maxK single=sm,sn,sk align=am,an,ak splitk traverse=M|N
-// batch=bm,bn singlebatch=sm,sn
+// batch=bm,bn singlebatch=sm,sn noplat (MatmulApiTiling without a platform)
 static DataType Dt(const std::string& s)
 {
     static const std::map<std::string, DataType> m = {
@@ -269,6 +269,10 @@ static int RunGrid(platform_ascendc::PlatformAscendC& pa)
                 std::snprintf(buf, sizeof buf, ", \"coreDim\": %d, \"batchCore\": [%d, %d]", dim, bcm, bcn);
                 extra += buf;
             }
+        } else if (kv.count("noplat")) {  // CANN's default constructor: 910B capacities
+            MatmulApiTiling mm;
+            Common(mm, kv, extra);
+            rc = mm.GetTiling(t);
         } else {
             MatmulApiTiling mm(pa);
             Common(mm, kv, extra);
