@@ -19,6 +19,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <string>  // CANN's matmul_tiling.h includes it; hosts rely on it
 
 #include "tiling/opkit_matmul_tiling_base.h"
 #include "tiling/opkit_matmul_tiling_types.h"
