@@ -245,6 +245,7 @@ def test_set_fix_split_is_honoured_or_refused(checker):
         "case=int8_k cls=api m=64 n=64 k=256 a=int8 b=int8 c=int32 fix=-1,-1,48",  # int8: baseK in 32s
         "case=bias_bt cls=api m=64 n=512 k=64 isbias=1 fix=-1,512,-1",  # 512 float bias values > 1 KiB BiasTable
         "case=ub cls=api m=512 n=512 k=64 cpos=VECIN fix=128,256,-1 buf=-1,-1,65536,-1",  # a 128 KiB C tile, 64 KiB UB
+        "case=ub_free cls=api m=512 n=512 k=64 cpos=VECIN buf=-1,-1,32768,-1",  # not fixed: the tile shrinks to fit
     ]
     r, err = _grid(checker, lines)
     by = {t["case"]: t for t in r}
@@ -258,6 +259,9 @@ def test_set_fix_split_is_honoured_or_refused(checker):
     for name in ("mis_m", "mis_k", "zero", "int8_k"):
         assert by[name]["rc_fix"] == -1, name
     assert by["bias_bt"]["rc"] == -1 and by["ub"]["rc"] == -1
+    ub_free = by["ub_free"]
+    assert ub_free["rc"] == 0 and ub_free["baseM"] * ub_free["baseN"] * 4 <= 32768
+    _check_fits(ub_free, _settings(lines[-1]))
     assert "exceed L0C" in err and "exceeds L0A" in err and "BiasTable" in err and "exceeds the UB" in err
     assert "baseK 24 is not a multiple of 32 bytes of A's type (16 elements)" in err
 

@@ -15,7 +15,8 @@
 //       depthA1 = stepM * stepKa * db, depthB1 = stepN * stepKb * db, stepM = stepN = 1,
 //       stepKa = stepKb = the most K blocks (<= ceil(singleK / baseK)) that fit with db = 2, else 1 with db = 1;
 //       an operand at TPosition::TSCM is the kernel's own L1 and is not counted;
-//   UB: a C at VECIN/VECOUT/VECCALC needs its baseM x baseN tile in UB: baseM * baseN * bytes(C) <= UB.
+//   UB: a C at VECIN/VECOUT/VECCALC needs its baseM x baseN tile in UB: baseM * baseN * bytes(C) <= UB;
+//   baseN, then baseM shrink by 16 (when not fixed) until the limits hold.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -301,10 +302,14 @@ protected:
         int32_t bn = fixN_ > 0 ? fixN_ : Clamp(capN, adjust_.minBaseN, adjust_.maxBaseN);
         if (btLimit && static_cast<int64_t>(bn) * 4 > bt)
             return Refuse("baseN %d: %d float32 bias values exceed the BiasTable (%lld B)", bn, bn, static_cast<long long>(bt));
-        while (static_cast<int64_t>(bm) * bn * 4 > l0c) {
+        // L0C holds the float32 results; a C at a UB position also needs its tile in UB.
+        const int64_t ubC = IsUb(cType_.pos) ? Bytes(cType_.dataType) : 0;
+        while (static_cast<int64_t>(bm) * bn * 4 > l0c || static_cast<int64_t>(bm) * bn * ubC > ub) {
             if (fixN_ <= 0 && bn > C0_SIZE) bn -= C0_SIZE;
             else if (fixM_ <= 0 && bm > C0_SIZE) bm -= C0_SIZE;
-            else return Refuse("baseM * baseN float32 results (%d x %d) exceed L0C (%lld B)", bm, bn, static_cast<long long>(l0c));
+            else if (static_cast<int64_t>(bm) * bn * 4 > l0c)
+                return Refuse("baseM * baseN float32 results (%d x %d) exceed L0C (%lld B)", bm, bn, static_cast<long long>(l0c));
+            else break;  // the UB refusal below names it
         }
         // baseK: the most K (in k0 steps, at most the aligned singleK) that A and B, double-buffered, leave room for.
         auto kFits = [&](int32_t m, int32_t n, int db) {
