@@ -51,6 +51,8 @@ def _tiling_keys(pkg: Path) -> set[int]:
     ("msopgen/leaky_clamp", {1, 2}),
     ("msopgen/complex_scale", {0}),  # complex64, written in place (no output in its OpDef)
     ("optrans/demos/cache_accum", {0}),  # an output in GE's reference form, '#if ORIG_DTYPE_X == DT_FLOAT16'
+    ("msopgen/mm_bias", set(range(1, 9))),  # CANN's Matmul sample style: bias and both transposes by tiling key
+    ("msopgen/mm_leaky_relu", {1}),  # the fused style: Iterate + GetTensorC to VECIN + a vector epilogue, mix kernel
 ])
 def test_layout_fixture_builds_and_verifies(cli, layouts, tmp_path, pkg, keys):
     code, out, err = cli("verify", layouts / pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
@@ -242,3 +244,17 @@ def test_a_reference_form_output_must_keep_its_inputs_shape(cli, layouts, tmp_pa
     assert code != 0 and "Traceback" not in out + err
     assert "output 'cache' is input 'cache' (GE's reference form), of shape [12, 40], but InferShape gives [5, 40]" \
         in out + err
+
+
+def test_a_matmul_tiling_the_chip_cannot_hold_is_one_clear_message(cli, layouts, tmp_path):
+    # A fixed baseN of 512 with a bias: 512 float32 bias values do not fit the 1 KiB BiasTable, so
+    # MultiCoreMatmulTiling::GetTiling returns -1 (as CANN's does) and says why.
+    _copy(layouts / "msopgen" / "mm_leaky_relu", tmp_path / "mm_leaky_relu")
+    pkg = tmp_path / "mm_leaky_relu"
+    host = pkg / "op_host" / "mm_leaky_relu.cpp"
+    host.write_text(host.read_text().replace("BASE_N = 128;", "BASE_N = 512;"))
+    code, out, err = cli("verify", pkg, "--soc", CHIP, "-j", "1", "--tags", "smoke", "--out", tmp_path / "v")
+    msg = out + err
+    assert code != 0 and "Traceback" not in msg
+    assert "returned ge::GRAPH_FAILED" in msg
+    assert "matmul_tiling::GetTiling: baseN 512: 512 float32 bias values exceed the BiasTable (1024 B)" in msg

@@ -4,12 +4,12 @@
 // (tiling/platform/platform_ascendc.h), ge::Shape / AscendC::TensorShape, the scratch-size
 // helpers GetSigmoidMaxMinTmpSize, GetSortTmpSize, GetConcatTmpSize
 // (tiling/opkit_adv_api_tiling.h), and the Matmul tiling API with optiling::TCubeTiling
-// (tiling/opkit_matmul_tiling.h), the SoftMaxTiling and TopkTiling classes
+// (tiling/opkit_matmul_tiling.h: MatmulApiTiling, MultiCoreMatmulTiling, BatchMatmulTiling), the SoftMaxTiling and TopkTiling classes
 // (tiling/opkit_library_tiling_data.h), the SoftMax family's tiling functions
 // (tiling/opkit_softmax_tiling.h: SoftMaxTilingFunc, SoftMaxFlashV2TilingFunc, Get*TmpSize, ...),
 // TopK's (tiling/opkit_topk_tiling.h: TopKTilingFunc, GetTopKMaxMinTmpSize),
 // AscendC::ONE_BLK_SIZE / BLOCK_CUBE / CUBE_MAX_SIZE (adv_api/transpose/confusion_transpose_tiling.h).
-// Not provided yet: BatchMatmulTiling, the layernorm, HCCL ... tiling functions; code that
+// Not provided yet: the layernorm, HCCL ... tiling functions; code that
 // uses them fails to compile here ("not declared"), never silently.
 #pragma once
 #include "adv_api/transpose/confusion_transpose_tiling.h"
