@@ -44,8 +44,10 @@ ge::graphStatus Tiling{{ T }}(gert::TilingContext* context)
     auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
     const uint64_t aicNum = platform.GetCoreNumAic();
     const uint64_t aivNum = platform.GetCoreNumAiv();
-    uint64_t ubSize = 0;
+    uint64_t ubSize = 0, l1Size = 0, l0cSize = 0;
     platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
+    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1Size);
+    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L0_C, l0cSize);
     if (aicNum == 0 || aivNum < 2 * aicNum) {
         return ge::GRAPH_FAILED;  // a mix kernel of AIC:AIV = 1:2 needs two vector cores per cube core
     }
@@ -84,7 +86,9 @@ ge::graphStatus Tiling{{ T }}(gert::TilingContext* context)
     *tiling = {{ T }}TilingData{};  // the tiling buffer is not zeroed for us
 
     // 4. The Matmul of one vector core: [rowsPerCore, K] x [K, N] -> fp32 logits in GM, no bias.
-    //    Its base blocks are chosen to fit the chip's L1 and L0 buffers.
+    //    Its base blocks are chosen to fit the chip's L1 and L0 buffers (L0A/L0B from the platform; the
+    //    Matmul may use all of L1 and L0C: the cube cores run nothing else). With A, B and C in GM it
+    //    needs no UB on 910B, so UB stays the softmax's.
     matmul_tiling::MultiCoreMatmulTiling mm(platform);
     mm.SetDim(static_cast<int32_t>(vecTasks));
     mm.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, inType);
@@ -95,7 +99,7 @@ ge::graphStatus Tiling{{ T }}(gert::TilingContext* context)
     mm.SetOrgShape(static_cast<int32_t>(M), static_cast<int32_t>(N), static_cast<int32_t>(K));
     mm.SetSingleShape(static_cast<int32_t>(rowsPerCore), static_cast<int32_t>(N), static_cast<int32_t>(K));
     mm.SetBias(false);
-    mm.SetBufferSpace(-1, -1, -1);
+    mm.SetBufferSpace(static_cast<int32_t>(l1Size), static_cast<int32_t>(l0cSize), -1);
     if (mm.GetTiling(tiling->mmTiling) == -1) {
         return ge::GRAPH_FAILED;
     }
