@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 INSTANCE = ROOT / "ops" / "examples" / "matmul_softmax"
 SIM_INCLUDE = ROOT / "opkit" / "sim" / "include"
 CHIP = "ascend910b2"
-CASES = ("smoke", "odd_shapes", "multi_core", "wide_rows", "tiny", "peaked")
+CASES = ("smoke", "odd_shapes", "multi_core", "wide_rows", "tiny", "peaked", "special_values")
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +116,7 @@ def test_kernel_compiles_against_the_simulator(default_pkg, ctype):
 @pytest.mark.slow
 def test_build_and_verify_fp16_and_bf16(cli, tmp_path):
     """Acceptance: `opkit new x --template mix`, `opkit build`, `opkit verify` pass in fp16 and bf16 under the mixed
-    profile: tails in M, N and K, many cores, rows several matmul blocks wide, an empty vector core, large logits."""
+    profile: tails in M, N and K, many cores, rows several matmul blocks wide, an empty vector core, large logits, NaN and infinities."""
     pkg = new_package("x", template="mix", directory="x", cwd=tmp_path).path
     code, out, err = cli("build", "--soc", CHIP, "-j", "1", cwd=pkg)
     assert code == 0, out + err
@@ -130,7 +130,7 @@ def test_build_and_verify_fp16_and_bf16(cli, tmp_path):
             assert (case, col) in seen, (case, col, sorted(seen))
     assert all(r["status"] == "pass" for r in rows)
     assert not any(r.get("warnings") for r in rows), [r["warnings"] for r in rows if r.get("warnings")]
-    assert re.search(r"12 passed, 0 failed", out)
+    assert re.search(r"14 passed, 0 failed", out)
 
 
 @pytest.mark.slow
