@@ -73,7 +73,7 @@ def test_opdef_entry_and_tiling(default_pkg):
                 "SoftMaxTilingFunc(", "SetBlockDim", "GetLibApiWorkSpaceSize() + M * stride * ACC_BYTES"):
         assert api in tiling, api
     data = (default_pkg / "op_kernel/matmul_softmax_tiling_data.h").read_text()
-    assert "TCubeTiling mmTiling;" in data and "SoftMaxTiling smTiling;" in data
+    assert "AscendC::tiling::TCubeTiling mmTiling;" in data and "AscendC::tiling::SoftMaxTiling smTiling;" in data
 
 
 def test_kernel_uses_the_matmul_and_softmax_apis(default_pkg):

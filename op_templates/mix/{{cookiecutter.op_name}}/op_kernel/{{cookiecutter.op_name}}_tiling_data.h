@@ -7,7 +7,8 @@
 // with GET_TILING_DATA_WITH_STRUCT. Host and kernel compile this same header, so the byte layout
 // cannot drift. Besides its own fields it holds the two library tilings the kernel hands to the
 // Ascend C APIs: the Matmul's TCubeTiling (from matmul_tiling::MultiCoreMatmulTiling) and the
-// SoftMax's SoftMaxTiling (from SoftMaxTilingFunc), both declared by kernel_tiling/kernel_tiling.h.
+// SoftMax's SoftMaxTiling (from SoftMaxTilingFunc), both declared by kernel_tiling/kernel_tiling.h in
+// namespace AscendC::tiling (the header a plain-struct tiling includes for them, on host and kernel).
 #ifndef {{ GUARD }}
 #define {{ GUARD }}
 
@@ -23,9 +24,9 @@ struct {{ T }}TilingData {
     uint32_t rowsPerCore;   // rows of x each vector core owns (the last one owning rows takes the tail)
     uint32_t rowsPerChunk;  // rows of logits one softmax step holds in UB
     uint32_t tmpBytes;      // the SoftMax's shared temporary buffer, in bytes
-    uint32_t reserved;      // keeps the library tilings 8-byte aligned
-    TCubeTiling mmTiling;   // the Matmul of one vector core's rows: [rowsPerCore, K] x [K, N]
-    SoftMaxTiling smTiling; // the SoftMax of one chunk: [rowsPerChunk, rowStride], N valid columns
+    uint32_t reserved;      // padding: keeps the struct a multiple of 8 bytes
+    AscendC::tiling::TCubeTiling mmTiling;    // the Matmul of one vector core's rows: [rowsPerCore, K] x [K, N]
+    AscendC::tiling::SoftMaxTiling smTiling;  // the SoftMax of one chunk: [rowsPerChunk, rowStride], N valid columns
 };
 
 #endif  // {{ GUARD }}
