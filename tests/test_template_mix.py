@@ -166,3 +166,24 @@ def test_softmax_over_the_padding_fails_verify(cli, tmp_path):
     assert code == 1, out + err
     res = json.loads((tmp_path / "v" / "results.json").read_text())
     assert [r["status"] for r in res["cases"]] == ["fail"]
+
+
+@pytest.mark.slow
+def test_rows_too_wide_for_ub_are_refused_by_the_tiling(cli, tmp_path):
+    """The documented limit: a row of N fp32 logits and its softmax scratch must fit UB. N = 12200 still tiles (one
+    row per softmax step), N = 12600 does not, and the tiling says so instead of launching a kernel that overflows."""
+    pkg = tmp_path / "wide"
+    shutil.copytree(INSTANCE, pkg, ignore=shutil.ignore_patterns(".opkit"))
+    spec = pkg / "op.yaml"
+    spec.write_text(spec.read_text().replace(
+        "precision: {profile: mixed}",
+        "  - {name: widest, shapes: {x: [4, 16], w: [16, 12200]}}\n"
+        "  - {name: too_wide, shapes: {x: [4, 16], w: [16, 12600]}}\n"
+        "precision: {profile: mixed}"))
+    code, out, err = cli("tiling", "--case", "widest", "--soc", CHIP, "--dtype", "float16", "--json", cwd=pkg)
+    assert code == 0, out + err
+    assert json.loads(out)["fields"]["rowsPerChunk"] == 1
+    code, out, err = cli("tiling", "--case", "too_wide", "--soc", CHIP, "--dtype", "float16", cwd=pkg)
+    assert code != 0
+    assert "TilingMatmulSoftmax: tiling of MatmulSoftmax on ascend910b2 returned ge::GRAPH_FAILED" in out + err
+    assert "Traceback" not in out + err
