@@ -53,7 +53,8 @@ ERRORS = {
                           r"least \d+ B \(GetSoftMaxFlashV2MinTmpSize\)"],
     # (b) a vector core waits for a cross-core flag that no core sets (the other one sets flag 3)
     "crosscore_never_set": [r"kernel 'mix_shared' AIV block \d/2: CrossCoreWaitFlag: deadlock: waits for cross-core "
-                            r"flag 4 that no running core can set any more", r"waiting: AIV 1, AIV 3"],
+                            r"flag 4 that no running core can set any more",
+                            r"waiting: (AIC \d, )*AIV 1, AIV 3\)"],  # the AICs too, where they serve the Matmul
     # (c) the C tile read from the Matmul before any Iterate
     "getc_without_iterate": [r"kernel 'mix_fused' AIV block \d/2: Matmul::GetTensorC: no tile: call Iterate\(\) first"],
     # (c) the softmax of a VECIN tile that GetTensorC never filled: its results never reach GM
