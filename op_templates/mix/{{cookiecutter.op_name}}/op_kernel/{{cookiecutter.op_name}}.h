@@ -20,8 +20,9 @@
 // cores share no buffer (even GetTensorC to UB travels L0C -> GM -> UB), so the cube writes a
 // vector core's whole band once and the vector core reads each row once; N is then limited by UB
 // (one row of N fp32 logits and its scratch), not by L0C. The padding columns N..rowStride of the
-// logits are never written and never read by the softmax (SoftMaxShapeInfo oriSrcK = N); the
-// results there are not copied out.
+// logits are never written; the SoftMax's max and sum run over the first N columns only
+// (SoftMaxShapeInfo oriSrcK = N), so whatever they hold reaches no result, and the results in the
+// padding are not copied out.
 #ifndef {{ GUARD }}
 #define {{ GUARD }}
 
