@@ -48,6 +48,7 @@ def test_instance_spec_loads():
     assert set(CASES) | {"large"} == set(names)
     assert names["odd_shapes"].shapes == {"x": [77, 200], "w": [200, 130]}
     assert "full" in names["large"].tags and not any("full" in names[c].tags for c in CASES)
+    assert spec.dims["N"].max == 12200
 
 
 def test_file_set_and_clean_text(default_pkg):
@@ -131,6 +132,13 @@ def test_build_and_verify_fp16_and_bf16(cli, tmp_path):
     assert all(r["status"] == "pass" for r in rows)
     assert not any(r.get("warnings") for r in rows), [r["warnings"] for r in rows if r.get("warnings")]
     assert re.search(r"14 passed, 0 failed", out)
+    # --sweep: M, K and N of the smoke case over 2^k and 2^k - 1, N up to 8192 (op.yaml's dims allow 12200)
+    code, out, err = cli("verify", "--soc", CHIP, "--sweep", "--out", tmp_path / "s", cwd=pkg)
+    assert code == 0, out + err
+    rows = json.loads((tmp_path / "s" / "results.json").read_text())["cases"]
+    swept = {r["case"] for r in rows if r["status"] == "pass" and r["case"].startswith("sweep_")}
+    assert {"sweep_smoke_M=1", "sweep_smoke_M=127", "sweep_smoke_K=1", "sweep_smoke_N=7", "sweep_smoke_N=8192"} <= swept
+    assert all(r["status"] == "pass" for r in rows)
 
 
 @pytest.mark.slow
