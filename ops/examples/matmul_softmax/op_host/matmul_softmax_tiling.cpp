@@ -105,7 +105,7 @@ ge::graphStatus TilingMatmulSoftmax(gert::TilingContext* context)
 
     // 5. The softmax: the most rows (up to MAX_CHUNK, at most a core's share) whose logits, y tile and
     //    SoftMax scratch fit UB, double-buffered; the scratch at its best size when it fits, else its
-    //    minimum. A row of N fp32 logits must fit on its own: N up to about 12000 on 910B.
+    //    minimum. A row of N fp32 logits must fit on its own: N up to about 12200 on 910B.
     uint64_t chunk = std::min(MAX_CHUNK, rowsPerCore);
     uint64_t tmpBytes = 0;
     for (; chunk > 0; --chunk) {
