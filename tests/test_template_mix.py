@@ -81,7 +81,8 @@ def test_kernel_uses_the_matmul_and_softmax_apis(default_pkg):
     h = (default_pkg / "op_kernel/matmul_softmax.h").read_text()
     for needle in ('#include "lib/matmul_intf.h"', "Matmul<AType, BType, CType, BiasType> mm;",
                    "MatmulType<TPosition::GM, CubeFormat::ND, float>", "GetSubBlockIdx()", "GetTaskRation()",
-                   "mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.rowStride)", "mm.SetTail(rows_, t_.N, t_.K)",
+                   "mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.rowStride)", "mm.SetTail(blockRows_, t_.N, t_.K)",
+                   "CrossCoreSetFlag<1, PIPE_MTE3>(LOGITS_READY)", "CrossCoreWaitFlag(LOGITS_READY)",
                    "mm.IterateAll(", "mm.End();", "SoftMax<float>(in, in, tmp, t_.smTiling, shape)",
                    "SoftMaxShapeInfo shape{n, t_.rowStride, n, t_.N}", "RoundMode::CAST_RINT", "DataCopyPad(",
                    "TBuf<TPosition::VECCALC> tmpBuf_"):
@@ -143,8 +144,8 @@ def test_build_and_verify_fp16_and_bf16(cli, tmp_path):
 
 @pytest.mark.slow
 def test_tiling_splits_rows_over_both_vector_cores(cli, tmp_path):
-    """700 rows: 16 per vector core, 44 vector cores, so 22 blocks (cube cores); the Matmul of one vector core is
-    [16, 48] x [48, 40] and the softmax holds all 16 rows of a core at once."""
+    """700 rows: 16 per vector core, 32 per block, so 22 blocks (cube cores, 44 vector cores); the Matmul of one
+    block is [32, 48] x [48, 40] and the softmax holds all 16 rows of a vector core at once."""
     code, out, err = cli("tiling", str(INSTANCE), "--case", "multi_core", "--soc", CHIP, "--dtype", "float16", "--json")
     assert code == 0, out + err
     t = json.loads(out)
@@ -153,7 +154,7 @@ def test_tiling_splits_rows_over_both_vector_cores(cli, tmp_path):
     assert (f["M"], f["N"], f["K"]) == (700, 40, 48)
     assert f["rowsPerCore"] == 16 and f["rowStride"] == 48 and f["rowsPerChunk"] == 16
     mm = f["mmTiling"]
-    assert (mm["usedCoreNum"], mm["singleCoreM"], mm["singleCoreN"], mm["singleCoreK"]) == (44, 16, 40, 48)
+    assert (mm["usedCoreNum"], mm["singleCoreM"], mm["singleCoreN"], mm["singleCoreK"]) == (22, 32, 40, 48)
     assert f["smTiling"]["srcM"] == 16 and f["smTiling"]["srcK"] == 48
     assert t["workspace_sizes"][0] >= 700 * 48 * 4
 
@@ -177,9 +178,10 @@ def test_softmax_over_the_padding_fails_verify(cli, tmp_path):
 
 
 @pytest.mark.slow
-def test_rows_too_wide_for_ub_are_refused_by_the_tiling(cli, tmp_path):
-    """The documented limit: a row of N fp32 logits and its softmax scratch must fit UB. N = 12200 still tiles (one
-    row per softmax step), N = 12600 does not, and the tiling says so instead of launching a kernel that overflows."""
+def test_rows_too_wide_for_ub_are_refused(cli, tmp_path):
+    """The documented limit: a row of N fp32 logits and its softmax scratch must fit UB. op.yaml's dims say N <= 12200,
+    so a wider case is refused with the spec's message; with the limit lifted, N = 12200 still tiles (one row per
+    softmax step) and N = 12600 is refused by the tiling itself instead of launching a kernel that overflows UB."""
     pkg = tmp_path / "wide"
     shutil.copytree(INSTANCE, pkg, ignore=shutil.ignore_patterns(".opkit"))
     spec = pkg / "op.yaml"
@@ -188,6 +190,11 @@ def test_rows_too_wide_for_ub_are_refused_by_the_tiling(cli, tmp_path):
         "  - {name: widest, shapes: {x: [4, 16], w: [16, 12200]}}\n"
         "  - {name: too_wide, shapes: {x: [4, 16], w: [16, 12600]}}\n"
         "precision: {profile: mixed}"))
+    code, out, err = cli("tiling", "--case", "too_wide", "--soc", CHIP, "--dtype", "float16", cwd=pkg)
+    assert code == 2 and "N = 12600 is outside [1, 12200] (op.yaml dims.N)" in err, out + err
+    text = spec.read_text()
+    assert "N: {min: 1, max: 12200," in text
+    spec.write_text(text.replace("N: {min: 1, max: 12200,", "N: {min: 1,"))
     code, out, err = cli("tiling", "--case", "widest", "--soc", CHIP, "--dtype", "float16", "--json", cwd=pkg)
     assert code == 0, out + err
     assert json.loads(out)["fields"]["rowsPerChunk"] == 1

@@ -2,9 +2,11 @@
 // {{ T }}: the tiling function, run on the host before every launch of the kernel.
 //
 // y = softmax(x @ w) along N runs as a mix kernel (AIC:AIV = 1:2): the rows of x are split over the
-// vector cores (AIV), two per cube core (AIC). Each vector core owns rowsPerCore rows; through the
-// Matmul API its cube core computes their logits [rows, N] in fp32 into a GM workspace, then the
-// vector core runs the softmax over whole rows, rowsPerChunk rows at a time in UB, and writes y.
+// blocks (one cube core, AIC, and two vector cores, AIV, each) and within a block over its two
+// vector cores, rowsPerCore rows each. Through the Matmul API the cube core computes the logits of
+// the block's rows [2 * rowsPerCore, N] in fp32 into a GM workspace, reading w once for both vector
+// cores; then each vector core runs the softmax over its whole rows, rowsPerChunk rows at a time in
+// UB, and writes y.
 // This function sizes all of it from the chip it runs on (PlatformAscendC): the core counts, the
 // Matmul's base blocks against L1/L0A/L0B/L0C (MultiCoreMatmulTiling), the softmax chunk against UB
 // (GetSoftMaxMaxTmpSize/GetSoftMaxMinTmpSize, SoftMaxTilingFunc), and the workspace: the system
@@ -75,9 +77,11 @@ ge::graphStatus Tiling{{ T }}(gert::TilingContext* context)
     const uint64_t stride = CeilDiv(N, ROW_ALIGN) * ROW_ALIGN;
 
     // 3. Rows per vector core: M over every vector core the cube cores bring (two each), at least a
-    //    16-row fractal per core and a multiple of 16; the cores that would get no row are not launched.
+    //    16-row fractal per core and a multiple of 16; a block takes the rows of its two vector cores,
+    //    and the blocks that would get no row are not launched.
     const uint64_t rowsPerCore = std::max(MIN_ROWS, CeilDiv(CeilDiv(M, 2 * aicNum), ROW_ALIGN) * ROW_ALIGN);
-    const uint64_t vecTasks = CeilDiv(M, rowsPerCore);
+    const uint64_t blockRows = 2 * rowsPerCore;
+    const uint64_t blocks = CeilDiv(M, blockRows);
 
     {{ T }}TilingData* tiling = context->GetTilingData<{{ T }}TilingData>();
     if (tiling == nullptr) {
@@ -85,19 +89,19 @@ ge::graphStatus Tiling{{ T }}(gert::TilingContext* context)
     }
     *tiling = {{ T }}TilingData{};  // the tiling buffer is not zeroed for us
 
-    // 4. The Matmul of one vector core: [rowsPerCore, K] x [K, N] -> fp32 logits in GM, no bias.
+    // 4. The Matmul of one block: [2 * rowsPerCore, K] x [K, N] -> fp32 logits in GM, no bias.
     //    Its base blocks are chosen to fit the chip's L1 and L0 buffers (L0A/L0B from the platform; the
     //    Matmul may use all of L1 and L0C: the cube cores run nothing else). With A, B and C in GM it
     //    needs no UB on 910B, so UB stays the softmax's.
     matmul_tiling::MultiCoreMatmulTiling mm(platform);
-    mm.SetDim(static_cast<int32_t>(vecTasks));
+    mm.SetDim(static_cast<int32_t>(blocks));
     mm.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, inType);
     mm.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, inType);
     mm.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
     mm.SetBiasType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
     mm.SetShape(static_cast<int32_t>(M), static_cast<int32_t>(N), static_cast<int32_t>(K));
     mm.SetOrgShape(static_cast<int32_t>(M), static_cast<int32_t>(N), static_cast<int32_t>(K));
-    mm.SetSingleShape(static_cast<int32_t>(rowsPerCore), static_cast<int32_t>(N), static_cast<int32_t>(K));
+    mm.SetSingleShape(static_cast<int32_t>(blockRows), static_cast<int32_t>(N), static_cast<int32_t>(K));
     mm.SetBias(false);
     mm.SetBufferSpace(static_cast<int32_t>(l1Size), static_cast<int32_t>(l0cSize), -1);
     if (mm.GetTiling(tiling->mmTiling) == -1) {
@@ -137,9 +141,9 @@ ge::graphStatus Tiling{{ T }}(gert::TilingContext* context)
     tiling->rowsPerChunk = static_cast<uint32_t>(chunk);
     tiling->tmpBytes = static_cast<uint32_t>(tmpBytes);
 
-    // 6. One block per cube core that has rows for at least one of its two vector cores: vector core
-    //    v = 2 * block + GetSubBlockIdx() owns rows [v * rowsPerCore, (v + 1) * rowsPerCore).
-    context->SetBlockDim(static_cast<uint32_t>(CeilDiv(vecTasks, 2)));
+    // 6. One block per cube core with rows: block b owns rows [b * blockRows, (b + 1) * blockRows), its
+    //    vector core GetSubBlockIdx() = s the half [b * blockRows + s * rowsPerCore, ... + rowsPerCore).
+    context->SetBlockDim(static_cast<uint32_t>(blocks));
 
     // 7. Workspace: the system workspace the Matmul API's AIC-AIV exchange needs, then ours, the fp32
     //    logits [M, stride].

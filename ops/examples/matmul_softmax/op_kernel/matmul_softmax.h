@@ -1,22 +1,25 @@
 // MatmulSoftmax: the kernel class, y = softmax(x @ w) along N, as a mix kernel (AIC:AIV = 1:2).
 //
-// Every cube core (AIC) serves the Matmul requests of its two vector cores (AIV); the code below
-// runs on the vector cores (REGIST_MATMUL_OBJ in the entry keeps the cube cores in the Matmul
-// API's server loop). Vector core v = block * GetTaskRation() + GetSubBlockIdx() owns rows
-// [v * rowsPerCore, (v + 1) * rowsPerCore) of x and y, and for them:
+// Every cube core (AIC) serves the Matmul requests of its vector cores (AIV); the code below runs
+// on the vector cores (REGIST_MATMUL_OBJ in the entry keeps the cube cores in the Matmul API's
+// server loop). Block b owns rows [b * 2 * rowsPerCore, (b + 1) * 2 * rowsPerCore) of x and y, its
+// vector core s = GetSubBlockIdx() the half starting rowsPerCore * s rows in, and:
 //
-//   1. Matmul (cube core):  x[rows, K] (GM) x w[K, N] (GM) -- IterateAll -->  logits[rows, N] fp32 (GM workspace)
-//      GM -> L1 -> L0A/L0B -> Mmad -> L0C -> Fixpipe, all inside the Matmul API; the logits' rows are
-//      rowStride (N rounded up to 16) floats apart: SetOrgShape's orgKc.
-//   2. Softmax (vector core), rowsPerChunk rows at a time, double-buffered:
+//   1. Matmul (cube core), requested by vector core 0 for the whole block:
+//        x[blockRows, K] (GM) x w[K, N] (GM) -- IterateAll -->  logits[blockRows, N] fp32 (GM workspace)
+//      GM -> L1 -> L0A/L0B -> Mmad -> L0C -> Fixpipe, all inside the Matmul API, w read once for both
+//      vector cores; the logits' rows are rowStride (N rounded up to 16) floats apart: SetOrgShape's
+//      orgKc. Vector core 0 then sets a cross-core flag (mode 1: the other vector core of its block),
+//      which vector core 1 waits for before it reads its half.
+//   2. Softmax (each vector core, its own rows), rowsPerChunk rows at a time, double-buffered:
 //      CopyIn   logits chunk GM -> UB (VECIN), whole padded rows           MTE2
 //      Compute  SoftMax in fp32 over the first N columns of each row, in place,
 //               with the shared tmp buffer; Cast to fp16/bf16 (VECOUT)     V
 //      CopyOut  DataCopyPad: N elements of each row UB -> y (GM)           MTE3
 //
 // Why through GM and whole rows: a softmax row needs all N logits, and on 910B the cube and vector
-// cores share no buffer (even GetTensorC to UB travels L0C -> GM -> UB), so the cube writes a
-// vector core's whole band once and the vector core reads each row once; N is then limited by UB
+// cores share no buffer (even GetTensorC to UB travels L0C -> GM -> UB), so the cube writes the
+// block's whole band once and each vector core reads each of its rows once; N is then limited by UB
 // (one row of N fp32 logits and its scratch), not by L0C. The padding columns N..rowStride of the
 // logits are never written; the SoftMax's max and sum run over the first N columns only
 // (SoftMaxShapeInfo oriSrcK = N), so whatever they hold reaches no result, and the results in the
@@ -32,6 +35,7 @@ namespace MatmulSoftmaxKernel {
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;   // double buffering of the logits in and y out: must match the tiling
+constexpr uint16_t LOGITS_READY = 3; // cross-core flag: vector core 0 -> 1, the block's logits are in GM
 
 template <typename T>
 class MatmulSoftmax {
@@ -50,9 +54,11 @@ public:
                                 TPipe* pipe)
     {
         t_ = tiling;
-        const uint32_t core = GetBlockIdx() / GetTaskRation();
-        const uint32_t vec = core * GetTaskRation() + GetSubBlockIdx();
-        row0_ = vec * t_.rowsPerCore;
+        const uint32_t block = GetBlockIdx() / GetTaskRation();  // GetBlockIdx() counts vector cores
+        sub_ = GetSubBlockIdx();
+        blockRow0_ = block * 2 * t_.rowsPerCore;  // below M: the tiling launches only blocks with rows
+        blockRows_ = std::min(2 * t_.rowsPerCore, t_.M - blockRow0_);
+        row0_ = blockRow0_ + sub_ * t_.rowsPerCore;
         rows_ = row0_ < t_.M ? std::min(t_.rowsPerCore, t_.M - row0_) : 0;
         xGm_.SetGlobalBuffer((__gm__ T*)x, static_cast<uint64_t>(t_.M) * t_.K);
         wGm_.SetGlobalBuffer((__gm__ T*)w, static_cast<uint64_t>(t_.K) * t_.N);
@@ -66,20 +72,23 @@ public:
 
     __aicore__ inline void Process()
     {
-        if (rows_ > 0) {
-            // 1. The logits of this core's rows, on the cube core: C = x[row0 : row0 + rows] @ w.
+        if (sub_ == 0) {
+            // 1. The logits of the block's rows, on the cube core: C = x[blockRow0 : blockRow0 + blockRows] @ w.
             mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.rowStride);
-            mm.SetTensorA(xGm_[static_cast<uint64_t>(row0_) * t_.K]);
+            mm.SetTensorA(xGm_[static_cast<uint64_t>(blockRow0_) * t_.K]);
             mm.SetTensorB(wGm_);
-            mm.SetTail(rows_, t_.N, t_.K);  // the last core owning rows may have fewer than rowsPerCore
-            mm.IterateAll(logitsGm_[static_cast<uint64_t>(row0_) * t_.rowStride]);  // synchronous: done on return
-            // 2. The softmax of every row, chunk by chunk.
-            for (uint32_t r = 0; r < rows_; r += t_.rowsPerChunk) {
-                const uint32_t n = std::min(t_.rowsPerChunk, rows_ - r);
-                CopyIn(r, n);
-                Compute(n);
-                CopyOut(r, n);
-            }
+            mm.SetTail(blockRows_, t_.N, t_.K);  // the last block may have fewer rows than the tiling's
+            mm.IterateAll(logitsGm_[static_cast<uint64_t>(blockRow0_) * t_.rowStride]);  // synchronous: done on return
+            CrossCoreSetFlag<1, PIPE_MTE3>(LOGITS_READY);  // tell vector core 1 (set even when it has no rows)
+        } else {
+            CrossCoreWaitFlag(LOGITS_READY);  // vector core 0 saw the logits arrive
+        }
+        // 2. The softmax of this core's rows, chunk by chunk.
+        for (uint32_t r = 0; r < rows_; r += t_.rowsPerChunk) {
+            const uint32_t n = std::min(t_.rowsPerChunk, rows_ - r);
+            CopyIn(r, n);
+            Compute(n);
+            CopyOut(r, n);
         }
         mm.End();
     }
@@ -124,7 +133,10 @@ private:
     GlobalTensor<T> yGm_;
     GlobalTensor<float> logitsGm_;
     MatmulSoftmaxTilingData t_;
-    uint32_t row0_ = 0;
+    uint32_t sub_ = 0;        // this vector core in its block: 0 requests the Matmul, 1 waits for it
+    uint32_t blockRow0_ = 0;  // the block's first row and its number of rows
+    uint32_t blockRows_ = 0;
+    uint32_t row0_ = 0;       // this vector core's first row and its number of rows (0: nothing to do)
     uint32_t rows_ = 0;
 };
 }  // namespace MatmulSoftmaxKernel

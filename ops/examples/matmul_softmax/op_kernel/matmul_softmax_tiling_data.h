@@ -19,11 +19,11 @@ struct MatmulSoftmaxTilingData {
     uint32_t N;             // columns of w and y: the softmax axis
     uint32_t K;             // columns of x, rows of w
     uint32_t rowStride;     // N rounded up to 16: the row stride of the fp32 logits in the workspace and in UB
-    uint32_t rowsPerCore;   // rows of x each vector core owns (the last one owning rows takes the tail)
+    uint32_t rowsPerCore;   // rows of x each vector core owns; a block owns twice as many (the last one the tail)
     uint32_t rowsPerChunk;  // rows of logits one softmax step holds in UB
     uint32_t tmpBytes;      // the SoftMax's shared temporary buffer, in bytes
     uint32_t reserved;      // padding: keeps the struct a multiple of 8 bytes
-    AscendC::tiling::TCubeTiling mmTiling;    // the Matmul of one vector core's rows: [rowsPerCore, K] x [K, N]
+    AscendC::tiling::TCubeTiling mmTiling;    // the Matmul of one block's rows: [2 * rowsPerCore, K] x [K, N]
     AscendC::tiling::SoftMaxTiling smTiling;  // the SoftMax of one chunk: [rowsPerChunk, rowStride], N valid columns
 };
 
