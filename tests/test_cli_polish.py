@@ -58,7 +58,7 @@ def test_new_help_lists_every_template(cli):
     flat = " ".join(out.split())
     for name in template_names():
         assert name in flat
-    assert set(template_names()) >= {"vector", "reduce", "cube"}
+    assert set(template_names()) >= {"vector", "reduce", "cube", "mix"}
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "opkit")
