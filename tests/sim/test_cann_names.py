@@ -460,3 +460,11 @@ def test_cce_block_reductions_one_result_per_enabled_block(names, fn, red):
         for b in range(5):
             want[r * 8 + b] = red(a[r * 64 + b * 8: r * 64 + b * 8 + 8])
     assert np.allclose(out, want, rtol=1e-6, atol=0) if fn == "vcgadd" else np.array_equal(out, want)
+
+
+def test_kernel_and_host_tiling_headers_in_one_translation_unit(tmp_path):
+    """CANN's samples put the kernel and its host tiling in one file (kernel_operator.h and
+    tiling/tiling_api.h together): the two header sets must not clash."""
+    r = compile_snippet('#include "kernel_operator.h"\n#include "tiling/tiling_api.h"\n'
+                        'int main() { matmul_tiling::MultiCoreMatmulTiling t; (void)t; return 0; }\n', tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]

@@ -309,7 +309,7 @@ inline bool IsBasicBlockInSoftMax(tiling::SoftMaxTiling& tiling, const uint32_t 
 
 // ---- DropOut ---------------------------------------------------------------------------------
 
-namespace opkit_dropout {
+namespace opkit_dropout_tiling {
 constexpr uint32_t kRepeatBytes = 256;  // one vector repeat
 inline uint64_t Elements(const char* fn, const TensorShape& shape, uint32_t typeSize, bool isReuseSource) {
     if (typeSize != 2 && typeSize != 4)
@@ -321,21 +321,21 @@ inline uint64_t Elements(const char* fn, const TensorShape& shape, uint32_t type
     for (int64_t d : dims) n *= static_cast<uint64_t>(d < 0 ? 0 : d);
     return n;
 }
-}  // namespace opkit_dropout
+}  // namespace opkit_dropout_tiling
 
 // The minimum is two vector repeats; the maximum holds two float copies of the whole source.
 inline uint32_t GetDropOutMinTmpSize(const TensorShape& srcShape, const uint32_t typeSize, const bool isReuseSource) {
-    (void)opkit_dropout::Elements("AscendC::GetDropOutMinTmpSize", srcShape, typeSize, isReuseSource);
-    return 2 * opkit_dropout::kRepeatBytes;
+    (void)opkit_dropout_tiling::Elements("AscendC::GetDropOutMinTmpSize", srcShape, typeSize, isReuseSource);
+    return 2 * opkit_dropout_tiling::kRepeatBytes;
 }
 inline uint32_t GetDropOutMaxTmpSize(const TensorShape& srcShape, const uint32_t typeSize, const bool isReuseSource) {
-    const uint64_t n = opkit_dropout::Elements("AscendC::GetDropOutMaxTmpSize", srcShape, typeSize, isReuseSource);
-    return static_cast<uint32_t>(std::max<uint64_t>(2 * opkit_dropout::kRepeatBytes, 2 * n * sizeof(float)));
+    const uint64_t n = opkit_dropout_tiling::Elements("AscendC::GetDropOutMaxTmpSize", srcShape, typeSize, isReuseSource);
+    return static_cast<uint32_t>(std::max<uint64_t>(2 * opkit_dropout_tiling::kRepeatBytes, 2 * n * sizeof(float)));
 }
 inline void GetDropOutMaxMinTmpSize(const TensorShape& srcShape, const uint32_t typeSize, const bool isReuseSource,
                                     uint32_t& maxValue, uint32_t& minValue) {
-    const uint64_t n = opkit_dropout::Elements("AscendC::GetDropOutMaxMinTmpSize", srcShape, typeSize, isReuseSource);
-    minValue = 2 * opkit_dropout::kRepeatBytes;
+    const uint64_t n = opkit_dropout_tiling::Elements("AscendC::GetDropOutMaxMinTmpSize", srcShape, typeSize, isReuseSource);
+    minValue = 2 * opkit_dropout_tiling::kRepeatBytes;
     maxValue = static_cast<uint32_t>(std::max<uint64_t>(minValue, 2 * n * sizeof(float)));
 }
 
