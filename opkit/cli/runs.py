@@ -8,6 +8,8 @@ from typing import Annotated, Any
 import typer
 
 from opkit.cli.common import (
+    BACKEND_HELP,
+    _backend,
     _check_jobs,
     _check_timeout,
     _console,
@@ -27,8 +29,16 @@ def build(
                                                   "(default: the default chip of every SoC the op targets).")] = None,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", metavar="N",
                                              help="Parallel compile jobs (default: CPUs).")] = None,
+    backend: Annotated[str, typer.Option("--backend", metavar="NAME", help=BACKEND_HELP)] = "sim",
+    vendor: Annotated[str, typer.Option("--vendor", metavar="NAME", help="cann: the vendor folder of the "
+                                        "package (opp/vendors/NAME).")] = "customize",
+    cann_path: Annotated[Path | None, typer.Option("--cann-path", metavar="DIR", help="cann, cann-cpu: the CANN "
+                                                   "toolkit (default: $ASCEND_HOME_PATH, then the default "
+                                                   "install folders).")] = None,
 ) -> None:
-    """Compile packages on the CPU simulator: one harness per op x chip x dtype column (cached)."""
+    """Compile packages: on the CPU simulator (one harness per op x chip x dtype column, cached), or with
+    --backend cann into CANN's custom operator package (.run), or with --backend cann-cpu in CANN's CPU-debug
+    mode."""
     import time
 
     from rich.markup import escape
@@ -36,8 +46,14 @@ def build(
     from opkit.build.api import build_packages
 
     _check_jobs(jobs)
+    _backend(backend, "opkit build", cann_path)
     out = _console()
     t0 = time.perf_counter()
+    if backend != "sim":
+        from opkit.cli.backend_cmds import build_cann
+
+        build_cann(backend, _specs(ops), soc, jobs, vendor, cann_path, out, t0)
+        return
     report = build_packages(_specs(ops), soc, jobs, progress=lambda m: out.print(f"  {escape(m)}"))
     out.print(f"[green]built[/] {report.built}, up to date {report.cached} "
               f"({len(report.artifacts)} harness(es), {time.perf_counter() - t0:.1f} s); op.yaml matches the OpDef")
@@ -109,6 +125,7 @@ def verify(
                                                         "machine's memory, or OPKIT_MAX_CASE_MEMORY).")] = None,
     force: Annotated[bool, typer.Option(help="Replace --junit and --out files opkit did not write (or that "
                                         "changed since).")] = False,
+    backend: Annotated[str, typer.Option("--backend", metavar="NAME", help=BACKEND_HELP)] = "sim",
 ) -> None:
     """Run every case on the simulator and compare with the golden; exit 1 on any failure or when nothing
     was verified."""
@@ -125,6 +142,11 @@ def verify(
     if profile is not None and profile not in PROFILES:
         raise UsageError(f"--profile {profile}: unknown (profiles: {', '.join(PROFILES)})")
     _check_timeout(timeout)
+    _backend(backend, "opkit verify")
+    if backend != "sim":
+        from opkit.cli.backend_cmds import runs_not_on
+
+        runs_not_on(backend, "verify")
     limit = parse_size(max_case_memory, "--max-case-memory") if max_case_memory is not None else None
     opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype, full, sweep, sweep_values), profile, out_dir,
                          junit, timeout, jobs, trace, perf, limit, force, workers, parse_shard(shard))
@@ -190,6 +212,7 @@ def run(
                                         "since).")] = False,
     timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS", help="Seconds before the kernel run or "
                                            "a call into golden.py counts as hung.")] = 300.0,
+    backend: Annotated[str, typer.Option("--backend", metavar="NAME", help=BACKEND_HELP)] = "sim",
 ) -> None:
     """Run the kernel once on the simulator, on a case or on your own data, and save the outputs."""
     from rich.markup import escape
@@ -202,6 +225,11 @@ def run(
     if out is None:
         raise UsageError("give --out FILE.npz: where to save the outputs")
     _check_timeout(timeout)
+    _backend(backend, "opkit run")
+    if backend != "sim":
+        from opkit.cli.backend_cmds import runs_not_on
+
+        runs_not_on(backend, "run")
     spec = _one_spec(op, "run")
     chip, _ = spec.target(spec.socs[0].key if soc is None else soc)
     sel: Any = int(dtype) if dtype is not None and dtype.isdigit() else dtype
@@ -279,6 +307,7 @@ def perf(
                                            "a call into golden.py counts as hung.")] = 300.0,
     trace_only: Annotated[bool, typer.Option("--trace-only", help="Skip the arithmetic and data bytes: the same "
                                              "trace, much faster on large shapes (see docs/simulator.md).")] = False,
+    backend: Annotated[str, typer.Option("--backend", metavar="NAME", help=BACKEND_HELP)] = "sim",
 ) -> None:
     """Run one case on the simulator and model its time on a chip: modelled time, roofline bound,
     efficiency with and without start-up, per-pipe busy time per core, fused against unfused."""
@@ -290,6 +319,11 @@ def perf(
     if case is None:
         raise UsageError("give --case NAME: the case of op.yaml to run and model")
     _check_timeout(timeout)
+    _backend(backend, "opkit perf")
+    if backend != "sim":
+        from opkit.cli.backend_cmds import runs_not_on
+
+        runs_not_on(backend, "perf")
     spec = _one_spec(op, "perf")
     sel: Any = int(dtype) if dtype is not None and dtype.isdigit() else dtype
     with usercode.guarded(timeout):
