@@ -28,13 +28,11 @@ def build_cann(backend: str, specs: list[Any], soc: list[str] | None, jobs: int 
         out.print(f"next: opkit install {built[0].spec.dir if len(built) == 1 else 'OP'}"
                   f"{' --vendor ' + vendor if vendor != 'customize' else ''} (or --path DIR)")
         return
-    from opkit.backends import cann_cpu
+    from opkit.errors import UsageError
 
-    exes = cann_cpu.build(specs, soc, jobs, say, cann_path=cann_path)
-    out.print(f"[green]built[/] {len(exes)} CPU-debug executable(s) with CANN's tikicpulib "
-              f"({time.perf_counter() - t0:.1f} s)")
-    for e in exes:
-        out.print(f"  {e.label}: {e.exe}")
+    raise UsageError("opkit build --backend cann-cpu: CANN's CPU-debug build of a package's kernel is not in this "
+                     "opkit release (the toolkit is ready: see opkit doctor); build and verify on opkit's simulator "
+                     "(the default backend), or build the NPU package with --backend cann")
 
 
 def runs_not_on(backend: str, command: str) -> None:
