@@ -220,3 +220,24 @@ def test_project_matches_msopgen_gen(tmp_path):
     ours = json.loads((proj.root / "CMakePresets.json").read_text())["configurePresets"][0]["cacheVariables"]
     ref = json.loads((out / "CMakePresets.json").read_text())["configurePresets"][0]["cacheVariables"]
     assert set(ref) <= set(ours), set(ref) - set(ours)
+
+
+@needs_tools
+def test_doctor_reports_each_backend_ready_on_the_fake_toolkit(fake):
+    from opkit.doctor import diagnose, render
+
+    checks = diagnose(fake.env())
+    by = {c.name: c for c in checks}
+    assert by["backend cann"].ok is True and by["backend cann"].found.startswith("ready: CANN toolkit")
+    assert by["backend cann-cpu"].ok is True
+    text = render(checks)
+    assert "cann backend: ready" in text and "cann-cpu backend: ready" in text
+
+
+def test_doctor_names_the_missing_bisheng(fake):
+    from opkit.doctor import diagnose
+
+    env = fake.env()
+    env["PATH"] = env["PATH"].split(":", 1)[1]  # the toolkit installed, set_env.sh not sourced
+    c = {c.name: c for c in diagnose(env)}["backend cann"]
+    assert c.ok is False and "bisheng on PATH" in c.found and c.fix == f"source {fake.root.parent / 'set_env.sh'}"
