@@ -14,8 +14,10 @@
   g++ from a small C file exporting ``aclnn<Op>GetWorkspaceSize`` and ``aclnn<Op>`` and writes
   ``build_out/custom_opp_<os>_<arch>.run``, a self-extracting script that installs into
   ``$ASCEND_OPP_PATH/vendors/<vendor>`` or ``--install-path=DIR/vendors/<vendor>`` (with ``bin/set_env.bash``);
-* ``tools/tikicpulib/lib``: a stand-in CPU-debug library (``tikicpulib.h``, ``libtikicpulib_fake.so``
-  built with g++, ``tikicpulib-config.cmake`` with the ``tikicpulib::<chip>`` targets).
+* ``tools/tikicpulib/lib``: a stand-in CPU-debug library: ``tikicpulib.h`` (which serves CANN's CPU-debug
+  interface from opkit's simulator headers, standing in for CANN's headers and chip model),
+  ``libtikicpulib_fake.so`` built with g++ (it records that it ran), and ``tikicpulib-config.cmake`` with the
+  ``tikicpulib::<Chip>`` targets (``Ascend910B2``...).
 
 Every tool appends one JSON line ``{"tool", "argv", "cwd"}`` to ``calls.jsonl`` in the tree, so tests can
 check the commands. ``FAKE_CANN_FAIL=package`` in the environment makes the package step fail.
@@ -211,46 +213,41 @@ exit 0
 __PAYLOAD__
 '''
 
-TIKICPULIB_H = r"""// fake CANN: tikicpulib.h, the CPU-debug launcher
+TIKICPULIB_H = """// fake CANN: tikicpulib.h. CANN's CPU-debug interface, here served by opkit's simulator headers.
 #pragma once
-#include <cstdint>
-#include <cstdlib>
-#include <cstdio>
-namespace AscendC {
-enum class KernelMode { AIV_MODE, AIC_MODE, MIX_MODE };
-void SetKernelMode(KernelMode mode);
-inline void* GmAlloc(size_t n) { return std::calloc(1, n ? n : 1); }
-inline void GmFree(void* p) { std::free(p); }
-}
-extern "C" int fake_tikicpulib_block_idx;
-extern "C" void fake_tikicpulib_record(const char* what, long value);
-#define ICPU_SET_TILING_KEY(k) fake_tikicpulib_record("tiling_key", static_cast<long>(k))
-#define ICPU_RUN_KF(kernel, blocks, ...) \
-  do { fake_tikicpulib_record("blocks", static_cast<long>(blocks)); \
-       for (int b_ = 0; b_ < static_cast<int>(blocks); ++b_) { fake_tikicpulib_block_idx = b_; kernel(__VA_ARGS__); } \
-  } while (0)
+#include "{sim_header}"
 """
 
 TIKICPULIB_C = r"""
 #include <cstdio>
-#include "tikicpulib.h"
-int fake_tikicpulib_block_idx = 0;
-extern "C" void fake_tikicpulib_record(const char* what, long value) {
-    std::fprintf(stderr, "fake-tikicpulib: %s=%ld\n", what, value);
+__attribute__((constructor)) static void fake_tikicpulib_loaded() {
+    if (FILE* f = std::fopen(FAKE_LOG, "a")) {
+        std::fprintf(f, "{\"tool\": \"tikicpulib\", \"argv\": [], \"cwd\": \"\"}\n");
+        std::fclose(f);
+    }
+    std::fprintf(stderr, "fake tikicpulib: CPU-debug run\n");
 }
-namespace AscendC { void SetKernelMode(KernelMode) {} }
 """
 
-TIKICPULIB_CONFIG = """# fake CANN: tikicpulib-config.cmake
-foreach(chip Ascend910B1 Ascend910B2 Ascend910B3 Ascend910B4 ascend910b ascend910B1)
-  if(NOT TARGET tikicpulib::${chip})
-    add_library(tikicpulib::${chip} INTERFACE IMPORTED)
-    set_target_properties(tikicpulib::${chip} PROPERTIES
-      INTERFACE_INCLUDE_DIRECTORIES ${CMAKE_CURRENT_LIST_DIR}/../include
-      INTERFACE_LINK_LIBRARIES ${CMAKE_CURRENT_LIST_DIR}/../libtikicpulib_fake.so)
-  endif()
-endforeach()
-"""
+
+def _tikicpulib_config(lib: Path) -> str:
+    """tikicpulib::<Chip> for every chip opkit models: the include folders, the chip's defines, the library."""
+    from opkit import sim, soc
+
+    sim_inc = sim.include_dir()
+    lines = ["# fake CANN: tikicpulib-config.cmake"]
+    for chip in soc.chips():
+        name = "Ascend" + chip[len("ascend"):].upper()
+        defs = ";".join(d[2:] for d in sim.soc_defines(chip)).replace('"', '\\"')
+        lines += [f"if(NOT TARGET tikicpulib::{name})",
+                  f"  add_library(tikicpulib::{name} INTERFACE IMPORTED)",
+                  f"  set_target_properties(tikicpulib::{name} PROPERTIES",
+                  f'    INTERFACE_INCLUDE_DIRECTORIES "{lib / "include"};{sim_inc}"',
+                  f'    INTERFACE_COMPILE_DEFINITIONS "{defs}"',
+                  '    INTERFACE_COMPILE_OPTIONS "-pthread"',
+                  f'    INTERFACE_LINK_LIBRARIES "{lib / "libtikicpulib_fake.so"};-pthread")',
+                  "endif()"]
+    return "\n".join(lines) + "\n"
 
 
 @dataclass
@@ -315,11 +312,13 @@ def make_fake_cann(tmp: Path, version: str = FAKE_VERSION, asc: bool = True, tik
         lib = root / "tools" / "tikicpulib" / "lib"
         (lib / "include").mkdir(parents=True, exist_ok=True)
         (lib / "cmake").mkdir(parents=True, exist_ok=True)
-        (lib / "include" / "tikicpulib.h").write_text(TIKICPULIB_H)
+        from opkit import sim
+
+        (lib / "include" / "tikicpulib.h").write_text(TIKICPULIB_H.format(sim_header=sim.include_dir() / "tikicpulib.h"))
         (lib / "fake.cpp").write_text(TIKICPULIB_C)
-        (lib / "cmake" / "tikicpulib-config.cmake").write_text(TIKICPULIB_CONFIG)
+        (lib / "cmake" / "tikicpulib-config.cmake").write_text(_tikicpulib_config(lib))
         cxx = shutil.which("g++")
         if cxx:
-            subprocess.run([cxx, "-std=c++17", "-shared", "-fPIC", f"-I{lib / 'include'}", str(lib / "fake.cpp"),
+            subprocess.run([cxx, "-shared", "-fPIC", f'-DFAKE_LOG="{log}"', str(lib / "fake.cpp"),
                             "-o", str(lib / "libtikicpulib_fake.so")], check=True)
     return FakeCann(root, bin_dir, log)
