@@ -216,11 +216,13 @@ __PAYLOAD__
 TIKICPULIB_H = """// fake CANN: tikicpulib.h. CANN's CPU-debug interface, here served by opkit's simulator headers.
 #pragma once
 #include "{sim_header}"
+extern "C" void fake_tikicpulib_mark();
+static const int fake_tikicpulib_used = (fake_tikicpulib_mark(), 0);
 """
 
 TIKICPULIB_C = r"""
 #include <cstdio>
-__attribute__((constructor)) static void fake_tikicpulib_loaded() {
+extern "C" void fake_tikicpulib_mark() {
     if (FILE* f = std::fopen(FAKE_LOG, "a")) {
         std::fprintf(f, "{\"tool\": \"tikicpulib\", \"argv\": [], \"cwd\": \"\"}\n");
         std::fclose(f);

@@ -70,7 +70,10 @@ class CpuExe:
 def unsupported(spec: Spec) -> str | None:
     """Why this package's kernel cannot run through the generic CPU-debug launcher (None: it can)."""
     from opkit.build import kernel_entry, options
+    from opkit.dtypes import DTYPES
 
+    if any(DTYPES[d].packed for p in spec.params for d in p.dtypes):
+        return "packed dtypes (int4) are not supported by the launcher"
     if any(p.param == "dynamic" for p in spec.params):
         return "dynamic (list) tensors need CANN's list-tensor descriptors, which the launcher does not build"
     if any(o.inplace is not None or o.ref for o in spec.outputs):

@@ -28,11 +28,38 @@ def build_cann(backend: str, specs: list[Any], soc: list[str] | None, jobs: int 
         out.print(f"next: opkit install {built[0].spec.dir if len(built) == 1 else 'OP'}"
                   f"{' --vendor ' + vendor if vendor != 'customize' else ''} (or --path DIR)")
         return
-    from opkit.errors import UsageError
+    from opkit.backends import cann_cpu
 
-    raise UsageError("opkit build --backend cann-cpu: CANN's CPU-debug build of a package's kernel is not in this "
-                     "opkit release (the toolkit is ready: see opkit doctor); build and verify on opkit's simulator "
-                     "(the default backend), or build the NPU package with --backend cann")
+    exes = cann_cpu.build(specs, soc, jobs, say, cann_path=cann_path)
+    out.print(f"[green]built[/] {len(exes)} CPU-debug executable(s) with CANN's tikicpulib "
+              f"({time.perf_counter() - t0:.1f} s)")
+    for e in exes:
+        out.print(f"  {escape(e.label)}: {e.exe}")
+    out.print("next: opkit verify --backend cann-cpu (the cases on CANN's CPU model)")
+
+
+def print_beside_sim(info: dict[str, Any], err: Any, out: Any) -> None:
+    """CANN's CPU-model log, and with --beside-sim the comparison with the simulator, side by side."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    for line in info.get("cann_cpu_log", []):
+        err.print(f"[cyan]cann-cpu:[/] {escape(line)}")
+    side = info.get("beside_sim")
+    if side is None:
+        return
+    if side.get("sim_error"):
+        out.print(f"[red]the simulator failed where CANN's CPU model ran:[/] {escape(side['sim_error'])}")
+    for w in side.get("sim_warnings", []):
+        err.print(f"[yellow]simulator warning:[/] {escape(w)}")
+    if side.get("outputs"):
+        table = Table(title="CANN's CPU model beside opkit's simulator")
+        for col in ("output", "elements", "differ", "max |diff|", "note"):
+            table.add_column(col)
+        for r in side["outputs"]:
+            table.add_row(r["output"], str(r["elements"]), str(r["differ"]),
+                          "" if r["max_abs_diff"] is None else f"{r['max_abs_diff']:.6g}", escape(r["note"]))
+        out.print(table)
 
 
 def runs_not_on(backend: str, command: str) -> None:

@@ -143,13 +143,16 @@ def verify(
         raise UsageError(f"--profile {profile}: unknown (profiles: {', '.join(PROFILES)})")
     _check_timeout(timeout)
     _backend(backend, "opkit verify")
-    if backend != "sim":
+    if backend == "cann":
         from opkit.cli.backend_cmds import runs_not_on
 
         runs_not_on(backend, "verify")
+    if backend == "cann-cpu" and perf:
+        raise UsageError("--perf models times from the simulator's traces: not with --backend cann-cpu")
     limit = parse_size(max_case_memory, "--max-case-memory") if max_case_memory is not None else None
     opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype, full, sweep, sweep_values), profile, out_dir,
-                         junit, timeout, jobs, trace, perf, limit, force, workers, parse_shard(shard))
+                         junit, timeout, jobs, trace and backend == "sim", perf, limit, force, workers,
+                         parse_shard(shard), backend)
     check_outputs(opts)
     out = _console()
     terminal = out.is_terminal
@@ -213,8 +216,12 @@ def run(
     timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS", help="Seconds before the kernel run or "
                                            "a call into golden.py counts as hung.")] = 300.0,
     backend: Annotated[str, typer.Option("--backend", metavar="NAME", help=BACKEND_HELP)] = "sim",
+    beside_sim: Annotated[bool, typer.Option("--beside-sim", help="With --backend cann-cpu: also run on opkit's "
+                                             "simulator and show both outputs' differences and both sides' "
+                                             "diagnostics.")] = False,
 ) -> None:
-    """Run the kernel once on the simulator, on a case or on your own data, and save the outputs."""
+    """Run the kernel once on the simulator (or on CANN's CPU model: --backend cann-cpu), on a case or on your
+    own data, and save the outputs."""
     from rich.markup import escape
 
     from opkit.errors import UsageError
@@ -226,22 +233,35 @@ def run(
         raise UsageError("give --out FILE.npz: where to save the outputs")
     _check_timeout(timeout)
     _backend(backend, "opkit run")
-    if backend != "sim":
+    if backend == "cann":
         from opkit.cli.backend_cmds import runs_not_on
 
         runs_not_on(backend, "run")
+    if beside_sim and backend != "cann-cpu":
+        raise UsageError("--beside-sim compares CANN's CPU model with the simulator: give --backend cann-cpu")
     spec = _one_spec(op, "run")
     chip, _ = spec.target(spec.socs[0].key if soc is None else soc)
     sel: Any = int(dtype) if dtype is not None and dtype.isdigit() else dtype
     console = _console(stderr=True)
+    runner: Any = SimRunner(timeout_s=timeout)
+    if backend == "cann-cpu":
+        from opkit.backends.cann_cpu_runner import BesideSim, CannCpuRunner
+
+        runner = CannCpuRunner(timeout_s=timeout)
+        runner = BesideSim(runner, SimRunner(timeout_s=timeout)) if beside_sim else runner
     with usercode.guarded(timeout):
-        summary = run_on_data(spec, SimRunner(timeout_s=timeout), chip, out, case_name=case, inputs_npz=inputs,
+        summary = run_on_data(spec, runner, chip, out, case_name=case, inputs_npz=inputs,
                               attr_items=attr or [], dtype=sel, force=force,
                               notice=lambda m: console.print(f"[yellow]note:[/] {m}"))
     for w in summary.info.get("warnings", []):
         console.print(f"[yellow]simulator warning:[/] {escape(w)}")
+    if backend == "cann-cpu":
+        from opkit.cli.backend_cmds import print_beside_sim
+
+        print_beside_sim(summary.info, console, _console())
     shapes = ", ".join(f"{k} {list(v)}" for k, v in summary.outputs.items())
-    _console().print(f"[green]ran[/] {spec.op_type} {escape(f'[{spec.column_label(summary.column)}@{chip}]')} "
+    _console().print(f"[green]ran[/] {'on CANN' + chr(39) + 's CPU model ' if backend == 'cann-cpu' else ''}"
+                     f"{spec.op_type} {escape(f'[{spec.column_label(summary.column)}@{chip}]')} "
                      f"block_dim={summary.info.get('block_dim')}: {escape(shapes)} -> {escape(str(summary.out))}")
 
 
