@@ -48,6 +48,11 @@ def test_verify_runs_the_cases_on_the_cpu_model(tmp_path, fake):
     assert "6 passed, 0 failed, 0 errors" in r.stdout
     data = json.loads((out / "results.json").read_text())
     assert data["opkit"]["backend"] == "cann-cpu"
+    import jsonschema
+
+    from opkit.verify.report import schema_path
+
+    jsonschema.validate(data, json.loads(schema_path().read_text()))
     assert len(fake.calls("tikicpulib")) == 6  # every run went through the CPU-debug executable
     assert not (out / "traces").exists()
 
