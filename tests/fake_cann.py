@@ -5,6 +5,9 @@
 * ``version.cfg`` and ``set_env.sh`` as the toolkit has them;
 * ``bin/bisheng``: records its arguments, "compiles" a kernel source into an object file, and fails as
   bisheng (clang) does, ``file:line:col: error: ...``, on a source line holding ``FAKE_CANN_ERROR``;
+* ``lib64/libascendcl.so`` and ``lib64/libnnopbase.so`` built with g++: CANN's runtime and aclnn base as far
+  as a device run uses them (aclInit, aclrtSetDevice, aclrtMalloc/Memcpy with host memory, aclCreateTensor...),
+  recording each call; ``FAKE_CANN_NO_DEVICE=1`` makes aclrtSetDevice fail as it does without an NPU;
 * ``bin/msprof`` and ``bin/mssanitizer``: record their arguments and run the program they are given;
 * ``lib64/cmake/asc-config.cmake`` and ``compiler/tikcpp/ascendc_kernel_cmake/fwk_modules/func.cmake``:
   the operator-project CMake functions (``npu_op_package``, ``npu_op_code_gen``, ``npu_op_library``,
@@ -252,6 +255,58 @@ def _tikicpulib_config(lib: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+ACL_C = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static void rec(const char* fn, const char* arg) {
+    FILE* f = fopen(FAKE_LOG, "a");
+    if (f) { fprintf(f, "{\"tool\": \"acl\", \"argv\": [\"%s\", \"%s\"], \"cwd\": \"\"}\n", fn, arg); fclose(f); }
+}
+int aclInit(const char* config) { (void)config; rec("aclInit", ""); return 0; }
+int aclrtSetDevice(int32_t d) {
+    char b[16]; snprintf(b, sizeof b, "%d", d); rec("aclrtSetDevice", b);
+    return getenv("FAKE_CANN_NO_DEVICE") ? 107001 : 0;
+}
+int aclrtCreateStream(void** s) { *s = (void*)0x1; return 0; }
+int aclrtMalloc(void** p, size_t n, int policy) { (void)policy; *p = calloc(1, n ? n : 1); return 0; }
+int aclrtMemcpy(void* dst, size_t cap, const void* src, size_t n, int kind) {
+    char b[32]; snprintf(b, sizeof b, "%d:%zu", kind, n); rec("aclrtMemcpy", b);
+    if (n > cap) return 107000;
+    memcpy(dst, src, n); return 0;
+}
+int aclrtFree(void* p) { free(p); return 0; }
+int aclrtSynchronizeStream(void* s) { (void)s; rec("aclrtSynchronizeStream", ""); return 0; }
+int aclrtDestroyStream(void* s) { (void)s; return 0; }
+int aclrtResetDevice(int32_t d) { (void)d; return 0; }
+int aclFinalize(void) { rec("aclFinalize", ""); return 0; }
+const char* aclGetRecentErrMsg(void) { return "EE1001: fake CANN: the device is not available"; }
+"""
+
+NNOPBASE_C = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+static void rec(const char* fn, const char* arg) {
+    FILE* f = fopen(FAKE_LOG, "a");
+    if (f) { fprintf(f, "{\"tool\": \"acl\", \"argv\": [\"%s\", \"%s\"], \"cwd\": \"\"}\n", fn, arg); fclose(f); }
+}
+void* aclCreateTensor(const int64_t* view, uint64_t n, int dtype, const int64_t* stride, int64_t offset, int fmt,
+                      const int64_t* storage, uint64_t sn, void* data) {
+    char b[256]; int k = snprintf(b, sizeof b, "dtype=%d format=%d shape=", dtype, fmt);
+    for (uint64_t i = 0; i < n && k < 200; ++i) k += snprintf(b + k, sizeof b - k, "%lld,", (long long)view[i]);
+    (void)stride; (void)offset; (void)storage; (void)sn;
+    rec("aclCreateTensor", b);
+    return data ? malloc(16) : NULL;
+}
+int aclDestroyTensor(void* t) { free(t); return 0; }
+void* aclCreateIntArray(const int64_t* v, uint64_t n) { (void)v; (void)n; return malloc(16); }
+void* aclCreateFloatArray(const float* v, uint64_t n) { (void)v; (void)n; return malloc(16); }
+void* aclCreateBoolArray(const _Bool* v, uint64_t n) { (void)v; (void)n; return malloc(16); }
+"""
+
+
 @dataclass
 class FakeCann:
     root: Path
@@ -307,6 +362,14 @@ def make_fake_cann(tmp: Path, version: str = FAKE_VERSION, asc: bool = True, tik
             FUNC_CMAKE.replace("__PACK__", str(pack)).replace("__PYTHON__", sys.executable))
         (root / "lib64" / "cmake").mkdir(parents=True, exist_ok=True)
         (root / "lib64" / "cmake" / "asc-config.cmake").write_text(ASC_CONFIG)
+    cc = shutil.which("g++")
+    if cc:
+        (root / "lib64").mkdir(parents=True, exist_ok=True)
+        for name, src in (("libascendcl.so", ACL_C), ("libnnopbase.so", NNOPBASE_C)):
+            c = root / "lib64" / (name + ".c")
+            c.write_text(src)
+            subprocess.run([cc, "-x", "c", "-shared", "-fPIC", f'-DFAKE_LOG="{log}"', str(c), "-o",
+                            str(root / "lib64" / name)], check=True)
     if legacy:
         (root / "tools" / "op_project_templates" / "ascendc" / "customize" / "cmake").mkdir(parents=True,
                                                                                              exist_ok=True)

@@ -36,6 +36,27 @@ class _Host:
     exe: Path  # the host harness: describe (OpDef check) and tiling
 
 
+def host_tiling(host: Path, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any], work: Path,
+                label: str, timeout_s: float) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The simulator-style request of a case (its input files written into ``work``) and the host harness's
+    ``tiling`` result for it: tiling key, block dim, workspace sizes, tiling data, output shapes."""
+    req = SimRunner().request(spec, case, column, chip, inputs, work)
+    output_shapes_from_spec(spec, case, host, req, label)
+    req_path = work / "request.json"
+    req_path.write_text(json.dumps(req), encoding="utf-8")
+    try:
+        r = subprocess.run([str(host), "tiling", str(req_path)], capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        raise KernelError(f"{label}: the tiling gave no result after {timeout_s:.0f} s") from None
+    if r.returncode != 0:
+        raise KernelError(failure_message(r.returncode, r.stderr, label))
+    try:
+        result = json.loads((work / "request.json.result.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise OpkitError(f"{label}: the host harness wrote no readable tiling result ({exc})") from None
+    return req, result
+
+
 class CannCpuRunner:
     """The runner of ``opkit verify --backend cann-cpu``: same interface as the simulator's runner."""
 
@@ -74,32 +95,13 @@ class CannCpuRunner:
             self.artifact(spec, chip, column)
             self.cpu_exe(spec, chip, column)
 
-    def _tiling(self, host: Path, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any],
-                work: Path, label: str) -> tuple[dict[str, Any], dict[str, Any]]:
-        req = SimRunner().request(spec, case, column, chip, inputs, work)
-        output_shapes_from_spec(spec, case, host, req, label)
-        req_path = work / "request.json"
-        req_path.write_text(json.dumps(req), encoding="utf-8")
-        try:
-            r = subprocess.run([str(host), "tiling", str(req_path)], capture_output=True, text=True,
-                               timeout=self.timeout_s)
-        except subprocess.TimeoutExpired:
-            raise KernelError(f"{label}: the tiling gave no result after {self.timeout_s:.0f} s") from None
-        if r.returncode != 0:
-            raise KernelError(failure_message(r.returncode, r.stderr, label))
-        try:
-            result = json.loads((work / "request.json.result.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise OpkitError(f"{label}: the host harness wrote no readable tiling result ({exc})") from None
-        return req, result
-
     def run(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any]) -> RunOutput:
         label = f"{spec.name}::{case.name}[{spec.column_label(column)}@{chip}] (cann-cpu)"
         host = self.artifact(spec, chip, column).exe
         target = self.cpu_exe(spec, chip, column)
         with tempfile.TemporaryDirectory(prefix="opkit-cann-cpu-") as tmp:
             work = Path(tmp)
-            req, result = self._tiling(host, spec, case, column, chip, inputs, work, label)
+            req, result = host_tiling(host, spec, case, column, chip, inputs, work, label, self.timeout_s)
             tiling = bytes.fromhex(result.get("tiling_data_hex", ""))
             (work / "tiling.bin").write_bytes(tiling)
             words: list[str] = []

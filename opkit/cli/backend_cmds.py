@@ -66,14 +66,10 @@ def runs_not_on(backend: str, command: str) -> None:
     """verify / run / perf on a backend that this opkit does not run cases on."""
     from opkit.errors import UsageError
 
-    if backend == "cann":
-        raise UsageError(f"opkit {command} --backend cann (cases on an NPU through aclnn) is not in this opkit "
-                         "release: build and install the package (opkit build --backend cann, opkit install) and call "
-                         f"its aclnn API; opkit {command} runs on the simulator (the default)"
-                         + (" or on CANN's CPU model (--backend cann-cpu)" if command == "verify" else ""))
-    hint = "use the default backend sim" if command == "verify" else \
+    hint = ("opkit verify --backend cann runs op.yaml's cases on the NPU (outputs against the golden); the modelled "
+            "time comes from the simulator: opkit perf") if backend == "cann" else \
         "opkit verify --backend cann-cpu runs op.yaml's cases on CANN's CPU model"
-    raise UsageError(f"opkit {command} --backend {backend}: not supported; {hint}")
+    raise UsageError(f"opkit {command} --backend {backend}: not supported in this release; {hint}")
 
 
 @app.command()

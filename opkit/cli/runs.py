@@ -126,9 +126,12 @@ def verify(
     force: Annotated[bool, typer.Option(help="Replace --junit and --out files opkit did not write (or that "
                                         "changed since).")] = False,
     backend: Annotated[str, typer.Option("--backend", metavar="NAME", help=BACKEND_HELP)] = "sim",
+    vendor: Annotated[str, typer.Option("--vendor", metavar="NAME", help="cann: the vendor the packages were "
+                                        "installed as.")] = "customize",
+    device: Annotated[int, typer.Option("--device", metavar="N", help="cann: the NPU to run on.")] = 0,
 ) -> None:
-    """Run every case on the simulator and compare with the golden; exit 1 on any failure or when nothing
-    was verified."""
+    """Run every case on the simulator (or on CANN's CPU model, or on an NPU through aclnn: --backend) and
+    compare with the golden; exit 1 on any failure or when nothing was verified."""
     from rich.markup import escape
 
     from opkit.errors import UsageError
@@ -143,16 +146,12 @@ def verify(
         raise UsageError(f"--profile {profile}: unknown (profiles: {', '.join(PROFILES)})")
     _check_timeout(timeout)
     _backend(backend, "opkit verify")
-    if backend == "cann":
-        from opkit.cli.backend_cmds import runs_not_on
-
-        runs_not_on(backend, "verify")
-    if backend == "cann-cpu" and perf:
-        raise UsageError("--perf models times from the simulator's traces: not with --backend cann-cpu")
+    if backend != "sim" and perf:
+        raise UsageError(f"--perf models times from the simulator's traces: not with --backend {backend}")
     limit = parse_size(max_case_memory, "--max-case-memory") if max_case_memory is not None else None
     opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype, full, sweep, sweep_values), profile, out_dir,
                          junit, timeout, jobs, trace and backend == "sim", perf, limit, force, workers,
-                         parse_shard(shard), backend)
+                         parse_shard(shard), backend, {"vendor": vendor, "device": device} if backend == "cann" else {})
     check_outputs(opts)
     out = _console()
     terminal = out.is_terminal
@@ -175,6 +174,8 @@ def verify(
     fused = fusion_table(outcome.results) if perf and terminal else None
     if fused is not None:
         out.print(fused)
+    if backend == "cann":
+        out.print(f"outputs from NPU device {device} through aclnn (the installed package of vendor {vendor})")
     if perf:
         out.print("times, bounds, efficiencies and the unfused chain above are modelled from the simulator's "
                   "traces and the chip's numbers, not measured on an NPU (steady state: without the kernel start-up "
@@ -233,10 +234,6 @@ def run(
         raise UsageError("give --out FILE.npz: where to save the outputs")
     _check_timeout(timeout)
     _backend(backend, "opkit run")
-    if backend == "cann":
-        from opkit.cli.backend_cmds import runs_not_on
-
-        runs_not_on(backend, "run")
     if beside_sim and backend != "cann-cpu":
         raise UsageError("--beside-sim compares CANN's CPU model with the simulator: give --backend cann-cpu")
     spec = _one_spec(op, "run")
@@ -244,6 +241,10 @@ def run(
     sel: Any = int(dtype) if dtype is not None and dtype.isdigit() else dtype
     console = _console(stderr=True)
     runner: Any = SimRunner(timeout_s=timeout)
+    if backend == "cann":
+        from opkit.backends.npu_runner import NpuRunner
+
+        runner = NpuRunner(timeout_s=timeout)
     if backend == "cann-cpu":
         from opkit.backends.cann_cpu_runner import BesideSim, CannCpuRunner
 

@@ -31,7 +31,8 @@ class VerifyOptions:
     force: bool = False  # replace output files opkit did not write (or that changed since)
     workers: int | None = None  # processes running cases at once (None: one per core)
     shard: Shard | None = None  # only the runs of this slice (opkit.verify.shard)
-    backend: str = "sim"  # where the cases run: sim, or cann-cpu (CANN's CPU-debug mode; opkit.backends)
+    backend: str = "sim"  # where the cases run: sim, cann (an NPU), cann-cpu (CANN's CPU-debug mode; opkit.backends)
+    backend_args: dict = field(default_factory=dict)  # the backend's runner options (cann: vendor, device)
 
 
 @dataclass
@@ -123,6 +124,10 @@ def _verify(specs: list[Spec], opts: VerifyOptions, progress: Callable[[CaseResu
         from opkit.backends.cann_cpu_runner import CannCpuRunner
 
         runner: SimRunner = CannCpuRunner(timeout_s=opts.timeout_s, jobs=opts.jobs)  # type: ignore[assignment]
+    elif opts.backend == "cann":
+        from opkit.backends.npu_runner import NpuRunner
+
+        runner = NpuRunner(timeout_s=opts.timeout_s, jobs=opts.jobs, **opts.backend_args)  # type: ignore[assignment]
     else:
         runner = SimRunner(timeout_s=opts.timeout_s, jobs=opts.jobs,
                            trace_dir=opts.out_dir / "traces" if opts.trace or opts.perf else None)

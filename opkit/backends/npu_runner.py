@@ -1,0 +1,163 @@
+"""Running op.yaml's cases on an Ascend NPU (``opkit verify|run --backend cann``) through the aclnn API.
+
+The package must have been built (``opkit build --backend cann``) and installed (``opkit install``): the
+runner loads the installed ``libcust_opapi.so`` (from ``$ASCEND_CUSTOM_OPP_PATH``'s vendor folders, then
+``$ASCEND_OPP_PATH/vendors/<vendor>``). For each case the package's InferShape runs in opkit's host
+harness (for the output shapes), then a worker process (:mod:`opkit.backends.aclnn_worker`) runs the case
+on the device and writes the outputs back; the verify pipeline compares them with the golden.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from opkit.backends import cann_env
+from opkit.backends.aclnn_worker import ERROR
+from opkit.backends.base import BackendUnavailable
+from opkit.backends.cann_cpu_runner import host_tiling
+from opkit.backends.install import check_library, symbols
+from opkit.build import sim_backend
+from opkit.dtypes import DTYPES, FORMAT_VALUES
+from opkit.errors import UsageError
+from opkit.numerics import np_dtype
+from opkit.run.sim_runner import KernelError, _read_output
+from opkit.spec import Case, Spec
+from opkit.verify.pipeline import RunOutput
+
+RUNTIME_LIBS = ("libascendcl.so", "libnnopbase.so")
+
+
+@dataclass
+class _Host:
+    exe: Path
+
+
+def runtime_lib(cann: cann_env.Cann, name: str) -> Path:
+    for d in ("lib64", "runtime/lib64", f"{os.uname().machine}-linux/lib64"):
+        p = cann.root / d / name
+        if p.is_file():
+            return p
+    raise BackendUnavailable(f"--backend cann: {name} (CANN's runtime) is not in {cann.root}/lib64: install the "
+                             f"CANN toolkit with its runtime, then {cann.source_fix}")
+
+
+def installed_library(spec: Spec, env: Mapping[str, str], cann: cann_env.Cann, vendor: str) -> Path:
+    """The installed package's aclnn library: what CANN would load for this operator."""
+    tried = []
+    for entry in [p for p in env.get("ASCEND_CUSTOM_OPP_PATH", "").split(":") if p]:
+        for cand in (Path(entry) / "op_api" / "lib" / "libcust_opapi.so", Path(entry) / "libcust_opapi.so"):
+            tried.append(cand)
+            if cand.is_file():
+                return cand
+    opp = env.get("ASCEND_OPP_PATH", "").strip() or (str(cann.opp) if cann.opp else "")
+    if opp:
+        cand = Path(opp) / "vendors" / vendor / "op_api" / "lib" / "libcust_opapi.so"
+        tried.append(cand)
+        if cand.is_file():
+            return cand
+    raise UsageError(f"{spec.name}: no installed aclnn library ({', '.join(map(str, tried)) or 'no ASCEND_OPP_PATH'}"
+                     f"): build and install it first: opkit build {spec.dir} --backend cann && opkit install "
+                     f"{spec.dir}")
+
+
+class NpuRunner:
+    """The runner of ``opkit verify --backend cann``: same interface as the simulator's runner."""
+
+    def __init__(self, timeout_s: float = 300.0, jobs: int | None = None, env: Mapping[str, str] | None = None,
+                 vendor: str = "customize", device: int = 0, cann_path: Path | str | None = None) -> None:
+        self.timeout_s = timeout_s
+        self.jobs = jobs
+        self.env = dict(os.environ if env is None else env)
+        cann = cann_env.find(self.env, cann_path)
+        if cann is None:
+            raise BackendUnavailable("--backend cann: no CANN toolkit found: " + cann_env.install_fix())
+        self.cann = cann
+        self.vendor = vendor
+        self.device = device
+        self.runtime = {n: runtime_lib(cann, n) for n in RUNTIME_LIBS}
+        self._hosts: dict[tuple[str, str], _Host] = {}
+        self._libs: dict[str, Path] = {}
+
+    def artifact(self, spec: Spec, chip: str, column: int) -> _Host:
+        key = (str(spec.dir), chip)
+        if key not in self._hosts:
+            self._hosts[key] = _Host(sim_backend.build_host(spec, chip, jobs=self.jobs))
+        return self._hosts[key]
+
+    def library(self, spec: Spec) -> Path:
+        if str(spec.dir) not in self._libs:
+            lib = installed_library(spec, self.env, self.cann, self.vendor)
+            env = dict(self.env)
+            env["LD_LIBRARY_PATH"] = ":".join([str(lib.parent), *(str(p.parent) for p in self.runtime.values()),
+                                               self.env.get("LD_LIBRARY_PATH", "")])
+            check_library(lib, symbols(spec), env)
+            self._libs[str(spec.dir)] = lib
+        return self._libs[str(spec.dir)]
+
+    def prebuild(self, wanted: list[tuple[Spec, str, int]], progress: Callable[[str], None] | None = None) -> None:
+        for spec, chip, column in wanted:
+            self.artifact(spec, chip, column)
+            known = str(spec.dir) in self._libs
+            lib = self.library(spec)
+            if progress and not known:
+                progress(f"{spec.name}: aclnn{spec.op_type} from {lib} on device {self.device}")
+
+    def run(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any]) -> RunOutput:
+        label = f"{spec.name}::{case.name}[{spec.column_label(column)}] (NPU device {self.device})"
+        if any(DTYPES[p.dtypes[column]].packed for p in spec.params) or any(p.param == "dynamic" for p in spec.params):
+            raise KernelError(f"{label}: dynamic (list) tensors and packed dtypes are not passed to aclnn by opkit")
+        host = self.artifact(spec, chip, column).exe
+        lib = self.library(spec)
+        with tempfile.TemporaryDirectory(prefix="opkit-npu-") as tmp:
+            work = Path(tmp)
+            req, result = host_tiling(host, spec, case, column, chip, inputs, work, label, self.timeout_s)
+            shapes = result.get("output_shapes", {})
+            outs = []
+            for o in spec.device_outputs:
+                shape = shapes.get(o.opdef_name)
+                if shape is None:
+                    raise KernelError(f"{label}: InferShape gave no shape for output '{o.name}'")
+                count = int(np.prod(shape, dtype=np.int64))
+                outs.append({"name": o.name, "shape": list(shape), "file": str(work / f"out_{o.name}.bin"),
+                             "bytes": count * np.dtype(np_dtype(o.dtypes[column])).itemsize,
+                             "acl_dtype": DTYPES[o.dtypes[column]].ge_value,
+                             "acl_format": FORMAT_VALUES[o.formats[column]]})
+            ins = [{"name": p.name, "shape": e["shape"], "file": e["file"],
+                    "acl_dtype": DTYPES[p.dtypes[column]].ge_value, "acl_format": FORMAT_VALUES[p.formats[column]]}
+                   for p, e in zip(spec.inputs, req["inputs"], strict=True)]
+            worker_req = {"op_type": spec.op_type, "device": self.device, "libcust_opapi": str(lib),
+                          "libascendcl": str(self.runtime["libascendcl.so"]),
+                          "libnnopbase": str(self.runtime["libnnopbase.so"]), "inputs": ins, "outputs": outs,
+                          "attrs": [{"name": a.name, "type": a.type, "value": case.attrs.get(a.name)}
+                                    for a in spec.attrs]}
+            path = work / "aclnn.json"
+            path.write_text(json.dumps(worker_req), encoding="utf-8")
+            env = dict(self.env)
+            env["LD_LIBRARY_PATH"] = ":".join([str(lib.parent), self.env.get("LD_LIBRARY_PATH", "")])
+            try:
+                r = subprocess.run([sys.executable, "-m", "opkit.backends.aclnn_worker", str(path)],
+                                   capture_output=True, text=True, errors="replace", timeout=self.timeout_s, env=env)
+            except subprocess.TimeoutExpired:
+                raise KernelError(f"{label}: no result from the device after {self.timeout_s:.0f} s") from None
+            if r.returncode != 0:
+                lines = [x[len(ERROR):] for x in r.stderr.splitlines() if x.startswith(ERROR)]
+                why = "\n".join(lines) or "\n".join(r.stderr.strip().splitlines()[-8:]) or f"exit code {r.returncode}"
+                raise KernelError(f"{label}: {why}")
+            done = json.loads(path.with_name(path.name + ".result.json").read_text(encoding="utf-8"))
+            outputs = {}
+            for o, t in zip(spec.device_outputs, outs, strict=True):
+                data = _read_output(Path(t["file"]), np_dtype(o.dtypes[column]), o.dtypes[column],
+                                    int(np.prod(t["shape"], dtype=np.int64)))
+                outputs[o.name] = data.reshape(t["shape"])
+        return RunOutput(outputs, {"workspace_bytes": done.get("workspace_bytes"), "backend": "cann",
+                                   "device": self.device, "library": str(lib)})
