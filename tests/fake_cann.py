@@ -9,6 +9,8 @@
   as a device run uses them (aclInit, aclrtSetDevice, aclrtMalloc/Memcpy with host memory, aclCreateTensor...),
   recording each call; ``FAKE_CANN_NO_DEVICE=1`` makes aclrtSetDevice fail as it does without an NPU;
 * ``bin/msprof`` and ``bin/mssanitizer``: record their arguments and run the program they are given;
+  ``msprof op --output=DIR`` then writes ``DIR/OPPROF_*/OpBasicInfo.csv`` with a Task Duration of
+  ``FAKE_TASK_DURATION_US``;
 * ``lib64/cmake/asc-config.cmake`` and ``compiler/tikcpp/ascendc_kernel_cmake/fwk_modules/func.cmake``:
   the operator-project CMake functions (``npu_op_package``, ``npu_op_code_gen``, ``npu_op_library``,
   ``npu_op_kernel_sources``, ``npu_op_kernel_options``, ``npu_op_kernel_library``, ``npu_op_package_add``)
@@ -69,14 +71,29 @@ open(out, "w").write("fake kernel object of " + src + "\\n")
 
 RUNNER = """
 {record}
+import os
 record({tool!r})
 args = sys.argv[1:]
 if args == ["--version"]:
     print("{tool} (fake CANN) 1.0")
     sys.exit(0)
-prog = [a for a in args if not a.startswith("-")]
-sys.exit(subprocess.call(prog) if prog else 0)
+if {tool!r} == "msprof" and args[:1] == ["op"]:
+    args = args[1:]
+opts = []
+while args and args[0].startswith("--"):
+    opts.append(args.pop(0))
+rc = subprocess.call(args) if args else 0
+out = next((o.split("=", 1)[1] for o in opts if o.startswith("--output=")), None)
+if {tool!r} == "msprof" and rc == 0 and out:
+    folder = os.path.join(out, "OPPROF_20260101000000_FAKE")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "OpBasicInfo.csv"), "w") as fh:
+        fh.write("Op Name,Op Type,Task Duration(us),Block Dim\\n")
+        fh.write("fake_kernel,fake,{duration},48\\n")
+sys.exit(rc)
 """
+
+FAKE_TASK_DURATION_US = 12.5  # what the fake msprof reports
 
 ASC_CONFIG = """# fake CANN: asc-config.cmake
 if(NOT DEFINED ENV{ASCEND_HOME_PATH})
@@ -350,7 +367,7 @@ def make_fake_cann(tmp: Path, version: str = FAKE_VERSION, asc: bool = True, tik
     bin_dir = root / "bin"
     _script(bin_dir / "bisheng", BISHENG.format(record=record))
     for tool in ("msprof", "mssanitizer"):
-        _script(bin_dir / tool, RUNNER.format(record=record, tool=tool))
+        _script(bin_dir / tool, RUNNER.format(record=record, tool=tool, duration=FAKE_TASK_DURATION_US))
     if asc:
         kcm = root / "compiler" / "tikcpp" / "ascendc_kernel_cmake"
         pack = kcm / "fwk_modules" / "fake_pack.py"

@@ -72,9 +72,23 @@ def test_run_on_the_device(installed, tmp_path):
         assert z["z"].shape == (7,) and not z["z"].any()  # what the (fake) device wrote
 
 
-def test_perf_on_the_device_is_refused(installed):
+def test_perf_option_of_verify_is_refused_on_the_device(installed):
     fake, pkg, _ = installed
-    r = opkit(["perf", str(pkg), "--backend", "cann", "--case", "tiny"], fake.env())
-    assert r.returncode == 2 and "opkit perf --backend cann: not supported in this release" in r.stderr
     r = opkit(["verify", str(pkg), "--backend", "cann", "--perf"], fake.env())
     assert r.returncode == 2 and "not with --backend cann" in r.stderr
+
+
+def test_perf_measures_with_msprof_beside_the_model(installed):
+    from fake_cann import FAKE_TASK_DURATION_US
+
+    fake, pkg, _ = installed
+    start = len(fake.calls("msprof"))
+    r = opkit(["perf", str(pkg), "--backend", "cann", "--case", "tiny", "--dtype", "float16", "--soc", "ascend910b2"],
+              fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "modelled time" in r.stdout  # the simulator's model, as without --backend
+    line = next(x for x in r.stdout.splitlines() if x.startswith("measured on NPU device 0:"))
+    assert f"{FAKE_TASK_DURATION_US:.3f} us (msprof op, Task Duration, OpBasicInfo.csv)" in line
+    assert "measured / modelled = " in line and "on ascend910b2" in line
+    argv = fake.calls("msprof")[start]["argv"]
+    assert argv[0] == "op" and argv[1].startswith("--output=") and "opkit.backends.aclnn_worker" in argv

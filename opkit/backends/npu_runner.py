@@ -112,7 +112,10 @@ class NpuRunner:
             if progress and not known:
                 progress(f"{spec.name}: aclnn{spec.op_type} from {lib} on device {self.device}")
 
-    def run(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any]) -> RunOutput:
+    def run(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any],
+            profile_dir: Path | None = None) -> RunOutput:
+        """One case on the device; with ``profile_dir`` under ``msprof op`` (its output folder), the measured
+        kernel time in ``info["measured_us"]``."""
         label = f"{spec.name}::{case.name}[{spec.column_label(column)}] (NPU device {self.device})"
         if any(DTYPES[p.dtypes[column]].packed for p in spec.params) or any(p.param == "dynamic" for p in spec.params):
             raise KernelError(f"{label}: dynamic (list) tensors and packed dtypes are not passed to aclnn by opkit")
@@ -144,8 +147,11 @@ class NpuRunner:
             path.write_text(json.dumps(worker_req), encoding="utf-8")
             env = dict(self.env)
             env["LD_LIBRARY_PATH"] = ":".join([str(lib.parent), self.env.get("LD_LIBRARY_PATH", "")])
+            argv = [sys.executable, "-m", "opkit.backends.aclnn_worker", str(path)]
+            if profile_dir is not None:
+                argv = [msprof(self.cann, self.env), "op", f"--output={profile_dir}", *argv]
             try:
-                r = subprocess.run([sys.executable, "-m", "opkit.backends.aclnn_worker", str(path)],
+                r = subprocess.run(argv,
                                    capture_output=True, text=True, errors="replace", timeout=self.timeout_s, env=env)
             except subprocess.TimeoutExpired:
                 raise KernelError(f"{label}: no result from the device after {self.timeout_s:.0f} s") from None
@@ -159,5 +165,59 @@ class NpuRunner:
                 data = _read_output(Path(t["file"]), np_dtype(o.dtypes[column]), o.dtypes[column],
                                     int(np.prod(t["shape"], dtype=np.int64)))
                 outputs[o.name] = data.reshape(t["shape"])
-        return RunOutput(outputs, {"workspace_bytes": done.get("workspace_bytes"), "backend": "cann",
-                                   "device": self.device, "library": str(lib)})
+        info = {"workspace_bytes": done.get("workspace_bytes"), "backend": "cann", "device": self.device,
+                "library": str(lib)}
+        if profile_dir is not None:
+            info["measured_us"], info["profile_csv"] = task_duration(profile_dir, label)
+        return RunOutput(outputs, info)
+
+
+def msprof(cann: cann_env.Cann, env: Mapping[str, str]) -> str:
+    found = cann_env.which("msprof", env)
+    if found:
+        return found
+    p = cann.root / "tools" / "profiler" / "bin" / "msprof"
+    if p.is_file():
+        return str(p)
+    raise BackendUnavailable(f"--backend cann: msprof (CANN's profiler) is not on PATH: {cann.source_fix}")
+
+
+DURATION_COLUMNS = ("Task Duration(us)", "Task Duration(μs)")
+
+
+def task_duration(folder: Path, label: str) -> tuple[float, str]:
+    """The kernel's Task Duration (µs) from the CSVs ``msprof op`` wrote under ``folder`` (OPPROF_*/...)."""
+    import csv
+
+    for f in sorted(folder.rglob("*.csv")):
+        with open(f, newline="", encoding="utf-8", errors="replace") as fh:
+            rows = list(csv.reader(fh))
+        if not rows:
+            continue
+        head = [h.strip() for h in rows[0]]
+        col = next((head.index(c) for c in DURATION_COLUMNS if c in head), None)
+        if col is None:
+            continue
+        values = [float(r[col]) for r in rows[1:] if len(r) > col and r[col].strip()]
+        if values:
+            return sum(values), str(f)
+    raise KernelError(f"{label}: msprof op wrote no Task Duration under {folder} (its output: the OPPROF_* folder)")
+
+
+def measure(spec: Spec, case_name: str, dtype: Any | None, soc_name: str | None, device: int = 0,
+            vendor: str = "customize", timeout_s: float = 300.0) -> dict[str, Any]:
+    """``opkit perf --backend cann``: one case on the NPU under ``msprof op``; its Task Duration in µs."""
+    from opkit.run.userdata import select_case
+    from opkit.verify.golden import custom_generators
+    from opkit.verify.inputs import make_inputs
+    from opkit.verify.limits import check_case
+
+    case, column = select_case(spec, case_name, dtype)
+    chip, _ = spec.target(soc_name or spec.socs[0].key)
+    check_case(spec, case, column)
+    inputs = make_inputs(spec, case, column, custom_generators(spec))
+    runner = NpuRunner(timeout_s=timeout_s, vendor=vendor, device=device)
+    with tempfile.TemporaryDirectory(prefix="opkit-msprof-") as tmp:
+        out = runner.run(spec, case, column, chip, inputs, profile_dir=Path(tmp))
+        return {"measured_us": out.info["measured_us"], "device": device,
+                "source": Path(out.info["profile_csv"]).name, "library": out.info["library"]}

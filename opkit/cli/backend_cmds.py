@@ -66,10 +66,8 @@ def runs_not_on(backend: str, command: str) -> None:
     """verify / run / perf on a backend that this opkit does not run cases on."""
     from opkit.errors import UsageError
 
-    hint = ("opkit verify --backend cann runs op.yaml's cases on the NPU (outputs against the golden); the modelled "
-            "time comes from the simulator: opkit perf") if backend == "cann" else \
-        "opkit verify --backend cann-cpu runs op.yaml's cases on CANN's CPU model"
-    raise UsageError(f"opkit {command} --backend {backend}: not supported in this release; {hint}")
+    raise UsageError(f"opkit {command} --backend {backend}: not supported (the performance model reads the "
+                     "simulator's traces); opkit verify --backend cann-cpu runs op.yaml's cases on CANN's CPU model")
 
 
 @app.command()

@@ -328,7 +328,11 @@ def perf(
                                            "a call into golden.py counts as hung.")] = 300.0,
     trace_only: Annotated[bool, typer.Option("--trace-only", help="Skip the arithmetic and data bytes: the same "
                                              "trace, much faster on large shapes (see docs/simulator.md).")] = False,
-    backend: Annotated[str, typer.Option("--backend", metavar="NAME", help=BACKEND_HELP)] = "sim",
+    backend: Annotated[str, typer.Option("--backend", metavar="NAME", help="sim (default): modelled time; cann: "
+                                         "also measured on the NPU with msprof op.")] = "sim",
+    device: Annotated[int, typer.Option("--device", metavar="N", help="cann: the NPU to measure on.")] = 0,
+    vendor: Annotated[str, typer.Option("--vendor", metavar="NAME", help="cann: the vendor the package was "
+                                        "installed as.")] = "customize",
 ) -> None:
     """Run one case on the simulator and model its time on a chip: modelled time, roofline bound,
     efficiency with and without start-up, per-pipe busy time per core, fused against unfused."""
@@ -341,7 +345,7 @@ def perf(
         raise UsageError("give --case NAME: the case of op.yaml to run and model")
     _check_timeout(timeout)
     _backend(backend, "opkit perf")
-    if backend != "sim":
+    if backend == "cann-cpu":
         from opkit.cli.backend_cmds import runs_not_on
 
         runs_not_on(backend, "perf")
@@ -353,5 +357,15 @@ def perf(
     out = _console()
     for item in render(report):
         out.print(item)
+    if backend == "cann":
+        from opkit.backends.npu_runner import measure
+
+        m = measure(spec, case, sel, soc, device, vendor, timeout)
+        modelled = report.perf.get("modelled_us")
+        ratio = f"; measured / modelled = {m['measured_us'] / modelled:.3g} (the model's error on this chip)" \
+            if modelled else ""
+        out.print(f"measured on NPU device {m['device']}: {m['measured_us']:.3f} us (msprof op, Task Duration, "
+                  f"{m['source']}); modelled {modelled:.3f} us on {report.chip}{ratio}" if modelled else
+                  f"measured on NPU device {m['device']}: {m['measured_us']:.3f} us (msprof op, {m['source']})")
 
 
