@@ -10,7 +10,7 @@
   recording each call; ``FAKE_CANN_NO_DEVICE=1`` makes aclrtSetDevice fail as it does without an NPU;
 * ``bin/msprof`` and ``bin/mssanitizer``: record their arguments and run the program they are given;
   ``msprof op --output=DIR`` then writes ``DIR/OPPROF_*/OpBasicInfo.csv`` with a Task Duration of
-  ``FAKE_TASK_DURATION_US``;
+  ``FAKE_TASK_DURATION_US``; ``mssanitizer`` reports an illegal read when ``FAKE_CANN_SANITIZER_ERROR`` is set;
 * ``lib64/cmake/asc-config.cmake`` and ``compiler/tikcpp/ascendc_kernel_cmake/fwk_modules/func.cmake``:
   the operator-project CMake functions (``npu_op_package``, ``npu_op_code_gen``, ``npu_op_library``,
   ``npu_op_kernel_sources``, ``npu_op_kernel_options``, ``npu_op_kernel_library``, ``npu_op_package_add``)
@@ -83,6 +83,11 @@ opts = []
 while args and args[0].startswith("--"):
     opts.append(args.pop(0))
 rc = subprocess.call(args) if args else 0
+log = next((o.split("=", 1)[1] for o in opts if o.startswith("--log-file=")), None)
+if {tool!r} == "mssanitizer" and os.environ.get("FAKE_CANN_SANITIZER_ERROR"):
+    text = ("====== ERROR: illegal read of size 32\\n======    at 0x12c0c0002000 on GM in axpy_relu\\n"
+            "======    in block aiv(0) on device 0\\n")
+    open(log, "w").write(text) if log else sys.stderr.write(text)
 out = next((o.split("=", 1)[1] for o in opts if o.startswith("--output=")), None)
 if {tool!r} == "msprof" and rc == 0 and out:
     folder = os.path.join(out, "OPPROF_20260101000000_FAKE")

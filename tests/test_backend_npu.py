@@ -92,3 +92,19 @@ def test_perf_measures_with_msprof_beside_the_model(installed):
     assert "measured / modelled = " in line and "on ascend910b2" in line
     argv = fake.calls("msprof")[start]["argv"]
     assert argv[0] == "op" and argv[1].startswith("--output=") and "opkit.backends.aclnn_worker" in argv
+
+
+def test_sanitize_runs_each_case_under_mssanitizer(installed, tmp_path):
+    fake, pkg, _ = installed
+    start = len(fake.calls("mssanitizer"))
+    args = ["verify", str(pkg), "--backend", "cann", "-k", "tiny", "--dtype", "float16", "--soc", "ascend910b2",
+            "--sanitize", "--out"]
+    r = opkit([*args, str(tmp_path / "a")], fake.env(FAKE_CANN_SANITIZER_ERROR="1"))
+    assert r.returncode == 1
+    assert "mssanitizer (memcheck) reports:" in r.stdout and "====== ERROR: illegal read of size 32" in r.stdout
+    argv = fake.calls("mssanitizer")[start]["argv"]
+    assert argv[0] == "--tool=memcheck" and "opkit.backends.aclnn_worker" in argv
+    clean = opkit([*args, str(tmp_path / "b")], fake.env())
+    assert "mssanitizer" not in clean.stdout and "0 passed, 1 failed, 0 errors" in clean.stdout
+    r = opkit(["verify", str(pkg), "--sanitize"], fake.env())
+    assert r.returncode == 2 and "--sanitize runs the cases under CANN's mssanitizer" in r.stderr

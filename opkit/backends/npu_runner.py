@@ -74,7 +74,8 @@ class NpuRunner:
     """The runner of ``opkit verify --backend cann``: same interface as the simulator's runner."""
 
     def __init__(self, timeout_s: float = 300.0, jobs: int | None = None, env: Mapping[str, str] | None = None,
-                 vendor: str = "customize", device: int = 0, cann_path: Path | str | None = None) -> None:
+                 vendor: str = "customize", device: int = 0, cann_path: Path | str | None = None,
+                 sanitize: bool = False) -> None:
         self.timeout_s = timeout_s
         self.jobs = jobs
         self.env = dict(os.environ if env is None else env)
@@ -84,6 +85,7 @@ class NpuRunner:
         self.cann = cann
         self.vendor = vendor
         self.device = device
+        self.sanitizer = sanitizer(cann, self.env) if sanitize else None
         self.runtime = {n: runtime_lib(cann, n) for n in RUNTIME_LIBS}
         self._hosts: dict[tuple[str, str], _Host] = {}
         self._libs: dict[str, Path] = {}
@@ -150,11 +152,16 @@ class NpuRunner:
             argv = [sys.executable, "-m", "opkit.backends.aclnn_worker", str(path)]
             if profile_dir is not None:
                 argv = [msprof(self.cann, self.env), "op", f"--output={profile_dir}", *argv]
+            elif self.sanitizer is not None:
+                argv = [self.sanitizer, "--tool=memcheck", f"--log-file={work / 'sanitizer.log'}", *argv]
             try:
                 r = subprocess.run(argv,
                                    capture_output=True, text=True, errors="replace", timeout=self.timeout_s, env=env)
             except subprocess.TimeoutExpired:
                 raise KernelError(f"{label}: no result from the device after {self.timeout_s:.0f} s") from None
+            report = sanitizer_report(work / "sanitizer.log", r.stdout + r.stderr) if self.sanitizer else []
+            if report:
+                raise KernelError(f"{label}: mssanitizer (memcheck) reports:\n" + "\n".join(report))
             if r.returncode != 0:
                 lines = [x[len(ERROR):] for x in r.stderr.splitlines() if x.startswith(ERROR)]
                 why = "\n".join(lines) or "\n".join(r.stderr.strip().splitlines()[-8:]) or f"exit code {r.returncode}"
@@ -170,6 +177,31 @@ class NpuRunner:
         if profile_dir is not None:
             info["measured_us"], info["profile_csv"] = task_duration(profile_dir, label)
         return RunOutput(outputs, info)
+
+
+def sanitizer(cann: cann_env.Cann, env: Mapping[str, str]) -> str:
+    found = cann_env.which("mssanitizer", env)
+    if found:
+        return found
+    p = cann.root / "tools" / "mssanitizer" / "bin" / "mssanitizer"
+    if p.is_file():
+        return str(p)
+    raise BackendUnavailable(f"--sanitize: mssanitizer (CANN's memory checker) is not on PATH: {cann.source_fix}")
+
+
+def sanitizer_report(log: Path, output: str) -> list[str]:
+    """mssanitizer's findings: its ``======`` lines that report an ERROR or a WARNING, with the lines under them."""
+    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else output
+    out: list[str] = []
+    keep = False
+    for line in text.splitlines():
+        if line.startswith("======"):
+            keep = "ERROR" in line or "WARNING" in line
+            if keep:
+                out.append(line.strip())
+        elif keep and line.strip():
+            out.append("  " + line.strip())
+    return out[:40]
 
 
 def msprof(cann: cann_env.Cann, env: Mapping[str, str]) -> str:

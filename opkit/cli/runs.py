@@ -129,6 +129,8 @@ def verify(
     vendor: Annotated[str, typer.Option("--vendor", metavar="NAME", help="cann: the vendor the packages were "
                                         "installed as.")] = "customize",
     device: Annotated[int, typer.Option("--device", metavar="N", help="cann: the NPU to run on.")] = 0,
+    sanitize: Annotated[bool, typer.Option("--sanitize", help="cann: run each case under mssanitizer (memcheck); "
+                                           "its findings fail the case.")] = False,
 ) -> None:
     """Run every case on the simulator (or on CANN's CPU model, or on an NPU through aclnn: --backend) and
     compare with the golden; exit 1 on any failure or when nothing was verified."""
@@ -148,10 +150,14 @@ def verify(
     _backend(backend, "opkit verify")
     if backend != "sim" and perf:
         raise UsageError(f"--perf models times from the simulator's traces: not with --backend {backend}")
+    if sanitize and backend != "cann":
+        raise UsageError("--sanitize runs the cases under CANN's mssanitizer on the NPU: give --backend cann (the "
+                         "simulator checks memory on every run)")
     limit = parse_size(max_case_memory, "--max-case-memory") if max_case_memory is not None else None
     opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype, full, sweep, sweep_values), profile, out_dir,
                          junit, timeout, jobs, trace and backend == "sim", perf, limit, force, workers,
-                         parse_shard(shard), backend, {"vendor": vendor, "device": device} if backend == "cann" else {})
+                         parse_shard(shard), backend,
+                         {"vendor": vendor, "device": device, "sanitize": sanitize} if backend == "cann" else {})
     check_outputs(opts)
     out = _console()
     terminal = out.is_terminal
