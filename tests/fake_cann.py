@@ -409,3 +409,28 @@ def make_fake_cann(tmp: Path, version: str = FAKE_VERSION, asc: bool = True, tik
             subprocess.run([cxx, "-shared", "-fPIC", f'-DFAKE_LOG="{log}"', str(lib / "fake.cpp"),
                             "-o", str(lib / "libtikicpulib_fake.so")], check=True)
     return FakeCann(root, bin_dir, log)
+
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "ops" / "examples" / "axpy_relu"
+
+
+def run_opkit(args: list[str], env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """The opkit command in a child process with the environment ``env`` (a fake CANN's, or none)."""
+    return subprocess.run([sys.executable, "-m", "opkit", *args], capture_output=True, text=True, env=env, cwd=cwd)
+
+
+def copy_package(tmp: Path, src: Path = EXAMPLE) -> Path:
+    """A copy of a package (default: the axpy_relu example) under ``tmp``, without its build products."""
+    dst = tmp / src.name
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".opkit"))
+    return dst
+
+
+def no_cann_env(tmp: Path) -> dict[str, str]:
+    """No CANN anywhere: no ASCEND_* variables, a HOME without Ascend/, PATH without bisheng."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ASCEND_")}
+    env["HOME"] = str(tmp / "home")
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
+                                  if not (Path(p) / "bisheng").exists())
+    return env

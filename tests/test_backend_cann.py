@@ -6,38 +6,19 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from fake_cann import make_fake_cann
+from fake_cann import copy_package, make_fake_cann, no_cann_env, run_opkit
 
 from opkit.backends import cann, cann_env
 from opkit.backends.install import InstallError, check_library
 
-REPO = Path(__file__).resolve().parents[1]
-PKG = REPO / "ops" / "examples" / "axpy_relu"
 needs_tools = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("g++")),
                                  reason="needs cmake and g++ (the fake CANN's project is configured by real CMake)")
-
-
-def opkit(args: list[str], env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "opkit", *args], capture_output=True, text=True, env=env, cwd=cwd)
-
-
-def bare_env(tmp: Path) -> dict[str, str]:
-    """No CANN anywhere: no ASCEND_* variables, HOME without Ascend/, PATH with python, cmake and g++ only."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ASCEND_")}
-    env["HOME"] = str(tmp / "home")
-    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
-                                  if not (Path(p) / "bisheng").exists())
-    return env
-
-
-def package(tmp: Path) -> Path:
-    dst = tmp / "axpy_relu"
-    shutil.copytree(PKG, dst, ignore=shutil.ignore_patterns(".opkit"))
-    return dst
+opkit = run_opkit
+package = copy_package
+bare_env = no_cann_env
 
 
 @pytest.fixture

@@ -6,8 +6,10 @@ import json
 import shutil
 
 import pytest
+from fake_cann import copy_package as package
 from fake_cann import make_fake_cann
-from test_backend_cann import bare_env, opkit, package
+from fake_cann import no_cann_env as bare_env
+from fake_cann import run_opkit as opkit
 
 from opkit.backends import cann_cpu
 from opkit.backends.cann_cpu_runner import compare_outputs

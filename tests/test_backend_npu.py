@@ -9,8 +9,9 @@ import shutil
 
 import numpy as np
 import pytest
+from fake_cann import copy_package as package
 from fake_cann import make_fake_cann
-from test_backend_cann import opkit, package
+from fake_cann import run_opkit as opkit
 
 pytestmark = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("g++")),
                                 reason="needs cmake and g++ (the fake CANN's project is configured by real CMake)")
