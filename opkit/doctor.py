@@ -391,17 +391,20 @@ def backend_checks(env: Mapping[str, str]) -> list[Check]:
     from opkit import backends
 
     out = []
-    for name in backends.NAMES:
+    for name, command, label in (("sim", "opkit build", "backend sim"), ("cann", "opkit build", "backend cann"),
+                                 ("cann", "opkit verify", "backend cann (NPU runs)"),
+                                 ("cann-cpu", "opkit build", "backend cann-cpu")):
         mod = backends.get(name)
-        r = mod.readiness(env)
-        label = f"backend {name}"
+        r = backends.readiness(name, env, None, command)
         if r.ready:
             out.append(Check(label, True, f"ready: {mod.SUMMARY}", "", ""))
             continue
         missing = ", ".join(n.name for n in r.missing)
         optional = name != backends.DEFAULT and cann_env.find(env) is None
-        out.append(Check(label, None if optional else False, f"not ready: missing {missing}",
-                         f"--backend {name}: {mod.SUMMARY}", r.missing[0].fix))
+        what = "verify / run / perf --backend cann: the cases on an NPU through aclnn" if command != "opkit build" \
+            else f"--backend {name}: {mod.SUMMARY}"
+        out.append(Check(label, None if optional else False, f"not ready: missing {missing}", what,
+                         r.missing[0].fix))
     return out
 
 
@@ -434,7 +437,8 @@ def render(checks: list[Check]) -> str:
     for c in checks:
         if c.name.startswith("backend ") and c.name != "backend sim":
             state = "ready" if c.ok else "NOT ready (" + c.found.removeprefix("not ready: ") + "; see above)"
-            lines.append(f"{c.name.removeprefix('backend ')} backend: {state}")
+            title = {"backend cann": "cann backend, builds", "backend cann (NPU runs)": "cann backend, NPU runs"}
+            lines.append(f"{title.get(c.name, c.name.removeprefix('backend ') + ' backend')}: {state}")
     lines.append(soc_summary())
     return "\n".join(lines)
 

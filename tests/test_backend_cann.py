@@ -37,9 +37,19 @@ def test_without_cann_one_message_exit_2(tmp_path, args):
     assert "Traceback" not in r.stderr
     assert r.stderr.startswith("error: opkit ") and "cannot run on this machine" in r.stderr
     assert "missing CANN toolkit" in r.stderr and "set_env.sh" in r.stderr
-    if "cann" in args:  # the NPU build needs the device compiler; the CPU-debug mode does not
+    if args[:3] == ["build", "--backend", "cann"]:  # building needs the device compiler; running does not
         assert "missing bisheng on PATH" in r.stderr
     assert not (pkg / ".opkit" / "cann").exists()  # refused before any work
+
+
+def test_running_on_the_npu_needs_no_build_tools(tmp_path):
+    old = make_fake_cann(tmp_path / "old", version="8.0.RC2", asc=False, legacy=True)
+    env = old.env()
+    env["PATH"] = env["PATH"].split(":", 1)[1]  # no bisheng either
+    r = opkit(["verify", str(package(tmp_path)), "--backend", "cann", "-k", "tiny", "--soc", "ascend910b2", "--out",
+               str(tmp_path / "v")], env)
+    assert "cannot run on this machine" not in r.stderr  # past the readiness check: it looks for the package
+    assert r.returncode == 1 and "no installed aclnn library" in r.stdout
 
 
 def test_unknown_backend(tmp_path):
@@ -212,7 +222,8 @@ def test_doctor_reports_each_backend_ready_on_the_fake_toolkit(fake):
     assert by["backend cann"].ok is True and by["backend cann"].found.startswith("ready: CANN toolkit")
     assert by["backend cann-cpu"].ok is True
     text = render(checks)
-    assert "cann backend: ready" in text and "cann-cpu backend: ready" in text
+    assert "cann backend, builds: ready" in text and "cann backend, NPU runs: ready" in text
+    assert "cann-cpu backend: ready" in text
 
 
 def test_doctor_names_the_missing_bisheng(fake):

@@ -119,7 +119,7 @@ def test_complete_cann_machine(cann):
     assert c["backend sim"].ok is True and c["backend cann-cpu"].ok is False
     assert sim_ready(checks)
     text = render(checks)
-    assert "cann backend: NOT ready (missing CANN operator-project CMake; see above)" in text
+    assert "cann backend, builds: NOT ready (missing CANN operator-project CMake; see above)" in text
     assert "sim backend: ready" in text
 
 
@@ -323,5 +323,5 @@ def test_this_machine_gives_a_complete_report(monkeypatch):
     checks = diagnose()
     names = [c.name for c in checks]
     assert names[:4] == ["Python", "C++17 compiler", "fast half conversions (-mf16c)", "cmake"]
-    assert names[-3:] == ["backend sim", "backend cann", "backend cann-cpu"]
+    assert names[-4:] == ["backend sim", "backend cann", "backend cann (NPU runs)", "backend cann-cpu"]
     assert all(c.ok is not False or (c.blocks and c.fix) for c in checks)

@@ -30,11 +30,16 @@ def get(name: str) -> ModuleType:
     return importlib.import_module(_MODULES[name])
 
 
-def readiness(name: str, env: Mapping[str, str] | None = None, cann_path: Path | str | None = None) -> Readiness:
-    return get(name).readiness(env, cann_path)
+def readiness(name: str, env: Mapping[str, str] | None = None, cann_path: Path | str | None = None,
+              command: str = "opkit build") -> Readiness:
+    """What backend ``name`` needs for ``command`` (``opkit build``, ``opkit verify``...) and whether it is here."""
+    mod = get(name)
+    if name == "cann":
+        return mod.readiness(env, cann_path, command)
+    return mod.readiness(env, cann_path)
 
 
 def require(name: str, command: str, env: Mapping[str, str] | None = None,
             cann_path: Path | str | None = None) -> None:
-    """Refuse (exit 2, one message) when backend ``name`` cannot work on this machine."""
-    readiness(name, env, cann_path).require(command)
+    """Refuse (exit 2, one message) when backend ``name`` cannot work on this machine for ``command``."""
+    readiness(name, env, cann_path, command).require(command)

@@ -27,11 +27,23 @@ SUMMARY = "CANN toolkit (bisheng, CMake): the custom operator package (.run) wit
 LOG_NAME = "opkit-build.log"
 
 
-def readiness(env: Mapping[str, str] | None = None, cann_path: Path | str | None = None) -> Readiness:
+def readiness(env: Mapping[str, str] | None = None, cann_path: Path | str | None = None,
+              command: str = "opkit build") -> Readiness:
+    """What ``command`` needs of CANN: building (``opkit build``) needs bisheng, cmake and the operator-project
+    modules; running on the NPU (verify, run, perf) needs the runtime libraries and the host compiler."""
     env = os.environ if env is None else env
     cann = cann_env.find(env, cann_path)
     needs = [toolkit_need(cann, env)]
     fix = cann.source_fix if cann else cann_env.install_fix()
+    if command != "opkit build":
+        if cann is not None:
+            for lib in ("libascendcl.so", "libnnopbase.so"):
+                found = cann_env.runtime_lib(cann, lib)
+                needs.append(Need(f"CANN runtime {lib}", found is not None, str(found) if found else
+                                  f"not in {cann.root}/lib64", "" if found else "install the CANN toolkit with its "
+                                  f"runtime (and the NPU driver), then {fix}"))
+        needs.append(compiler_need(env))
+        return Readiness(NAME, needs)
     bisheng = cann_env.which("bisheng", env)
     needs.append(Need("bisheng on PATH", bisheng is not None, bisheng or "not on PATH (the Ascend C device compiler "
                       "comes with the toolkit; its set_env.sh puts it on PATH)", "" if bisheng else fix))

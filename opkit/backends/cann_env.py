@@ -141,6 +141,15 @@ def find(env: Mapping[str, str] | None = None, explicit: Path | str | None = Non
                 first_dir(root, LEGACY_CMAKE_DIRS), first_dir(root, TIKICPULIB_CMAKE_DIRS))
 
 
+def runtime_lib(cann: Cann, name: str) -> Path | None:
+    """One of CANN's runtime libraries (libascendcl.so, libnnopbase.so) in the toolkit."""
+    for d in ("lib64", "runtime/lib64", f"{os.uname().machine}-linux/lib64"):
+        p = cann.root / d / name
+        if p.is_file():
+            return p
+    return None
+
+
 def install_fix() -> str:
     return ("install the CANN toolkit (hiascend.com, 'CANN' downloads; or the cann-toolkit .run) and source its "
             "set_env.sh (e.g. source /usr/local/Ascend/ascend-toolkit/set_env.sh), or name it with --cann-path DIR")

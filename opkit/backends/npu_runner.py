@@ -43,12 +43,11 @@ class _Host:
 
 
 def runtime_lib(cann: cann_env.Cann, name: str) -> Path:
-    for d in ("lib64", "runtime/lib64", f"{os.uname().machine}-linux/lib64"):
-        p = cann.root / d / name
-        if p.is_file():
-            return p
-    raise BackendUnavailable(f"--backend cann: {name} (CANN's runtime) is not in {cann.root}/lib64: install the "
-                             f"CANN toolkit with its runtime, then {cann.source_fix}")
+    found = cann_env.runtime_lib(cann, name)
+    if found is None:
+        raise BackendUnavailable(f"--backend cann: {name} (CANN's runtime) is not in {cann.root}/lib64: install the "
+                                 f"CANN toolkit with its runtime, then {cann.source_fix}")
+    return found
 
 
 def installed_library(spec: Spec, env: Mapping[str, str], cann: cann_env.Cann, vendor: str) -> Path:
