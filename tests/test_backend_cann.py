@@ -233,3 +233,28 @@ def test_doctor_names_the_missing_bisheng(fake):
     env["PATH"] = env["PATH"].split(":", 1)[1]  # the toolkit installed, set_env.sh not sourced
     c = {c.name: c for c in diagnose(env)}["backend cann"]
     assert c.ok is False and "bisheng on PATH" in c.found and c.fix == f"source {fake.root.parent / 'set_env.sh'}"
+
+
+def test_build_options_reach_the_project(tmp_path, fake):
+    from opkit.backends import cann_project
+    from opkit.spec import load
+
+    pkg = package(tmp_path)
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "util.h").write_text("#pragma once\n")
+    (tmp_path / "extra.cpp").write_text("// extra host source\n")
+    text = (pkg / "op.yaml").read_text() + \
+        "build: {include_dirs: [../shared], sources: [../extra.cpp], defines: [USE_FAST=1], flags: [-Wno-unused]}\n"
+    (pkg / "op.yaml").write_text(text)
+    proj = cann_project.write_project(load(pkg), cann_env.find(fake.env()), vendor="acme", chips=["ascend910_9382"])
+    host = (proj.root / "op_host" / "CMakeLists.txt").read_text()
+    kernel = (proj.root / "op_kernel" / "CMakeLists.txt").read_text()
+    shared = str((tmp_path / "shared").resolve())
+    assert str((tmp_path / "extra.cpp").resolve()) in host and "${CMAKE_CURRENT_SOURCE_DIR}/axpy_relu_def.cpp" in host
+    assert f"target_include_directories(cust_optiling PRIVATE {shared})" in host
+    assert "target_compile_definitions(cust_op_proto PRIVATE USE_FAST=1)" in host
+    assert f"-I{shared}" in kernel and "-DUSE_FAST=1" in kernel and "-Wno-unused" in kernel
+    presets = json.loads((proj.root / "CMakePresets.json").read_text())["configurePresets"][0]["cacheVariables"]
+    assert presets["vendor_name"]["value"] == "acme" and presets["ASCEND_COMPUTE_UNIT"]["value"] == "ascend910_93"
+    assert json.loads((proj.root / "opkit-project.json").read_text())["files"]["op_kernel/axpy_relu.cpp"] == \
+        str(pkg / "op_kernel" / "axpy_relu.cpp")

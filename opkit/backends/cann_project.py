@@ -261,6 +261,9 @@ def write_project(spec: Spec, cann: cann_env.Cann, vendor: str = DEFAULT_VENDOR,
             _write(root, rel, f.read_bytes(), proj.written)
     op_yaml = str(spec.path)
     host_rel = [r for r in proj.files if r.startswith("op_host/") and Path(r).suffix in options.HOST_SUFFIXES]
+    host_dir = (spec.src_dir / "op_host").resolve()
+    extra = [str(p.resolve()) for p in options.package_build(spec).host_sources
+             if not p.resolve().is_relative_to(host_dir)]  # op.yaml build.sources elsewhere: compiled in place
     incs, defs, rest = _build_flags(spec)
     set_env = cann.set_env or cann.root / "set_env.sh"
     generated = {
@@ -269,7 +272,7 @@ def write_project(spec: Spec, cann: cann_env.Cann, vendor: str = DEFAULT_VENDOR,
         "CMakeLists.txt": TOP_CMAKE.format(op_type=spec.op_type, op_yaml=op_yaml),
         "op_host/CMakeLists.txt": HOST_CMAKE.format(
             op_type=spec.op_type, sources=_cmake_list([f"${{CMAKE_CURRENT_SOURCE_DIR}}/{r[len('op_host/'):]}"
-                                                       for r in host_rel]),
+                                                       for r in host_rel] + [_q(e) for e in extra]),
             host_options=_host_options(incs, defs, rest)),
         "op_kernel/CMakeLists.txt": KERNEL_CMAKE.format(op_type=spec.op_type, entry=entry.name,
                                                         kernel_options=_kernel_options(spec.op_type, incs, defs, rest)),
