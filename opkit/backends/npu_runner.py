@@ -171,8 +171,10 @@ class NpuRunner:
                 data = _read_output(Path(t["file"]), np_dtype(o.dtypes[column]), o.dtypes[column],
                                     int(np.prod(t["shape"], dtype=np.int64)))
                 outputs[o.name] = data.reshape(t["shape"])
+        # block dim and tiling key: the package's tiling as the host harness ran it for the chip (the same code
+        # the aclnn call runs on the host side)
         info = {"workspace_bytes": done.get("workspace_bytes"), "backend": "cann", "device": self.device,
-                "library": str(lib)}
+                "library": str(lib), "block_dim": result.get("block_dim"), "tiling_key": result.get("tiling_key")}
         if profile_dir is not None:
             info["measured_us"], info["profile_csv"] = task_duration(profile_dir, label)
         return RunOutput(outputs, info)

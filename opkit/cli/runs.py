@@ -226,6 +226,9 @@ def run(
     beside_sim: Annotated[bool, typer.Option("--beside-sim", help="With --backend cann-cpu: also run on opkit's "
                                              "simulator and show both outputs' differences and both sides' "
                                              "diagnostics.")] = False,
+    device: Annotated[int, typer.Option("--device", metavar="N", help="cann: the NPU to run on.")] = 0,
+    vendor: Annotated[str, typer.Option("--vendor", metavar="NAME", help="cann: the vendor the package was "
+                                        "installed as.")] = "customize",
 ) -> None:
     """Run the kernel once on the simulator (or on CANN's CPU model: --backend cann-cpu), on a case or on your
     own data, and save the outputs."""
@@ -250,7 +253,7 @@ def run(
     if backend == "cann":
         from opkit.backends.npu_runner import NpuRunner
 
-        runner = NpuRunner(timeout_s=timeout)
+        runner = NpuRunner(timeout_s=timeout, vendor=vendor, device=device)
     if backend == "cann-cpu":
         from opkit.backends.cann_cpu_runner import BesideSim, CannCpuRunner
 
