@@ -1,8 +1,8 @@
 """`opkit doctor`: what is installed, what each missing piece blocks, and how to fix it.
 
 The ``sim`` backend (the default) needs only Python and a C++17 compiler. The CANN pieces
-(toolkit, bisheng, cmake >= 3.19, npu-smi) are what NPU builds need; opkit has no ``cann`` backend
-yet, and the report says so instead of pretending.
+(toolkit, bisheng, cmake >= 3.19, npu-smi) are what the ``cann`` and ``cann-cpu`` backends need; the
+report ends with each backend's readiness (opkit.backends: the same checks the backends refuse with).
 
 Everything is read from the environment mapping passed to :func:`diagnose` (``PATH`` included),
 so the checks can be run against a fake environment.
@@ -23,15 +23,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from opkit import soc
+from opkit.backends import cann_env
+from opkit.backends.cann_env import toolkit_version
 from opkit.build.toolchain import MIN_CLANG, MIN_GCC, compiler_candidates, compiler_kind, min_version, parse_version
 
 MIN_PYTHON = (3, 10)
 MIN_CMAKE = (3, 19)
 
-# Where a CANN toolkit lives when ASCEND_HOME_PATH is not set (root installs; $HOME/Ascend is added).
-DEFAULT_TOOLKIT_DIRS = ["/usr/local/Ascend/ascend-toolkit/latest", "/usr/local/Ascend/cann"]
+__all__ = ["Check", "diagnose", "parse_version", "render", "sim_ready", "toolkit_version"]
 
-NPU_BLOCKS = "NPU builds (the cann backend, which opkit does not have yet)"
+NPU_BLOCKS = "NPU builds (the cann backend: opkit build --backend cann)"
 SIM_BLOCKS = "the sim backend (opkit build / verify / run): every kernel is compiled with it"
 
 _CXX17_PROGRAM = r"""
@@ -212,50 +213,12 @@ def check_cmake(e: _Env, cann_wanted: bool) -> Check:
 
 
 def _toolkit(e: _Env) -> tuple[Path | None, str]:
-    """The CANN toolkit directory and where it came from."""
-    for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"):
-        value = e.env.get(var, "").strip()
-        if value and Path(value).is_dir():
-            return Path(value), f"${var}"
-    dirs = list(DEFAULT_TOOLKIT_DIRS)
-    home = e.env.get("HOME", "").strip()
-    if home:
-        dirs += [f"{home}/Ascend/ascend-toolkit/latest", f"{home}/Ascend/cann"]
-    for d in dirs:
-        if Path(d).is_dir():
-            return Path(d), "default location"
-    return None, ""
+    """The CANN toolkit directory and where it came from (opkit.backends.cann_env finds it)."""
+    return cann_env.find_toolkit(e.env)
 
 
 def _set_env_script(toolkit: Path) -> Path | None:
-    for p in (toolkit / "set_env.sh", toolkit.parent / "set_env.sh", toolkit / "bin" / "setenv.bash"):
-        if p.is_file():
-            return p
-    return None
-
-
-def toolkit_version(toolkit: Path) -> tuple[str, Path] | None:
-    """The CANN version and the file it came from.
-
-    ``<toolkit>/version.cfg`` holds ``toolkit_running_version=[<inner>:<release>]`` (also
-    ``toolkit_installed_version``); ``<toolkit>/<arch>-linux/ascend_toolkit_install.info`` holds
-    ``version=<release>``; a ``<toolkit>/version.info`` with ``Version=<release>`` is the last resort.
-    """
-    cfg = toolkit / "version.cfg"
-    if cfg.is_file():
-        text = cfg.read_text(encoding="utf-8", errors="replace")
-        for key in ("toolkit_running_version", "toolkit_installed_version"):
-            m = re.search(rf"^{key}=\[([^\]]*)\]", text, re.M)
-            if m:
-                return m.group(1).split(":")[-1].strip(), cfg
-    for info in [*sorted(toolkit.glob("*/ascend_toolkit_install.info")), toolkit / "version.info"]:
-        if not info.is_file():
-            continue
-        text = info.read_text(encoding="utf-8", errors="replace")
-        m = re.search(r"^version\s*=\s*(\S+)", text, re.M | re.I)
-        if m:
-            return m.group(1).strip(), info
-    return None
+    return cann_env.set_env_script(toolkit)
 
 
 def _npu_chips(text: str) -> list[str]:
@@ -419,11 +382,30 @@ def diagnose(env: Mapping[str, str] | None = None) -> list[Check]:
     checks.append(check_cmake(e, wanted))
     checks += cann
     checks.append(check_torch())
-    checks.append(Check(
-        "cann backend (NPU builds)", None, "not available in opkit yet: opkit builds and verifies operators with the "
-        "sim backend only", "building custom operator packages (.run) and aclnn APIs and running them on an NPU",
-        "use the sim backend (opkit build / opkit verify); the CANN checks above show what NPU builds will need"))
+    checks += backend_checks(e.env)
     return checks
+
+
+def backend_checks(env: Mapping[str, str]) -> list[Check]:
+    """One line per backend: ready, or what it misses (the first missing piece's fix)."""
+    from opkit import backends
+
+    out = []
+    for name, command, label in (("sim", "opkit build", "backend sim"), ("cann", "opkit build", "backend cann"),
+                                 ("cann", "opkit verify", "backend cann (NPU runs)"),
+                                 ("cann-cpu", "opkit build", "backend cann-cpu")):
+        mod = backends.get(name)
+        r = backends.readiness(name, env, None, command)
+        if r.ready:
+            out.append(Check(label, True, f"ready: {mod.SUMMARY}", "", ""))
+            continue
+        missing = ", ".join(n.name for n in r.missing)
+        optional = name != backends.DEFAULT and cann_env.find(env) is None
+        what = "verify / run / perf --backend cann: the cases on an NPU through aclnn" if command != "opkit build" \
+            else f"--backend {name}: {mod.SUMMARY}"
+        out.append(Check(label, None if optional else False, f"not ready: missing {missing}", what,
+                         r.missing[0].fix))
+    return out
 
 
 def sim_ready(checks: list[Check]) -> bool:
@@ -452,7 +434,11 @@ def render(checks: list[Check]) -> str:
     lines.append("")
     lines.append("sim backend: " + ("ready" if sim_ready(checks) else "NOT ready (needs Python >= 3.10 and a C++17 "
                                                                       "compiler, see above)"))
-    lines.append("cann backend: not available in opkit yet; NPU builds cannot be made with opkit today")
+    for c in checks:
+        if c.name.startswith("backend ") and c.name != "backend sim":
+            state = "ready" if c.ok else "NOT ready (" + c.found.removeprefix("not ready: ") + "; see above)"
+            title = {"backend cann": "cann backend, builds", "backend cann (NPU runs)": "cann backend, NPU runs"}
+            lines.append(f"{title.get(c.name, c.name.removeprefix('backend ') + ' backend')}: {state}")
     lines.append(soc_summary())
     return "\n".join(lines)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from opkit import doctor
+from opkit.backends import cann_env
 from opkit.doctor import Check, diagnose, parse_version, render, sim_ready
 
 NPU_SMI_INFO = """\
@@ -70,7 +71,7 @@ def fake_cxx(bin_dir: Path, name: str = "g++", version: str = "g++ (Ubuntu 11.4.
 @pytest.fixture(autouse=True)
 def no_default_toolkit(monkeypatch):
     """Never pick up a CANN installed on the machine running the tests."""
-    monkeypatch.setattr(doctor, "DEFAULT_TOOLKIT_DIRS", [])
+    monkeypatch.setattr(cann_env, "DEFAULT_TOOLKIT_DIRS", [])
     monkeypatch.setattr(doctor.platform, "machine", lambda: "x86_64")
 
 
@@ -112,11 +113,14 @@ def test_complete_cann_machine(cann):
     assert c["CANN set_env.sh"].found.endswith("ascend-toolkit/set_env.sh")
     assert "BiSheng Enterprise 2.5.0" in c["bisheng"].found
     assert "driver 23.0.6" in c["npu-smi"].found and "2 x 910B2 (opkit chip ascend910b2)" in c["npu-smi"].found
-    backend = c["cann backend (NPU builds)"]
-    assert backend.ok is None and "not available in opkit yet" in backend.found
+    backend = c["backend cann"]  # CANN 8.0.RC2 has no find_package(ASC) project modules
+    assert backend.ok is False and backend.found == "not ready: missing CANN operator-project CMake"
+    assert "CANN 8.5 or newer" in backend.fix
+    assert c["backend sim"].ok is True and c["backend cann-cpu"].ok is False
     assert sim_ready(checks)
     text = render(checks)
-    assert "cann backend: not available in opkit yet" in text and "sim backend: ready" in text
+    assert "cann backend, builds: NOT ready (missing CANN operator-project CMake; see above)" in text
+    assert "sim backend: ready" in text
 
 
 def test_bare_machine_without_anything(tmp_path):
@@ -231,7 +235,7 @@ def test_cann_environment_problems(tmp_path, cann):
 
 def test_toolkit_installed_but_environment_not_sourced(tmp_path, cann, monkeypatch):
     toolkit = cann["ASCEND_HOME_PATH"]
-    monkeypatch.setattr(doctor, "DEFAULT_TOOLKIT_DIRS", [toolkit])
+    monkeypatch.setattr(cann_env, "DEFAULT_TOOLKIT_DIRS", [toolkit])
     (tmp_path / "bin" / "bisheng").unlink()
     bisheng = Path(toolkit) / "compiler" / "ccec_compiler" / "bin" / "bisheng"
     fake(bisheng.parent, "bisheng", printer("bisheng clang version 15.0.5\n"))
@@ -319,5 +323,5 @@ def test_this_machine_gives_a_complete_report(monkeypatch):
     checks = diagnose()
     names = [c.name for c in checks]
     assert names[:4] == ["Python", "C++17 compiler", "fast half conversions (-mf16c)", "cmake"]
-    assert names[-1] == "cann backend (NPU builds)"
+    assert names[-4:] == ["backend sim", "backend cann", "backend cann (NPU runs)", "backend cann-cpu"]
     assert all(c.ok is not False or (c.blocks and c.fix) for c in checks)

@@ -13,7 +13,7 @@ def test_doctor_reports_and_exits_zero_with_a_compiler():
     r = run_doctor(dict(os.environ))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "C++17 compiler" in r.stdout and "sim backend: ready" in r.stdout
-    assert "not available in opkit yet" in r.stdout
+    assert "cann backend, builds: " in r.stdout and "cann-cpu backend: " in r.stdout
 
 
 def test_doctor_exits_non_zero_without_a_compiler(tmp_path):

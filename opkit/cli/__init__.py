@@ -9,7 +9,7 @@ import sys
 from opkit.cli.common import app
 
 # Each module's commands register on the app as it is imported, in the order `opkit --help` lists them.
-for _group in ("packages", "runs", "reports"):
+for _group in ("packages", "runs", "backend_cmds", "reports"):
     importlib.import_module(f"opkit.cli.{_group}")
 
 __all__ = ["app", "main"]

@@ -169,3 +169,17 @@ def _check_timeout(timeout: float) -> None:
         raise UsageError(f"--timeout {timeout:g}: must be a number of seconds > 0")
 
 
+
+
+BACKEND_HELP = "Backend: sim (default; opkit's simulator on this CPU), cann (CANN toolkit, NPU), cann-cpu (CANN's " \
+    "CPU-debug mode); see `opkit doctor`."
+
+
+def _backend(name: str, command: str, cann_path: Path | None = None) -> str:
+    """Check --backend NAME: known, and ready on this machine (else one message naming what is missing, exit 2)."""
+    from opkit import backends
+
+    backends.get(name)
+    if name != backends.DEFAULT:
+        backends.require(name, command, cann_path=cann_path)
+    return name

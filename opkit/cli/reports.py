@@ -60,15 +60,42 @@ def ci_init(
     install: Annotated[str | None, typer.Option("--install", metavar="COMMAND", help="The command that installs "
                                                 "opkit (default: pip install of this opkit version from PyPI; "
                                                 "e.g. 'python -m pip install -e .').")] = None,
-    out: Annotated[Path, typer.Option("--out", metavar="FILE", help="Where to write the workflow.")] =
-        Path(".github/workflows/verify.yml"),
+    out: Annotated[Path | None, typer.Option("--out", metavar="FILE", help="Where to write the workflow "
+                                             "(default .github/workflows/verify.yml; with --npu npu.yml).")] = None,
     force: Annotated[bool, typer.Option(help="Replace a workflow opkit did not write (or that changed "
                                         "since).")] = False,
+    npu: Annotated[bool, typer.Option("--npu", help="A workflow for a self-hosted runner with CANN and an NPU: "
+                                      "build --backend cann, install, verify (docs/backends.md).")] = False,
+    runner_label: Annotated[list[str] | None, typer.Option("--runner-label", metavar="LABEL", help="--npu: the "
+                                                           "runner's label(s) after self-hosted, linux (default "
+                                                           "npu).")] = None,
+    set_env: Annotated[str | None, typer.Option("--set-env", metavar="FILE", help="--npu: CANN's set_env.sh on the "
+                                                "runner.")] = None,
+    vendor: Annotated[str | None, typer.Option("--vendor", metavar="NAME", help="--npu: the packages' vendor "
+                                               "name.")] = None,
 ) -> None:
     """Write a GitHub Actions workflow: a matrix over shards running `opkit verify --shard`, their JUnit and
-    results uploaded, and a job joining them with `opkit report merge`."""
+    results uploaded, and a job joining them with `opkit report merge`; with --npu, a job for a self-hosted
+    runner with CANN and an NPU."""
+    from opkit.errors import UsageError
+
+    if npu:
+        from opkit.scaffold import ci_npu
+
+        if python or soc or full or shards != 4:
+            raise UsageError("--npu: --shards, --python, --soc and --full are for the simulator workflow (the NPU "
+                             "job runs on the runner's own python3)")
+        nopts = ci_npu.NpuCiOptions(list(ops or []), list(runner_label or ci_npu.DEFAULT_LABELS),
+                                    set_env or ci_npu.DEFAULT_SET_ENV, install, vendor or "customize")
+        path = ci_npu.write_workflow(nopts, out or ci_npu.DEFAULT_PATH, force)
+        _console().print(f"[green]wrote[/] {path}: one job on a self-hosted runner labelled "
+                         f"{', '.join(['self-hosted', 'linux', *nopts.labels])}; commit it to run it")
+        return
+    if runner_label or set_env or vendor:
+        raise UsageError("--runner-label, --set-env and --vendor go with --npu")
     from opkit.scaffold.ci import CiOptions, write_workflow
 
+    out = out or Path(".github/workflows/verify.yml")
     opts = CiOptions(shards, list(python or ["3.11"]), list(soc or []), list(ops or []), install, full)
     path = write_workflow(opts, out, force)
     _console().print(f"[green]wrote[/] {path}: {shards} shard(s) x Python {', '.join(opts.pythons)}, merged by "

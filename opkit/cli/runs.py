@@ -8,6 +8,8 @@ from typing import Annotated, Any
 import typer
 
 from opkit.cli.common import (
+    BACKEND_HELP,
+    _backend,
     _check_jobs,
     _check_timeout,
     _console,
@@ -27,8 +29,16 @@ def build(
                                                   "(default: the default chip of every SoC the op targets).")] = None,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", metavar="N",
                                              help="Parallel compile jobs (default: CPUs).")] = None,
+    backend: Annotated[str, typer.Option("--backend", metavar="NAME", help=BACKEND_HELP)] = "sim",
+    vendor: Annotated[str, typer.Option("--vendor", metavar="NAME", help="cann: the vendor folder of the "
+                                        "package (opp/vendors/NAME).")] = "customize",
+    cann_path: Annotated[Path | None, typer.Option("--cann-path", metavar="DIR", help="cann, cann-cpu: the CANN "
+                                                   "toolkit (default: $ASCEND_HOME_PATH, then the default "
+                                                   "install folders).")] = None,
 ) -> None:
-    """Compile packages on the CPU simulator: one harness per op x chip x dtype column (cached)."""
+    """Compile packages: on the CPU simulator (one harness per op x chip x dtype column, cached), or with
+    --backend cann into CANN's custom operator package (.run), or with --backend cann-cpu in CANN's CPU-debug
+    mode."""
     import time
 
     from rich.markup import escape
@@ -36,8 +46,14 @@ def build(
     from opkit.build.api import build_packages
 
     _check_jobs(jobs)
+    _backend(backend, "opkit build", cann_path)
     out = _console()
     t0 = time.perf_counter()
+    if backend != "sim":
+        from opkit.cli.backend_cmds import build_cann
+
+        build_cann(backend, _specs(ops), soc, jobs, vendor, cann_path, out, t0)
+        return
     report = build_packages(_specs(ops), soc, jobs, progress=lambda m: out.print(f"  {escape(m)}"))
     out.print(f"[green]built[/] {report.built}, up to date {report.cached} "
               f"({len(report.artifacts)} harness(es), {time.perf_counter() - t0:.1f} s); op.yaml matches the OpDef")
@@ -109,9 +125,15 @@ def verify(
                                                         "machine's memory, or OPKIT_MAX_CASE_MEMORY).")] = None,
     force: Annotated[bool, typer.Option(help="Replace --junit and --out files opkit did not write (or that "
                                         "changed since).")] = False,
+    backend: Annotated[str, typer.Option("--backend", metavar="NAME", help=BACKEND_HELP)] = "sim",
+    vendor: Annotated[str, typer.Option("--vendor", metavar="NAME", help="cann: the vendor the packages were "
+                                        "installed as.")] = "customize",
+    device: Annotated[int, typer.Option("--device", metavar="N", help="cann: the NPU to run on.")] = 0,
+    sanitize: Annotated[bool, typer.Option("--sanitize", help="cann: run each case under mssanitizer (memcheck); "
+                                           "its findings fail the case.")] = False,
 ) -> None:
-    """Run every case on the simulator and compare with the golden; exit 1 on any failure or when nothing
-    was verified."""
+    """Run every case on the simulator (or on CANN's CPU model, or on an NPU through aclnn: --backend) and
+    compare with the golden; exit 1 on any failure or when nothing was verified."""
     from rich.markup import escape
 
     from opkit.errors import UsageError
@@ -126,10 +148,17 @@ def verify(
     if profile is not None and profile not in PROFILES:
         raise UsageError(f"--profile {profile}: unknown (profiles: {', '.join(PROFILES)})")
     _check_timeout(timeout)
+    _backend(backend, "opkit verify")
+    if backend != "sim" and perf:
+        raise UsageError(f"--perf models times from the simulator's traces: not with --backend {backend}")
+    if sanitize and backend != "cann":
+        raise UsageError("--sanitize runs the cases under CANN's mssanitizer on the NPU: give --backend cann (the "
+                         "simulator checks memory on every run)")
     limit = parse_size(max_case_memory, "--max-case-memory") if max_case_memory is not None else None
     opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype, full, sweep, sweep_values), profile, out_dir,
-                         junit, timeout, jobs, trace, perf_record if perf else None, limit, force, workers,
-                         parse_shard(shard))
+                         junit, timeout, jobs, trace and backend == "sim", perf_record if perf else None, limit, force, workers,
+                         parse_shard(shard), backend,
+                         {"vendor": vendor, "device": device, "sanitize": sanitize} if backend == "cann" else {})
     check_outputs(opts)
     out = _console()
     terminal = out.is_terminal
@@ -152,6 +181,8 @@ def verify(
     fused = fusion_table(outcome.results) if perf and terminal else None
     if fused is not None:
         out.print(fused)
+    if backend == "cann":
+        out.print(f"outputs from NPU device {device} through aclnn (the installed package of vendor {vendor})")
     if perf:
         out.print("times, bounds, efficiencies and the unfused chain above are modelled from the simulator's "
                   "traces and the chip's numbers, not measured on an NPU (steady state: without the kernel start-up "
@@ -194,8 +225,16 @@ def run(
                                         "since).")] = False,
     timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS", help="Seconds before the kernel run or "
                                            "a call into golden.py counts as hung.")] = 300.0,
+    backend: Annotated[str, typer.Option("--backend", metavar="NAME", help=BACKEND_HELP)] = "sim",
+    beside_sim: Annotated[bool, typer.Option("--beside-sim", help="With --backend cann-cpu: also run on opkit's "
+                                             "simulator and show both outputs' differences and both sides' "
+                                             "diagnostics.")] = False,
+    device: Annotated[int, typer.Option("--device", metavar="N", help="cann: the NPU to run on.")] = 0,
+    vendor: Annotated[str, typer.Option("--vendor", metavar="NAME", help="cann: the vendor the package was "
+                                        "installed as.")] = "customize",
 ) -> None:
-    """Run the kernel once on the simulator, on a case or on your own data, and save the outputs."""
+    """Run the kernel once on the simulator (or on CANN's CPU model: --backend cann-cpu), on a case or on your
+    own data, and save the outputs."""
     from rich.markup import escape
 
     from opkit.errors import UsageError
@@ -207,19 +246,37 @@ def run(
     if out is None:
         raise UsageError("give --out FILE.npz: where to save the outputs")
     _check_timeout(timeout)
+    _backend(backend, "opkit run")
+    if beside_sim and backend != "cann-cpu":
+        raise UsageError("--beside-sim compares CANN's CPU model with the simulator: give --backend cann-cpu")
     spec = _one_spec(op, "run")
     chip, _ = spec.target(spec.socs[0].key if soc is None else soc)
     sel: Any = int(dtype) if dtype is not None and dtype.isdigit() else dtype
     console = _console(stderr=True)
+    runner: Any = SimRunner(timeout_s=timeout)
+    if backend == "cann":
+        from opkit.backends.npu_runner import NpuRunner
+
+        runner = NpuRunner(timeout_s=timeout, vendor=vendor, device=device)
+    if backend == "cann-cpu":
+        from opkit.backends.cann_cpu_runner import BesideSim, CannCpuRunner
+
+        runner = CannCpuRunner(timeout_s=timeout)
+        runner = BesideSim(runner, SimRunner(timeout_s=timeout)) if beside_sim else runner
     with usercode.guarded(timeout):
-        summary = run_on_data(spec, SimRunner(timeout_s=timeout), chip, out, case_name=case, inputs_npz=inputs,
+        summary = run_on_data(spec, runner, chip, out, case_name=case, inputs_npz=inputs,
                               attr_items=attr or [], dtype=sel, force=force,
                               notice=lambda m: console.print(f"[yellow]note:[/] {m}"),
                               generators=custom_generators(spec))
     for w in summary.info.get("warnings", []):
         console.print(f"[yellow]simulator warning:[/] {escape(w)}")
+    if backend == "cann-cpu":
+        from opkit.cli.backend_cmds import print_beside_sim
+
+        print_beside_sim(summary.info, console, _console())
     shapes = ", ".join(f"{k} {list(v)}" for k, v in summary.outputs.items())
-    _console().print(f"[green]ran[/] {spec.op_type} {escape(f'[{spec.column_label(summary.column)}@{chip}]')} "
+    _console().print(f"[green]ran[/] {'on CANN' + chr(39) + 's CPU model ' if backend == 'cann-cpu' else ''}"
+                     f"{spec.op_type} {escape(f'[{spec.column_label(summary.column)}@{chip}]')} "
                      f"block_dim={summary.info.get('block_dim')}: {escape(shapes)} -> {escape(str(summary.out))}")
 
 
@@ -286,6 +343,11 @@ def perf(
                                            "a call into golden.py counts as hung.")] = 300.0,
     trace_only: Annotated[bool, typer.Option("--trace-only", help="Skip the arithmetic and data bytes: the same "
                                              "trace, much faster on large shapes (see docs/simulator.md).")] = False,
+    backend: Annotated[str, typer.Option("--backend", metavar="NAME", help="sim (default): modelled time; cann: "
+                                         "also measured on the NPU with msprof op.")] = "sim",
+    device: Annotated[int, typer.Option("--device", metavar="N", help="cann: the NPU to measure on.")] = 0,
+    vendor: Annotated[str, typer.Option("--vendor", metavar="NAME", help="cann: the vendor the package was "
+                                        "installed as.")] = "customize",
 ) -> None:
     """Run one case on the simulator and model its time on a chip: modelled time, roofline bound,
     efficiency with and without start-up, per-pipe busy time per core, fused against unfused."""
@@ -297,6 +359,11 @@ def perf(
     if case is None:
         raise UsageError("give --case NAME: the case of op.yaml to run and model")
     _check_timeout(timeout)
+    _backend(backend, "opkit perf")
+    if backend == "cann-cpu":
+        from opkit.cli.backend_cmds import runs_not_on
+
+        runs_not_on(backend, "perf")
     spec = _one_spec(op, "perf")
     sel: Any = int(dtype) if dtype is not None and dtype.isdigit() else dtype
     with usercode.guarded(timeout):
@@ -305,5 +372,16 @@ def perf(
     out = _console()
     for item in render(report):
         out.print(item)
+    if backend == "cann":
+        from opkit.backends.npu_runner import measure
+        from opkit.verify.golden import custom_generators
+
+        m = measure(spec, case, sel, soc, device, vendor, timeout, generators=custom_generators(spec))
+        modelled = report.perf.get("modelled_us")
+        ratio = f"; measured / modelled = {m['measured_us'] / modelled:.3g} (the model's error on this chip)" \
+            if modelled else ""
+        out.print(f"measured on NPU device {m['device']}: {m['measured_us']:.3f} us (msprof op, Task Duration, "
+                  f"{m['source']}); modelled {modelled:.3f} us on {report.chip}{ratio}" if modelled else
+                  f"measured on NPU device {m['device']}: {m['measured_us']:.3f} us (msprof op, {m['source']})")
 
 

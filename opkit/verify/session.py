@@ -31,6 +31,8 @@ class VerifyOptions:
     force: bool = False  # replace output files opkit did not write (or that changed since)
     workers: int | None = None  # processes running cases at once (None: one per core)
     shard: Shard | None = None  # only the runs of this slice (opkit.verify.shard)
+    backend: str = "sim"  # where the cases run: sim, cann (an NPU), cann-cpu (CANN's CPU-debug mode; opkit.backends)
+    backend_args: dict = field(default_factory=dict)  # the backend's runner options (cann: vendor, device)
 
 
 @dataclass
@@ -118,8 +120,17 @@ def plan(specs: list[Spec], selection: Selection) -> list[tuple[Spec, list[_Plan
 
 def _verify(specs: list[Spec], opts: VerifyOptions, progress: Callable[[CaseResult, int, int], None] | None,
             notice: Callable[[str], None] | None) -> VerifyOutcome:
-    runner = SimRunner(timeout_s=opts.timeout_s, jobs=opts.jobs,
-                       trace_dir=opts.out_dir / "traces" if opts.trace or opts.perf is not None else None)
+    if opts.backend == "cann-cpu":
+        from opkit.backends.cann_cpu_runner import CannCpuRunner
+
+        runner: SimRunner = CannCpuRunner(timeout_s=opts.timeout_s, jobs=opts.jobs)  # type: ignore[assignment]
+    elif opts.backend == "cann":
+        from opkit.backends.npu_runner import NpuRunner
+
+        runner = NpuRunner(timeout_s=opts.timeout_s, jobs=opts.jobs, **opts.backend_args)  # type: ignore[assignment]
+    else:
+        runner = SimRunner(timeout_s=opts.timeout_s, jobs=opts.jobs,
+                           trace_dir=opts.out_dir / "traces" if opts.trace or opts.perf is not None else None)
     whole = plan(specs, opts.selection)
     selected = sum(len(runs) for _, runs in whole)
     mine = [(spec, runs, [p for p in runs if in_shard(p.id, opts.shard)]) for spec, runs in whole]
@@ -167,7 +178,8 @@ def _verify(specs: list[Spec], opts: VerifyOptions, progress: Callable[[CaseResu
     json_path = opts.out_dir / "results.json"
     record = selection_record([s.name for s in specs], opts.selection, opts.profile, opts.perf is not None, selected,
                               opts.shard, total)
-    write_json(results, json_path, {"version": __version__, "backend": "sim"}, force=opts.force, selection=record)
+    write_json(results, json_path, {"version": __version__, "backend": opts.backend}, force=opts.force,
+               selection=record)
     csvs = [p for r in results if r.status == FAIL
             for p in [write_worst_csv(r, opts.out_dir / "worst", force=opts.force)] if p]
     if opts.junit is not None:

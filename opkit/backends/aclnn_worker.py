@@ -1,0 +1,162 @@
+"""One case on the NPU through a custom operator's aclnn two-phase API, in a process of its own.
+
+``python -m opkit.backends.aclnn_worker REQUEST.json`` loads ``libascendcl`` and ``libnnopbase`` (CANN's
+runtime) and the package's ``libcust_opapi``, copies the inputs to the device, creates an ``aclTensor`` per
+tensor (ND strides), calls ``aclnn<Op>GetWorkspaceSize(inputs..., attrs..., outputs..., &size, &executor)``
+and ``aclnn<Op>(workspace, size, executor, stream)``, waits for the stream, copies the outputs back and
+writes ``REQUEST.json.result.json``. A failure is one line ``opkit-aclnn: error: ...`` on stderr, exit 1.
+The request is written by :mod:`opkit.backends.npu_runner`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+ERROR = "opkit-aclnn: error: "
+MEMCPY_HOST_TO_DEVICE, MEMCPY_DEVICE_TO_HOST = 1, 2
+MALLOC_HUGE_FIRST = 0
+
+
+class Failure(Exception):
+    pass
+
+
+def _lib(path: str) -> ctypes.CDLL:
+    try:
+        return ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+    except OSError as exc:
+        raise Failure(f"cannot load {path}: {exc} (source CANN's set_env.sh)") from None
+
+
+class Acl:
+    def __init__(self, req: dict[str, Any]) -> None:
+        self.rt = _lib(req["libascendcl"])
+        self.nn = _lib(req["libnnopbase"])
+        self.op = _lib(req["libcust_opapi"])
+        self.rt.aclrtMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t, ctypes.c_int]
+        self.rt.aclrtMemcpy.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t,
+                                        ctypes.c_int]
+        self.rt.aclrtFree.argtypes = [ctypes.c_void_p]
+        self.nn.aclCreateTensor.restype = ctypes.c_void_p
+        self.nn.aclCreateTensor.argtypes = [ctypes.POINTER(ctypes.c_int64), ctypes.c_uint64, ctypes.c_int,
+                                            ctypes.POINTER(ctypes.c_int64), ctypes.c_int64, ctypes.c_int,
+                                            ctypes.POINTER(ctypes.c_int64), ctypes.c_uint64, ctypes.c_void_p]
+        self.nn.aclDestroyTensor.argtypes = [ctypes.c_void_p]
+        for name, ctype in (("aclCreateIntArray", ctypes.c_int64), ("aclCreateFloatArray", ctypes.c_float),
+                            ("aclCreateBoolArray", ctypes.c_bool)):
+            fn = getattr(self.nn, name, None)
+            if fn is not None:
+                fn.restype = ctypes.c_void_p
+                fn.argtypes = [ctypes.POINTER(ctype), ctypes.c_uint64]
+
+    def check(self, rc: int, what: str) -> None:
+        if rc != 0:
+            msg = ""
+            fn = getattr(self.rt, "aclGetRecentErrMsg", None)
+            if fn is not None:
+                fn.restype = ctypes.c_char_p
+                raw = fn()
+                msg = f": {raw.decode(errors='replace')}" if raw else ""
+            raise Failure(f"{what} returned {rc}{msg}")
+
+    def device(self, data: bytes) -> ctypes.c_void_p:
+        ptr = ctypes.c_void_p()
+        self.check(self.rt.aclrtMalloc(ctypes.byref(ptr), max(len(data), 1), MALLOC_HUGE_FIRST), "aclrtMalloc")
+        if data:
+            buf = ctypes.create_string_buffer(data, len(data))
+            self.check(self.rt.aclrtMemcpy(ptr, len(data), buf, len(data), MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy")
+        return ptr
+
+    def tensor(self, shape: list[int], dtype: int, fmt: int, ptr: ctypes.c_void_p) -> ctypes.c_void_p:
+        n = len(shape)
+        dims = (ctypes.c_int64 * max(n, 1))(*shape)
+        strides = (ctypes.c_int64 * max(n, 1))()
+        step = 1
+        for i in range(n - 1, -1, -1):
+            strides[i] = step
+            step *= shape[i]
+        t = self.nn.aclCreateTensor(dims, n, dtype, strides, 0, fmt, dims, n, ptr)
+        if not t:
+            raise Failure(f"aclCreateTensor({shape}) failed")
+        return ctypes.c_void_p(t)
+
+
+def _attr(acl: Acl, a: dict[str, Any]) -> Any:
+    v, t = a["value"], a["type"]
+    if t == "float":
+        return ctypes.c_double(float(v))
+    if t == "int":
+        return ctypes.c_int64(int(v))
+    if t == "bool":
+        return ctypes.c_bool(bool(v))
+    if t == "string":
+        return ctypes.c_char_p(str(v).encode())
+    lists = {"list_int": ("aclCreateIntArray", ctypes.c_int64), "list_float": ("aclCreateFloatArray", ctypes.c_float),
+             "list_bool": ("aclCreateBoolArray", ctypes.c_bool)}
+    if t in lists:
+        name, ctype = lists[t]
+        arr = (ctype * max(len(v), 1))(*v)
+        return ctypes.c_void_p(getattr(acl.nn, name)(arr, len(v)))
+    raise Failure(f"attr '{a['name']}' of type {t} cannot be passed to aclnn by opkit")
+
+
+def run(req: dict[str, Any]) -> dict[str, Any]:
+    acl = Acl(req)
+    op = req["op_type"]
+    phase1 = getattr(acl.op, f"aclnn{op}GetWorkspaceSize", None)
+    phase2 = getattr(acl.op, f"aclnn{op}", None)
+    if phase1 is None or phase2 is None:
+        raise Failure(f"{req['libcust_opapi']} has no aclnn{op}GetWorkspaceSize / aclnn{op}")
+    acl.check(acl.rt.aclInit(None), "aclInit")
+    acl.check(acl.rt.aclrtSetDevice(int(req["device"])), f"aclrtSetDevice({req['device']})")
+    stream = ctypes.c_void_p()
+    acl.check(acl.rt.aclrtCreateStream(ctypes.byref(stream)), "aclrtCreateStream")
+    args: list[Any] = []
+    outs: list[tuple[dict[str, Any], ctypes.c_void_p, int]] = []
+    for t in req["inputs"]:
+        if t["file"] is None:
+            args.append(ctypes.c_void_p(None))
+            continue
+        ptr = acl.device(Path(t["file"]).read_bytes())
+        args.append(acl.tensor(t["shape"], t["acl_dtype"], t["acl_format"], ptr))
+    args += [_attr(acl, a) for a in req["attrs"]]
+    for t in req["outputs"]:
+        ptr = acl.device(bytes(t["bytes"]))
+        outs.append((t, ptr, t["bytes"]))
+        args.append(acl.tensor(t["shape"], t["acl_dtype"], t["acl_format"], ptr))
+    size = ctypes.c_uint64(0)
+    executor = ctypes.c_void_p()
+    acl.check(phase1(*args, ctypes.byref(size), ctypes.byref(executor)), f"aclnn{op}GetWorkspaceSize")
+    workspace = ctypes.c_void_p(None)
+    if size.value:
+        acl.check(acl.rt.aclrtMalloc(ctypes.byref(workspace), size.value, MALLOC_HUGE_FIRST), "aclrtMalloc")
+    acl.check(phase2(workspace, ctypes.c_uint64(size.value), executor, stream), f"aclnn{op}")
+    acl.check(acl.rt.aclrtSynchronizeStream(stream), "aclrtSynchronizeStream")
+    for t, ptr, n in outs:
+        buf = ctypes.create_string_buffer(max(n, 1))
+        acl.check(acl.rt.aclrtMemcpy(buf, n, ptr, n, MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
+        Path(t["file"]).write_bytes(buf.raw[:n])
+    acl.rt.aclrtDestroyStream(stream)
+    acl.rt.aclrtResetDevice(int(req["device"]))
+    acl.rt.aclFinalize()
+    return {"workspace_bytes": size.value}
+
+
+def main(argv: list[str]) -> int:
+    path = Path(argv[1])
+    try:
+        result = run(json.loads(path.read_text(encoding="utf-8")))
+    except Failure as exc:
+        sys.stderr.write(f"{ERROR}{exc}\n")
+        return 1
+    path.with_name(path.name + ".result.json").write_text(json.dumps(result), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,122 @@
+"""The cann-cpu backend (CANN's CPU-debug mode) against the fake CANN tree's stand-in tikicpulib."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from fake_cann import copy_package as package
+from fake_cann import make_fake_cann
+from fake_cann import no_cann_env as bare_env
+from fake_cann import run_opkit as opkit
+
+from opkit.backends import cann_cpu
+from opkit.backends.cann_cpu_runner import compare_outputs
+
+pytestmark = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("g++")),
+                                reason="needs cmake and g++ (CANN's CPU-debug build is a CMake project)")
+
+
+@pytest.fixture
+def fake(tmp_path):
+    return make_fake_cann(tmp_path / "cann")
+
+
+def test_build_writes_a_cpu_debug_project_per_column(tmp_path, fake):
+    pkg = package(tmp_path)
+    r = opkit(["build", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "-j", "1"], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "built 3 CPU-debug executable(s) with CANN's tikicpulib" in r.stdout
+    proj = pkg / ".opkit" / "cann-cpu" / "ascend910b2-float16"
+    assert (proj / "build" / "opkit_cpu_debug").is_file()
+    cmake = (proj / "CMakeLists.txt").read_text()
+    assert "target_link_libraries(opkit_cpu_debug PRIVATE tikicpulib::Ascend910B2)" in cmake
+    assert '"DTYPE_X=half"' in cmake and "ASCENDC_CPU_DEBUG" in cmake
+    assert str(pkg / "op_kernel" / "axpy_relu.cpp") in cmake  # the user's own kernel file, not a copy
+    launcher = (proj / "launcher.cpp").read_text()
+    assert ('extern "C" __global__ __aicore__ void axpy_relu(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace, '
+            "GM_ADDR tiling);") in launcher
+    assert "ICPU_RUN_KF(axpy_relu, blocks, a[0], a[1], a[2], a[3], a[4]);" in launcher
+    assert "SetKernelMode(AscendC::KernelMode::AIV_MODE)" in launcher
+
+
+def test_verify_runs_the_cases_on_the_cpu_model(tmp_path, fake):
+    pkg = package(tmp_path)
+    out = tmp_path / "verify"
+    r = opkit(["verify", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "--tags", "smoke", "--out",
+               str(out), "-j", "1", "--workers", "1"], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "6 passed, 0 failed, 0 errors" in r.stdout
+    data = json.loads((out / "results.json").read_text())
+    assert data["opkit"]["backend"] == "cann-cpu"
+    import jsonschema
+
+    from opkit.verify.report import schema_path
+
+    jsonschema.validate(data, json.loads(schema_path().read_text()))
+    assert len(fake.calls("tikicpulib")) == 6  # every run went through the CPU-debug executable
+    assert not (out / "traces").exists()
+
+
+def test_run_beside_the_simulator(tmp_path, fake):
+    pkg = package(tmp_path)
+    r = opkit(["run", str(pkg), "--backend", "cann-cpu", "--case", "tiny", "--soc", "ascend910b2", "--out",
+               str(tmp_path / "o.npz"), "--beside-sim"], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "CANN's CPU model beside opkit's simulator" in r.stdout
+    assert "cann-cpu: fake tikicpulib: CPU-debug run" in r.stderr
+    assert "ran on CANN's CPU model AxpyRelu" in r.stdout
+
+
+def test_kernel_error_points_at_the_users_file(tmp_path, fake):
+    pkg = package(tmp_path)
+    kernel = pkg / "op_kernel" / "axpy_relu.cpp"
+    lines = kernel.read_text().splitlines()
+    lines.insert(12, "    FAKE_CANN_ERROR;")
+    kernel.write_text("\n".join(lines) + "\n")
+    r = opkit(["build", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "-j", "1"], fake.env())
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "CANN's CPU-debug build failed" in r.stderr
+    assert "op_kernel/axpy_relu.cpp:13:" in r.stderr and "FAKE_CANN_ERROR" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_refusals(tmp_path, fake):
+    pkg = package(tmp_path)
+    r = opkit(["verify", str(pkg), "--backend", "cann-cpu", "--perf"], fake.env())
+    assert r.returncode == 2 and "--perf models times from the simulator's traces" in r.stderr
+    r = opkit(["run", str(pkg), "--case", "tiny", "--out", str(tmp_path / "o.npz"), "--beside-sim"], fake.env())
+    assert r.returncode == 2 and "--beside-sim compares CANN's CPU model with the simulator" in r.stderr
+    no_lib = make_fake_cann(tmp_path / "nolib", tikicpulib=False)
+    r = opkit(["verify", str(pkg), "--backend", "cann-cpu"], no_lib.env())
+    assert r.returncode == 2 and "missing tikicpulib (CPU-debug library)" in r.stderr
+    r = opkit(["verify", str(pkg), "--backend", "cann-cpu"], bare_env(tmp_path))
+    assert r.returncode == 2 and "missing CANN toolkit" in r.stderr
+
+
+def test_unsupported_kernels_are_named(tmp_path):
+    from dataclasses import replace
+
+    from opkit.spec import load
+
+    spec = load(package(tmp_path))
+    assert cann_cpu.unsupported(spec) is None
+    spec.inputs[1] = replace(spec.inputs[1], param="dynamic")
+    assert "dynamic (list) tensors" in (cann_cpu.unsupported(spec) or "")
+
+
+def test_compare_outputs():
+    import numpy as np
+
+    a = {"z": np.array([1.0, np.nan, 3.0], dtype=np.float32), "w": np.zeros(2)}
+    b = {"z": np.array([1.0, np.nan, 3.5], dtype=np.float32), "w": np.zeros(3)}
+    rows = {r["output"]: r for r in compare_outputs(a, b)}
+    assert rows["z"]["differ"] == 1 and rows["z"]["max_abs_diff"] == 0.5
+    assert rows["w"]["differ"] is None and "shapes [2] (cann-cpu) and [3] (sim)" in rows["w"]["note"]
+
+
+def test_tikicpulib_chip_names():
+    assert cann_cpu.tikicpulib_chip("ascend910b2") == "Ascend910B2"
+    assert cann_cpu.tikicpulib_chip("ascend910_9382") == "Ascend910_9382"
+    assert cann_cpu.tikicpulib_chip("ascend310p3") == "Ascend310P3"

@@ -1,0 +1,111 @@
+"""verify / run --backend cann: the cases on an NPU through the installed package's aclnn API, against the fake
+CANN tree (its libascendcl and libnnopbase record every call; its aclnn operator computes nothing, so the
+outputs stay zero and verify reports the mismatch as it would for a wrong kernel)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+from fake_cann import copy_package as package
+from fake_cann import make_fake_cann
+from fake_cann import run_opkit as opkit
+
+pytestmark = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("g++")),
+                                reason="needs cmake and g++ (the fake CANN's project is configured by real CMake)")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("npu")
+    fake = make_fake_cann(tmp / "cann")
+    pkg = package(tmp)
+    before = opkit(["verify", str(pkg), "--backend", "cann", "-k", "tiny", "--soc", "ascend910b2", "--out",
+                    str(tmp / "before")], fake.env())
+    assert opkit(["build", str(pkg), "--backend", "cann"], fake.env()).returncode == 0
+    assert opkit(["install", str(pkg)], fake.env()).returncode == 0
+    return fake, pkg, before
+
+
+def test_verify_before_install_names_the_missing_step(installed):
+    _, pkg, before = installed
+    assert before.returncode == 1
+    assert "no installed aclnn library" in before.stdout and f"opkit install {pkg}" in before.stdout
+
+
+def test_verify_runs_each_case_through_aclnn(installed, tmp_path):
+    fake, pkg, _ = installed
+    start = len(fake.calls("acl"))
+    out = tmp_path / "v"
+    r = opkit(["verify", str(pkg), "--backend", "cann", "-k", "tiny", "--dtype", "float16", "--soc", "ascend910b2",
+               "--out", str(out), "--workers", "1"], fake.env())
+    assert r.returncode == 1, r.stdout + r.stderr  # the fake operator leaves z at zero: a mismatch, reported
+    assert "outputs from NPU device 0 through aclnn" in r.stdout and "0 passed, 1 failed, 0 errors" in r.stdout
+    data = json.loads((out / "results.json").read_text())
+    assert data["opkit"]["backend"] == "cann" and data["cases"][0]["status"] == "fail"
+    calls = [c["argv"] for c in fake.calls("acl")[start:]]
+    names = [c[0] for c in calls]
+    assert names[:2] == ["aclInit", "aclrtSetDevice"] and calls[1][1] == "0"
+    assert [c[1] for c in calls if c[0] == "aclCreateTensor"] == ["dtype=1 format=2 shape=7,"] * 3
+    assert ["aclrtMemcpy", "2:14"] in calls  # z (7 float16) copied back from the device
+    assert names.index("aclrtSynchronizeStream") < names.index("aclFinalize")
+
+
+def test_device_option_and_a_missing_device(installed, tmp_path):
+    fake, pkg, _ = installed
+    start = len(fake.calls("acl"))
+    r = opkit(["verify", str(pkg), "--backend", "cann", "-k", "tiny", "--dtype", "float32", "--soc", "ascend910b2",
+               "--device", "3", "--out", str(tmp_path / "a")], fake.env(FAKE_CANN_NO_DEVICE="1"))
+    assert r.returncode == 1
+    assert "aclrtSetDevice(3) returned 107001: EE1001: fake CANN: the device is not available" in r.stdout
+    assert ["aclrtSetDevice", "3"] in [c["argv"] for c in fake.calls("acl")[start:]]
+
+
+def test_run_on_the_device(installed, tmp_path):
+    fake, pkg, _ = installed
+    out = tmp_path / "o.npz"
+    r = opkit(["run", str(pkg), "--backend", "cann", "--case", "tiny", "--dtype", "float16", "--soc", "ascend910b2",
+               "--out", str(out)], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    with np.load(out) as z:
+        assert z["z"].shape == (7,) and not z["z"].any()  # what the (fake) device wrote
+
+
+def test_perf_option_of_verify_is_refused_on_the_device(installed):
+    fake, pkg, _ = installed
+    r = opkit(["verify", str(pkg), "--backend", "cann", "--perf"], fake.env())
+    assert r.returncode == 2 and "not with --backend cann" in r.stderr
+
+
+def test_perf_measures_with_msprof_beside_the_model(installed):
+    from fake_cann import FAKE_TASK_DURATION_US
+
+    fake, pkg, _ = installed
+    start = len(fake.calls("msprof"))
+    r = opkit(["perf", str(pkg), "--backend", "cann", "--case", "tiny", "--dtype", "float16", "--soc", "ascend910b2"],
+              fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "modelled time" in r.stdout  # the simulator's model, as without --backend
+    line = next(x for x in r.stdout.splitlines() if x.startswith("measured on NPU device 0:"))
+    assert f"{FAKE_TASK_DURATION_US:.3f} us (msprof op, Task Duration, OpBasicInfo.csv)" in line
+    assert "measured / modelled = " in line and "on ascend910b2" in line
+    argv = fake.calls("msprof")[start]["argv"]
+    assert argv[0] == "op" and argv[1].startswith("--output=") and "opkit.backends.aclnn_worker" in argv
+
+
+def test_sanitize_runs_each_case_under_mssanitizer(installed, tmp_path):
+    fake, pkg, _ = installed
+    start = len(fake.calls("mssanitizer"))
+    args = ["verify", str(pkg), "--backend", "cann", "-k", "tiny", "--dtype", "float16", "--soc", "ascend910b2",
+            "--sanitize", "--out"]
+    r = opkit([*args, str(tmp_path / "a")], fake.env(FAKE_CANN_SANITIZER_ERROR="1"))
+    assert r.returncode == 1
+    assert "mssanitizer (memcheck) reports:" in r.stdout and "====== ERROR: illegal read of size 32" in r.stdout
+    argv = fake.calls("mssanitizer")[start]["argv"]
+    assert argv[0] == "--tool=memcheck" and "opkit.backends.aclnn_worker" in argv
+    clean = opkit([*args, str(tmp_path / "b")], fake.env())
+    assert "mssanitizer" not in clean.stdout and "0 passed, 1 failed, 0 errors" in clean.stdout
+    r = opkit(["verify", str(pkg), "--sanitize"], fake.env())
+    assert r.returncode == 2 and "--sanitize runs the cases under CANN's mssanitizer" in r.stderr
