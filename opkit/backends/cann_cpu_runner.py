@@ -25,8 +25,8 @@ from opkit.build import sim_backend
 from opkit.errors import OpkitError
 from opkit.numerics import np_dtype
 from opkit.run.sim_runner import KernelError, SimRunner, _read_output, failure_message, output_shapes_from_spec
-from opkit.spec import Case, Spec
 from opkit.run.types import RunOutput
+from opkit.spec import Case, Spec
 
 LOG_LINES = 20  # lines of CANN's CPU-debug output kept with a run
 

@@ -31,8 +31,8 @@ from opkit.dtypes import DTYPES, FORMAT_VALUES
 from opkit.errors import UsageError
 from opkit.numerics import np_dtype
 from opkit.run.sim_runner import KernelError, _read_output
-from opkit.spec import Case, Spec
 from opkit.run.types import RunOutput
+from opkit.spec import Case, Spec
 
 RUNTIME_LIBS = ("libascendcl.so", "libnnopbase.so")
 

@@ -156,8 +156,8 @@ def verify(
                          "simulator checks memory on every run)")
     limit = parse_size(max_case_memory, "--max-case-memory") if max_case_memory is not None else None
     opts = VerifyOptions(Selection(tags or [], keyword, soc or [], dtype, full, sweep, sweep_values), profile, out_dir,
-                         junit, timeout, jobs, trace and backend == "sim", perf_record if perf else None, limit, force, workers,
-                         parse_shard(shard), backend,
+                         junit, timeout, jobs, trace and backend == "sim", perf_record if perf else None, limit, force,
+                         workers, parse_shard(shard), backend,
                          {"vendor": vendor, "device": device, "sanitize": sanitize} if backend == "cann" else {})
     check_outputs(opts)
     out = _console()

@@ -22,10 +22,10 @@ from opkit import discover
 from opkit.errors import OpkitError, UsageError
 from opkit.ops import tensors
 from opkit.ops.arguments import bind, signature
+from opkit.run.limits import check_case
 from opkit.run.sim_runner import KernelError
 from opkit.spec import Spec, resolve_column
 from opkit.spec import load as load_spec
-from opkit.run.limits import check_case
 
 __all__ = ["BACKENDS", "KernelError", "OpkitError", "Operator", "SimulatorWarning", "load"]
 
