@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pytest
@@ -120,3 +121,19 @@ def test_tikicpulib_chip_names():
     assert cann_cpu.tikicpulib_chip("ascend910b2") == "Ascend910B2"
     assert cann_cpu.tikicpulib_chip("ascend910_9382") == "Ascend910_9382"
     assert cann_cpu.tikicpulib_chip("ascend310p3") == "Ascend310P3"
+
+
+def test_python_api_calls_the_kernel_on_the_cpu_model(tmp_path, fake, monkeypatch):
+    """opkit.ops.load(..., backend="cann-cpu"): the call runs through the CPU-debug executable."""
+    import numpy as np
+
+    import opkit.ops
+
+    monkeypatch.setattr(os, "environ", fake.env())
+    pkg = package(tmp_path)
+    op = opkit.ops.load(pkg, backend="cann-cpu", chip="ascend910b2")
+    x = np.linspace(-2, 2, 4096, dtype=np.float32)
+    y = np.linspace(1, -1, 4096, dtype=np.float32)
+    z = op(x=x, y=y, alpha=0.5)
+    assert np.allclose(z, np.maximum(x + 0.5 * y, 0), rtol=1e-6, atol=1e-6)
+    assert len(fake.calls("tikicpulib")) == 1

@@ -4,6 +4,7 @@ any build; kernel diagnostics; torch tensors; the build cache."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import types
@@ -234,11 +235,16 @@ def test_the_kernels_own_diagnostics_surface_as_an_exception():
         op([])  # no tensor: InferShape has no length to give y
 
 
-def test_backends_and_packages_that_cannot_run_are_refused(tmp_path):
-    for backend, what in (("cann", "the CANN toolchain"), ("cann-cpu", "CANN's own CPU-debug mode")):
-        with pytest.raises(OpkitError, match=f"backend='{backend}' \\({what}") as exc:
+def test_backends_and_packages_that_cannot_run_are_refused(tmp_path, monkeypatch):
+    from fake_cann import no_cann_env
+
+    monkeypatch.setattr(os, "environ", no_cann_env(tmp_path))  # no CANN anywhere
+    for backend in ("cann", "cann-cpu"):
+        with pytest.raises(OpkitError, match=f"backend='{backend}'\\) cannot run on this machine:\n  missing ") as exc:
             opkit.ops.load("axpy_relu", cwd=ROOT, backend=backend)
-        assert "use backend='sim'" in exc.value.message
+        assert "fix: " in exc.value.message and "opkit doctor" in exc.value.message
+    with pytest.raises(OpkitError, match=r"backend_options \['device'\] are options of backend='cann'"):
+        opkit.ops.load("axpy_relu", cwd=ROOT, backend_options={"device": 1})
     with pytest.raises(OpkitError, match=r"backend='npu': unknown backend \(backends: sim, cann, cann-cpu\)"):
         opkit.ops.load("axpy_relu", cwd=ROOT, backend="npu")
     with pytest.raises(OpkitError, match="no_such_op: no operator package of that name"):

@@ -11,6 +11,7 @@ import pytest
 
 from opkit.build.toolchain import BuildError
 from opkit.numerics import np_dtype
+from opkit.run import sim_runner
 from opkit.run.types import RunOutput
 from opkit.spec import load
 from opkit.verify import session
@@ -49,7 +50,7 @@ class FakeSimRunner:
 
 @pytest.fixture
 def fake(monkeypatch):
-    monkeypatch.setattr(session, "SimRunner", FakeSimRunner)
+    monkeypatch.setattr(sim_runner, "SimRunner", FakeSimRunner)  # what opkit.backends.runner("sim") makes
     monkeypatch.setattr(session.opdef_check, "check", lambda spec, exe: None)
     FakeSimRunner.broken_build = False
     return FakeSimRunner

@@ -238,7 +238,6 @@ def run(
     from rich.markup import escape
 
     from opkit.errors import UsageError
-    from opkit.run.sim_runner import SimRunner
     from opkit.run.userdata import run_on_data
     from opkit.verify import usercode
     from opkit.verify.golden import custom_generators
@@ -253,16 +252,10 @@ def run(
     chip, _ = spec.target(spec.socs[0].key if soc is None else soc)
     sel: Any = int(dtype) if dtype is not None and dtype.isdigit() else dtype
     console = _console(stderr=True)
-    runner: Any = SimRunner(timeout_s=timeout)
-    if backend == "cann":
-        from opkit.backends.npu_runner import NpuRunner
+    from opkit import backends
 
-        runner = NpuRunner(timeout_s=timeout, vendor=vendor, device=device)
-    if backend == "cann-cpu":
-        from opkit.backends.cann_cpu_runner import BesideSim, CannCpuRunner
-
-        runner = CannCpuRunner(timeout_s=timeout)
-        runner = BesideSim(runner, SimRunner(timeout_s=timeout)) if beside_sim else runner
+    runner: Any = backends.runner(backend, timeout_s=timeout, beside_sim=beside_sim,
+                                  **({"vendor": vendor, "device": device} if backend == "cann" else {}))
     with usercode.guarded(timeout):
         summary = run_on_data(spec, runner, chip, out, case_name=case, inputs_npz=inputs,
                               attr_items=attr or [], dtype=sel, force=force,

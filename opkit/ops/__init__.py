@@ -29,8 +29,7 @@ from opkit.spec import load as load_spec
 
 __all__ = ["BACKENDS", "KernelError", "OpkitError", "Operator", "SimulatorWarning", "load"]
 
-# Where a package is built and run. Only "sim" runs from Python today; the CANN backends are named so that a
-# call asking for one is refused with what it needs.
+# Where a package is built and run (opkit.backends; docs/backends.md).
 BACKENDS = {
     "sim": "opkit's CPU simulator (g++)",
     "cann": "the CANN toolchain, running on an Ascend NPU",
@@ -43,16 +42,23 @@ class SimulatorWarning(UserWarning):
     """A run that passed did something the NPU may not run as the simulator did (docs/simulator.md, Checks)."""
 
 
-def _runner(backend: str, timeout_s: float, jobs: int | None) -> Any:
-    """The one place a backend becomes a runner (``run(spec, case, column, chip, inputs) -> RunOutput``)."""
-    if backend == "sim":
-        from opkit.run.sim_runner import SimRunner
+def _runner(backend: str, timeout_s: float, jobs: int | None, options: dict[str, Any]) -> Any:
+    """The runner of ``backend`` (``run(spec, case, column, chip, inputs) -> RunOutput``), from opkit.backends."""
+    from opkit import backends
 
-        return SimRunner(timeout_s=timeout_s, jobs=jobs)
-    if backend in BACKENDS:
-        raise UsageError(f"backend={backend!r} ({BACKENDS[backend]}) is not available to the Python API yet; "
-                         "use backend='sim' (the default) to run on the simulator")
-    raise UsageError(f"backend={backend!r}: unknown backend (backends: {', '.join(BACKENDS)})")
+    if backend not in BACKENDS:
+        raise UsageError(f"backend={backend!r}: unknown backend (backends: {', '.join(BACKENDS)})")
+    if options and backend != "cann":
+        raise UsageError(f"backend_options {sorted(options)} are options of backend='cann' (vendor, device, sanitize)")
+    unknown = sorted(set(options) - {"vendor", "device", "sanitize"})
+    if unknown:
+        raise UsageError(f"backend_options {unknown}: unknown (backend='cann' takes vendor, device, sanitize)")
+    ready = backends.readiness(backend, command="opkit verify" if backend == "cann" else "opkit build")
+    if not ready.ready:  # the backends' own refusal, worded for this call
+        first, _, rest = ready.message("opkit").partition("\n")
+        raise backends.BackendUnavailable(f"opkit.ops.load(..., backend={backend!r}) cannot run on this machine:\n"
+                                          + rest)
+    return backends.runner(backend, timeout_s=timeout_s, jobs=jobs, **options)
 
 
 def _package(name_or_path: str | os.PathLike[str], cwd: Path) -> Path:
@@ -168,14 +174,19 @@ class Operator:
 
 
 def load(name_or_path: str | os.PathLike[str], *, chip: str | None = None, backend: str = "sim",
-         timeout: float = 300.0, jobs: int | None = 1, cwd: str | os.PathLike[str] | None = None) -> Operator:
+         timeout: float = 300.0, jobs: int | None = 1, cwd: str | os.PathLike[str] | None = None,
+         backend_options: dict[str, Any] | None = None) -> Operator:
     """The operator of a package, ready to call.
 
     ``name_or_path``: an op name (looked up under ``./ops`` of ``cwd``, default the current directory, then under
     the ``ops/`` of opkit's own checkout) or a path to a package (its folder or its op.yaml). ``chip``: a chip
     (``ascend910b4``) or an OpDef SoC key (default: the default chip of the op's first SoC). ``backend``: where
-    the kernel runs ("sim"). ``timeout``: seconds before a kernel run counts as hung. ``jobs``: compile jobs of a
-    build. Raises an OpkitError (``.message``) for a package that is not found or whose op.yaml is invalid.
+    the kernel runs: "sim" (default), "cann" (the package built and installed with ``opkit build/install
+    --backend cann``, run on an NPU through its aclnn API) or "cann-cpu" (CANN's CPU-debug mode); a backend
+    that cannot work here refuses with what is missing (docs/backends.md). ``backend_options``: backend='cann''s
+    ``vendor``, ``device``, ``sanitize``. ``timeout``: seconds before a kernel run counts as hung. ``jobs``:
+    compile jobs of a build. Raises an OpkitError (``.message``) for a package that is not found or whose
+    op.yaml is invalid.
     """
     import math
 
@@ -184,7 +195,7 @@ def load(name_or_path: str | os.PathLike[str], *, chip: str | None = None, backe
     if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
         raise UsageError(f"opkit.ops.load: jobs={jobs!r}: give a number of compile jobs >= 1 (or None: one per "
                          "core)")
-    runner = _runner(backend, float(timeout), jobs)
+    runner = _runner(backend, float(timeout), jobs, dict(backend_options or {}))
     here = Path(cwd).resolve() if cwd is not None else Path.cwd()
     spec = load_spec(_package(name_or_path, here).resolve())
     if spec.family == "mc2":

@@ -120,17 +120,12 @@ def plan(specs: list[Spec], selection: Selection) -> list[tuple[Spec, list[_Plan
 
 def _verify(specs: list[Spec], opts: VerifyOptions, progress: Callable[[CaseResult, int, int], None] | None,
             notice: Callable[[str], None] | None) -> VerifyOutcome:
-    if opts.backend == "cann-cpu":
-        from opkit.backends.cann_cpu_runner import CannCpuRunner
+    from opkit import backends
 
-        runner: SimRunner = CannCpuRunner(timeout_s=opts.timeout_s, jobs=opts.jobs)  # type: ignore[assignment]
-    elif opts.backend == "cann":
-        from opkit.backends.npu_runner import NpuRunner
-
-        runner = NpuRunner(timeout_s=opts.timeout_s, jobs=opts.jobs, **opts.backend_args)  # type: ignore[assignment]
-    else:
-        runner = SimRunner(timeout_s=opts.timeout_s, jobs=opts.jobs,
-                           trace_dir=opts.out_dir / "traces" if opts.trace or opts.perf is not None else None)
+    runner: SimRunner = backends.runner(  # type: ignore[assignment]
+        opts.backend, timeout_s=opts.timeout_s, jobs=opts.jobs,
+        trace_dir=opts.out_dir / "traces" if opts.backend == "sim" and (opts.trace or opts.perf is not None) else None,
+        **opts.backend_args)
     whole = plan(specs, opts.selection)
     selected = sum(len(runs) for _, runs in whole)
     mine = [(spec, runs, [p for p in runs if in_shard(p.id, opts.shard)]) for spec, runs in whole]
