@@ -275,9 +275,9 @@ private:
         if ((!a_ && !a_local_) || (!b_ && !b_local_)) fail_at(api, loc, "SetTensorA and SetTensorB must be called before computing");
         if (quant_) fail_at(api, loc, "quantised outputs (SetQuantScalar/SetQuantVector) are not simulated yet");
         if (m_ <= 0 || n_ <= 0 || k_ <= 0) fail_at(api, loc, "the single shape %d x %d x %d is empty (SetSingleShape / SetTail / the tiling)", m_, n_, k_);
-        if (bias_on_ && !bias_) fail_at(api, loc, "the tiling sets isBias, but SetBias was not called (or call DisableBias)");
+        const bool with_bias = bias_on_ && bias_;  // a tiling's isBias without SetBias adds nothing
         if constexpr (!std::is_same<BiasT, Acc>::value) {
-            if (bias_on_)
+            if (with_bias)
                 fail_at(api, loc, "a %s bias with %s accumulation is not simulated (the L1 -> BiasTable conversion): use a %s bias",
                         dtype_name<BiasT>(), dtype_name<Acc>(), dtype_name<Acc>());
         }
@@ -289,7 +289,7 @@ private:
         op.a = a_local_ ? local_to_gm(a_lt_, 0, api, loc) : a_;
         op.b = b_local_ ? local_to_gm(b_lt_, 1, api, loc) : b_;
         op.bias = bias_;
-        op.bias_on = bias_on_;
+        op.bias_on = with_bias;
         op.tiling = tiling_;
         op.m = m_;
         op.n = n_;
