@@ -146,6 +146,13 @@ def test_atomic_adds_onto_c(exe, tmp_path):
     np.testing.assert_allclose(out, c0 + gemm(a, b), rtol=1e-5, atol=1e-5)
 
 
+def test_iterate_batch_normal_layout(exe, tmp_path):
+    m, n, k = 60, 40, 48  # three A matrices of 20 rows one after another, B shared
+    a, b, _, _, out, r, _ = run(exe, tmp_path, "batch", m, n, k)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
+
+
 ERRORS = {
     "nowait": ("nowait", [r"Matmul::WaitIterateAll", r"asynchronous IterateAll<false> called here still outstanding",
                           r"call WaitIterateAll\(\)"]),
@@ -159,6 +166,8 @@ ERRORS = {
                             r"L1 capacity exceeded", r"GetCoreMemSize"]),
     "l0c_over": ("l0c_over", [r"Matmul::Init \(CO1 L0C buffer of the tiling: baseM 256 x baseN 256 x 4 B\)",
                               r"L0C capacity exceeded: the Matmul needs 262144 bytes"]),
+    "nz_operand": ("nz_operand", [r"Matmul::IterateAll: Matmul operands in NZ format \(CubeFormat::NZ A\) are not simulated yet"]),
+    "batch_layout": ("batch_layout", [r"Matmul::IterateBatch: layout BSNGD is not simulated", r"LayoutMode::NORMAL"]),
 }
 
 

@@ -10,8 +10,9 @@
 //   local         MIX: A from UB (SetTensorA with a VECIN tensor)
 //   bias          MIX: IterateAll with SetBias
 //   atomic        MIX: IterateAll with enAtomic onto the C the host gave
+//   batch         MIX: IterateBatch of 3 products (A rows [3M', K] as 3 matrices of M' = M / 3 rows, B shared), WaitIterateBatch
 // Broken kernels: a line marked "// @name" is where scenario "name" must be reported.
-//   nowait, nowait_end, no_iterate, aiv_only, l1_over, l0c_over, iterate_after_end
+//   nowait, nowait_end, no_iterate, aiv_only, l1_over, l0c_over, iterate_after_end, nz_operand, batch_layout
 // Reads DIR/a.bin, b.bin, bias.bin, c.bin; writes DIR/out.bin (C).
 #include <fstream>
 #include <iterator>
@@ -161,6 +162,36 @@ static void ub(TPipe& pipe, Gm& g, const TCubeTiling* t) {
     mm.End();
 }
 
+// Three products C_i = A_i x B of M / 3 rows each.
+static void batch(TPipe& pipe, Gm& g, const TCubeTiling* t) {
+    Matmul<A, B, C, Bias> mm;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, t);
+    if (GetSubBlockIdx() != 0) return;
+    mm.SetOrgShape(M / 3, N, K);
+    mm.SetSingleShape(M / 3, N, K);
+    mm.SetTensorA(g.a);
+    mm.SetTensorB(g.b);
+    mm.template IterateBatch<false>(g.c, 3, 1, false);
+    mm.WaitIterateBatch();
+    mm.End();
+}
+
+// Refusals by name.
+static void refused(TPipe& pipe, Gm& g, const TCubeTiling* t) {
+    using ANZ = MatmulType<TPosition::GM, CubeFormat::NZ, half>;
+    using AL = MatmulType<TPosition::GM, CubeFormat::ND, half, false, LayoutMode::BSNGD>;
+    Matmul<ANZ, B, C, Bias> nz;
+    Matmul<AL, B, C, Bias> bl;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), nz, t, bl, t);
+    if (GetSubBlockIdx() != 0) return;
+    nz.SetTensorA(g.a);
+    nz.SetTensorB(g.b);
+    bl.SetTensorA(g.a);
+    bl.SetTensorB(g.b);
+    if (S == "nz_operand") nz.IterateAll(g.c);           // @nz_operand
+    else bl.IterateBatch(g.c, 2, 2, false);              // @batch_layout
+}
+
 // A from UB.
 static void local(TPipe& pipe, Gm& g, const TCubeTiling* t) {
     Matmul<AU, B, C, Bias> mm;
@@ -193,6 +224,8 @@ extern "C" __global__ __aicore__ void mm_cube_kernel(GM_ADDR a, GM_ADDR b, GM_AD
     if (S == "two") two(pipe, g, t);
     else if (S == "ub") ub(pipe, g, t);
     else if (S == "local") local(pipe, g, t);
+    else if (S == "batch") batch(pipe, g, t);
+    else if (S == "nz_operand" || S == "batch_layout") refused(pipe, g, t);
     else api(pipe, g, t);
 }
 

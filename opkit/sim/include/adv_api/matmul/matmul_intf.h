@@ -58,8 +58,6 @@ class Matmul {
     static_assert(opkit_mm::legal<SrcAT, SrcBT, BiasT, DstT>::value,
                   "Ascend C Matmul: this (A, B, bias -> C) dtype combination (see 'with A_TYPE = ...' above) is not supported "
                   "by the cube unit of " OPKIT_SIM_SOC " (" OPKIT_SIM_ARCH_NAME ")");
-    static_assert(A_TYPE::format == CubeFormat::ND && B_TYPE::format == CubeFormat::ND,
-                  "opkit simulator: Matmul operands in NZ format are not simulated yet");
 
     using CfgT = typename std::decay<decltype(MM_CFG)>::type;
     static_assert(std::is_same<CfgT, MatmulConfig>::value || opkit_mm::is_static_tiling<CfgT>::value,
@@ -234,6 +232,49 @@ public:
         to_ub(ub, ws, uint64_t(rows) * cols, "Matmul::GetTensorC", loc);
     }
 
+    // A batch of max(batchA, batchB) products of the single shape (layout NORMAL or none: matrices one after another,
+    // matrixStrideA/B/C elements apart, 0 = dense), one job; batchA or batchB 1 broadcasts that operand.
+    template <bool sync = true, bool waitIterateBatch = false>
+    void IterateBatch(const GlobalTensor<DstT>& gm, uint32_t batchA, uint32_t batchB, bool enSequentialWrite,
+                      const uint32_t matrixStrideA = 0, const uint32_t matrixStrideB = 0, const uint32_t matrixStrideC = 0,
+                      const bool enPartialSum = false, const uint8_t enAtomic = 0, OPKIT_LOC) {
+        using namespace opkit::sim;
+        const char* api = "Matmul::IterateBatch";
+        (void)enSequentialWrite;
+        for (LayoutMode l : {A_TYPE::layout, B_TYPE::layout, C_TYPE::layout})
+            if (l != LayoutMode::NONE && l != LayoutMode::NORMAL)
+                fail_at(api, loc, "layout %s is not simulated: IterateBatch takes LayoutMode::NORMAL (matrices one after another)",
+                        l == LayoutMode::BSNGD ? "BSNGD" : l == LayoutMode::SBNGD ? "SBNGD" : "BNGS1S2");
+        if (enPartialSum) fail_at(api, loc, "enPartialSum is not simulated");
+        if (batchA == 0 || batchB == 0) fail_at(api, loc, "batchA %u and batchB %u must be at least 1", batchA, batchB);
+        if (batchA != batchB && batchA != 1 && batchB != 1)
+            fail_at(api, loc, "batchA %u and batchB %u: only equal batches or a batch of 1 (broadcast) are simulated", batchA, batchB);
+        Ops op = operands(api, loc);
+        const uint32_t nb = std::max(batchA, batchB);
+        const uint64_t sa = matrixStrideA ? matrixStrideA : uint64_t(ta_ ? k_ : m_) * op.lda;
+        const uint64_t sb = matrixStrideB ? matrixStrideB : uint64_t(tb_ ? n_ : k_) * op.ldb;
+        const uint64_t ldc = ldc_();
+        const uint64_t sc = matrixStrideC ? matrixStrideC : uint64_t(m_) * ldc;
+        DstT* c = gm.GetPhyAddr();
+        const uint8_t atomic = enAtomic;
+        const uint32_t ba = batchA, bb = batchB;
+        TileWalk w = walk();
+        submit(api, loc, 0, [op, c, ldc, atomic, w, nb, ba, bb, sa, sb, sc, loc](Matmul* s) {
+            s->prepare(op, w, loc);
+            for (uint32_t i = 0; i < nb; ++i) {
+                Ops o = op;
+                o.a = op.a + (ba == 1 ? 0 : uint64_t(i) * sa);
+                o.b = op.b + (bb == 1 ? 0 : uint64_t(i) * sb);
+                for (int t = 0; t < w.count(); ++t) {
+                    int r0, c0, rows, cols;
+                    w.at(t, r0, c0, rows, cols);
+                    s->steps_.tile(o, r0, c0, rows, cols, loc);
+                    s->steps_.out(c + uint64_t(i) * sc + uint64_t(r0) * ldc + c0, ldc, rows, cols, atomic, false, loc);
+                }
+            }
+        }, sync || waitIterateBatch);
+    }
+
     // Used by REGIST_MATMUL_OBJ: the object's place in the registration (the server finds its own instance by it).
     void opkit_set_index(int i) { index_ = i; }
 
@@ -281,6 +322,9 @@ private:
                 fail_at(api, loc, "a %s bias with %s accumulation is not simulated (the L1 -> BiasTable conversion): use a %s bias",
                         dtype_name<BiasT>(), dtype_name<Acc>(), dtype_name<Acc>());
         }
+        if (A_TYPE::format != CubeFormat::ND || B_TYPE::format != CubeFormat::ND)
+            fail_at(api, loc, "Matmul operands in NZ format (CubeFormat::NZ %s) are not simulated yet: the Matmul takes ND A and B",
+                    A_TYPE::format != CubeFormat::ND ? "A" : "B");
         check_c(api, loc);
         Ops op;
         op.ta = ta_; op.tb = tb_; op.k = k_;
