@@ -144,8 +144,8 @@ def build(workdir: Path) -> Path:
     src = workdir / "sim_matmul_api.cpp"
     src.write_text(KERNEL, encoding="utf-8")
     exe = workdir / "sim_matmul_api"
-    r = subprocess.run([sim.find_cxx(), *sim.cxx_flags(CHIP), f"-I{HAND}", str(src), "-o", str(exe)], capture_output=True,
-                       text=True)
+    cmd = [sim.find_cxx(), *sim.cxx_flags(CHIP), f"-I{HAND}", str(src), "-o", str(exe)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"compile failed:\n{r.stderr[-4000:]}")
     return exe

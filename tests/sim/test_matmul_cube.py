@@ -60,10 +60,12 @@ def core_trace(t, core_type):
             continue
         for p, v in c["pipes"].items():
             s = pipes.setdefault(p, [0, 0, 0])
-            s[0] += v["instrs"]; s[1] += v["bytes"]; s[2] += v["repeats"]
+            for j, key in enumerate(("instrs", "bytes", "repeats")):
+                s[j] += v[key]
         for i in c["instructions"]:
             s = classes.setdefault((i["pipe"], i["api"], i["dtype"]), [0, 0, 0])
-            s[0] += i["count"]; s[1] += i["bytes"]; s[2] += i["repeats"]
+            for j, key in enumerate(("count", "bytes", "repeats")):
+                s[j] += i[key]
     return pipes, classes
 
 
