@@ -10,6 +10,7 @@
 //   local         MIX: A from UB (SetTensorA with a VECIN tensor)
 //   bias          MIX: IterateAll with SetBias
 //   atomic        MIX: IterateAll with enAtomic onto the C the host gave
+//   nz            MIX: A and B in NZ format in GM (a.bin, b.bin hold the fractal layout)
 //   batch         MIX: IterateBatch of 3 products (A rows [3M', K] as 3 matrices of M' = M / 3 rows, B shared), WaitIterateBatch
 // Broken kernels: a line marked "// @name" is where scenario "name" must be reported.
 //   nowait, nowait_end, no_iterate, aiv_only, l1_over, l0c_over, iterate_after_end, nz_operand, batch_layout
@@ -176,9 +177,21 @@ static void batch(TPipe& pipe, Gm& g, const TCubeTiling* t) {
     mm.End();
 }
 
+// A and B already fractal (NZ) in GM: A as [K / 16][M padded to 16][16], B as [N / 16][K padded to 16][16].
+static void nz(TPipe& pipe, Gm& g, const TCubeTiling* t) {
+    using ANZ = MatmulType<TPosition::GM, CubeFormat::NZ, half>;
+    Matmul<ANZ, ANZ, C, Bias> mm;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, t);
+    if (GetSubBlockIdx() != 0) return;
+    mm.SetTensorA(g.a);
+    mm.SetTensorB(g.b);
+    mm.IterateAll(g.c);
+    mm.End();
+}
+
 // Refusals by name.
 static void refused(TPipe& pipe, Gm& g, const TCubeTiling* t) {
-    using ANZ = MatmulType<TPosition::GM, CubeFormat::NZ, half>;
+    using ANZ = MatmulType<TPosition::GM, CubeFormat::ZN, half>;
     using AL = MatmulType<TPosition::GM, CubeFormat::ND, half, false, LayoutMode::BSNGD>;
     Matmul<ANZ, B, C, Bias> nz;
     Matmul<AL, B, C, Bias> bl;
@@ -225,6 +238,7 @@ extern "C" __global__ __aicore__ void mm_cube_kernel(GM_ADDR a, GM_ADDR b, GM_AD
     else if (S == "ub") ub(pipe, g, t);
     else if (S == "local") local(pipe, g, t);
     else if (S == "batch") batch(pipe, g, t);
+    else if (S == "nz") nz(pipe, g, t);
     else if (S == "nz_operand" || S == "batch_layout") refused(pipe, g, t);
     else api(pipe, g, t);
 }

@@ -23,7 +23,9 @@ struct Operands {
     const SrcBT* b = nullptr;
     const BiasT* bias = nullptr;
     bool ta = false, tb = false, bias_on = false;
-    uint64_t lda = 0, ldb = 0;
+    uint64_t lda = 0, ldb = 0;  // ND: elements per stored row
+    bool a_nz = false, b_nz = false;
+    uint64_t a_pad = 0, b_pad = 0;  // NZ: rows of one stored column block (the stored matrix's rows rounded up to 16)
     int m = 0, n = 0, k = 0;
     TCubeTiling tiling{};  // the client's tiling: the server's buffers are made for it at the first job
 };
@@ -214,6 +216,14 @@ private:
     void copy_a(const LocalTensor<SrcT>& a1, const GlobalTensor<SrcT>& ga, const O& op, int r0, int k1, int rows, int kc,
                 const opkit::sim::SrcLoc& loc) {
         const uint16_t lda = uint16_t(op.lda);
+        if (op.a_nz) {  // already fractal in GM: whole 32-B rows of each column block, no conversion
+            if (!op.ta) copy_nz(a1, ga, op.a_pad, r0, rows, k1, kc, up(rows, 16), "A", loc);
+            else if (!F32) copy_nz(a1, ga, op.a_pad, k1, kc, r0, rows, up(kc, KAL), "A", loc);
+            else
+                for (int s = 0; s * 16 < kc; ++s)
+                    copy_nz(a1[uint32_t(s) * 16 * up(rows, 16)], ga, op.a_pad, k1 + 16 * s, std::min(16, kc - 16 * s), r0, rows, 16, "A", loc);
+            return;
+        }
         if (!op.ta) {  // A [M, K]: NZ with column blocks of K0 k, each mP16 rows
             DataCopy(a1, ga[uint64_t(r0) * op.lda + k1], Nd2NzParams(1, uint16_t(rows), uint16_t(kc), 0, lda, uint16_t(up(rows, 16)), 1, 0), loc);
         } else if (!F32) {  // A^T [K, M]: column blocks of K0 m, each kc rows (padded to the load's square)
@@ -229,6 +239,14 @@ private:
     void copy_b(const LocalTensor<SrcT>& b1, const GlobalTensor<SrcT>& gb, const O& op, int c0, int k1, int cols, int kc,
                 const opkit::sim::SrcLoc& loc) {
         const uint16_t ldb = uint16_t(op.ldb);
+        if (op.b_nz) {
+            if (op.tb) copy_nz(b1, gb, op.b_pad, c0, cols, k1, kc, up(cols, 16), "B", loc);
+            else if (!F32) copy_nz(b1, gb, op.b_pad, k1, kc, c0, cols, up(kc, KAL), "B", loc);
+            else
+                for (int s = 0; s * 16 < kc; ++s)
+                    copy_nz(b1[uint32_t(s) * 16 * up(cols, 16)], gb, op.b_pad, k1 + 16 * s, std::min(16, kc - 16 * s), c0, cols, 16, "B", loc);
+            return;
+        }
         if (op.tb) {  // B^T [N, K]: column blocks of K0 k, each nP16 rows: already ZN fractals
             DataCopy(b1, gb[uint64_t(c0) * op.ldb + k1], Nd2NzParams(1, uint16_t(cols), uint16_t(kc), 0, ldb, uint16_t(up(cols, 16)), 1, 0), loc);
         } else if (!F32) {  // B [K, N]: column blocks of K0 n, each kc rows
@@ -239,6 +257,24 @@ private:
                 DataCopy(b1[uint32_t(s) * 16 * np], gb[uint64_t(k1 + 16 * s) * op.ldb + c0],
                          Nd2NzParams(1, uint16_t(std::min(16, kc - 16 * s)), uint16_t(cols), 0, ldb, 16, 1, 0), loc);
         }
+    }
+    // An NZ operand: rows [row0, row0 + nrows) of the stored column blocks holding columns [col0, col0 + ncols) (src_pad
+    // rows per block in GM) -> L1 column blocks of dst_pad rows: one DataCopy (MTE2), a 32-B row per element row.
+    void copy_nz(const LocalTensor<SrcT>& l1, const GlobalTensor<SrcT>& g, uint64_t src_pad, int row0, int nrows, int col0, int ncols,
+                 int dst_pad, const char* which, const opkit::sim::SrcLoc& loc) {
+        using namespace opkit::sim;
+        if (col0 % K0)
+            fail_at("Matmul", loc, "NZ %s: the tile starts at column %d of the stored matrix, inside a %d-element column block: the "
+                    "base block must be a multiple of %d there", which, col0, K0, K0);
+        if (uint64_t(row0 + nrows) > src_pad)
+            fail_at("Matmul", loc, "NZ %s: rows [%d, %d) of a stored column block of %llu rows (SetOrgShape gives the stored shape)",
+                    which, row0, row0 + nrows, (unsigned long long)src_pad);
+        if (src_pad - uint64_t(nrows) > 65535)
+            fail_at("Matmul", loc, "NZ %s: column blocks of %llu rows are too far apart for one copy (DataCopyParams::srcStride)", which,
+                    (unsigned long long)src_pad);
+        const int blocks = (ncols + K0 - 1) / K0;
+        DataCopy(l1, g[(uint64_t(col0 / K0) * src_pad + uint64_t(row0)) * K0],
+                 DataCopyParams(uint16_t(blocks), uint16_t(nrows), uint16_t(src_pad - uint64_t(nrows)), uint16_t(dst_pad - nrows)), loc);
     }
     // L1 -> L0A (ZZ: row block mi holds kkB fractals of 16 x K0).
     void load_a(const LocalTensor<SrcT>& a2, const LocalTensor<SrcT>& a1, bool ta, int rows, int mBlk, int kc, int k2, int kk,

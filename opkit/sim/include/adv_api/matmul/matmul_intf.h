@@ -250,6 +250,7 @@ public:
         if (batchA != batchB && batchA != 1 && batchB != 1)
             fail_at(api, loc, "batchA %u and batchB %u: only equal batches or a batch of 1 (broadcast) are simulated", batchA, batchB);
         Ops op = operands(api, loc);
+        if (op.a_nz || op.b_nz) fail_at(api, loc, "NZ operands in IterateBatch are not simulated: give ND matrices");
         const uint32_t nb = std::max(batchA, batchB);
         const uint64_t sa = matrixStrideA ? matrixStrideA : uint64_t(ta_ ? k_ : m_) * op.lda;
         const uint64_t sb = matrixStrideB ? matrixStrideB : uint64_t(tb_ ? n_ : k_) * op.ldb;
@@ -322,9 +323,13 @@ private:
                 fail_at(api, loc, "a %s bias with %s accumulation is not simulated (the L1 -> BiasTable conversion): use a %s bias",
                         dtype_name<BiasT>(), dtype_name<Acc>(), dtype_name<Acc>());
         }
-        if (A_TYPE::format != CubeFormat::ND || B_TYPE::format != CubeFormat::ND)
-            fail_at(api, loc, "Matmul operands in NZ format (CubeFormat::NZ %s) are not simulated yet: the Matmul takes ND A and B",
-                    A_TYPE::format != CubeFormat::ND ? "A" : "B");
+        for (auto f : {A_TYPE::format, B_TYPE::format})
+            if (f != CubeFormat::ND && f != CubeFormat::NZ)
+                fail_at(api, loc, "Matmul operands in CubeFormat::%s are not simulated: A and B are ND or NZ",
+                        f == CubeFormat::ZN ? "ZN" : f == CubeFormat::ZZ ? "ZZ" : f == CubeFormat::NN ? "NN"
+                        : f == CubeFormat::ND_ALIGN ? "ND_ALIGN" : f == CubeFormat::SCALAR ? "SCALAR" : f == CubeFormat::VECTOR ? "VECTOR" : "COLUMN_MAJOR");
+        if ((A_TYPE::format == CubeFormat::NZ && a_local_) || (B_TYPE::format == CubeFormat::NZ && b_local_))
+            fail_at(api, loc, "a local (UB) operand in NZ format is not simulated: NZ operands come from GM");
         check_c(api, loc);
         Ops op;
         op.ta = ta_; op.tb = tb_; op.k = k_;
@@ -334,6 +339,12 @@ private:
         op.b = b_local_ ? local_to_gm(b_lt_, 1, api, loc) : b_;
         op.bias = bias_;
         op.bias_on = with_bias;
+        // NZ: the stored matrix's rows, rounded up to 16, make one column block
+        auto pad16 = [](int v) { return uint64_t((v + 15) / 16 * 16); };
+        op.a_nz = A_TYPE::format == CubeFormat::NZ;
+        op.b_nz = B_TYPE::format == CubeFormat::NZ;
+        op.a_pad = pad16(ta_ ? (orgKa_ > 0 ? orgKa_ : k_) : (orgM_ > 0 ? orgM_ : m_));
+        op.b_pad = pad16(tb_ ? (orgN_ > 0 ? orgN_ : n_) : (orgKb_ > 0 ? orgKb_ : k_));
         op.tiling = tiling_;
         op.m = m_;
         op.n = n_;
