@@ -37,6 +37,8 @@ def run(exe, tmp_path, scenario, m, n, k, c0=None, trace=False):
     sa, sb = (nz(a), nz(b)) if scenario == "nz" else (a, b)
     bias = rng.uniform(-1, 1, n).astype(np.float32)
     c = np.zeros((m, n), np.float32) if c0 is None else c0.astype(np.float32)
+    if scenario == "nzc":
+        c = nz(c)
     d = tmp_path / scenario
     d.mkdir()
     for name, arr in [("a", sa), ("b", sb), ("bias", bias), ("c", c)]:
@@ -45,7 +47,7 @@ def run(exe, tmp_path, scenario, m, n, k, c0=None, trace=False):
     if trace:
         env["OPKIT_SIM_TRACE"] = str(d / "trace.json")
     r = subprocess.run([str(exe), str(d), scenario, str(m), str(n), str(k)], capture_output=True, text=True, env=env, timeout=120)
-    out = np.frombuffer((d / "out.bin").read_bytes(), np.float32).reshape(m, n) if r.returncode == 0 else None
+    out = np.frombuffer((d / "out.bin").read_bytes(), np.float32).reshape(c.shape) if r.returncode == 0 else None
     t = json.loads((d / "trace.json").read_text()) if trace and r.returncode == 0 else None
     return a, b, bias, c, out, r, t
 
@@ -106,8 +108,9 @@ def test_mix_work_runs_on_the_aic_and_results_match(exe, tmp_path):
     assert "M" not in aiv and "FIX" not in aiv
 
 
-def test_async_iterate_all_then_wait(exe, tmp_path):
-    a, b, _, _, out, r, _ = run(exe, tmp_path, "async", 33, 40, 50)
+@pytest.mark.parametrize("scenario", ["async", "async_self"])
+def test_async_iterate_all_then_wait(exe, tmp_path, scenario):
+    a, b, _, _, out, r, _ = run(exe, tmp_path, scenario, 33, 40, 50)
     assert r.returncode == 0, r.stderr
     np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
 
@@ -172,6 +175,12 @@ def test_nz_operands_are_copied_without_nd2nz(exe, tmp_path):
     assert pipes["MTE2"][1] == a_bytes + b_bytes
 
 
+def test_c_to_gm_in_nz_format(exe, tmp_path):
+    a, b, _, _, out, r, _ = run(exe, tmp_path, "nzc", 40, 56, 48)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, nz(gemm(a, b)), rtol=1e-5, atol=1e-5)
+
+
 def test_iterate_batch_normal_layout(exe, tmp_path):
     m, n, k = 60, 40, 48  # three A matrices of 20 rows one after another, B shared
     a, b, _, _, out, r, _ = run(exe, tmp_path, "batch", m, n, k)
@@ -180,9 +189,10 @@ def test_iterate_batch_normal_layout(exe, tmp_path):
 
 
 ERRORS = {
-    "nowait": ("nowait", [r"Matmul::WaitIterateAll", r"asynchronous IterateAll<false> called here still outstanding",
+    "nowait": ("nowait", [r"Matmul::WaitIterateAll", r"asynchronous IterateAll<false> called here \(waitIterateAll = true\) still outstanding",
                           r"call WaitIterateAll\(\)"]),
-    "nowait_end": ("nowait_end", [r"Matmul::End: the asynchronous IterateAll<false> called at .*matmul_cube_harness.cpp:(\d+)",
+    "nowait_end": ("nowait_end", [r"Matmul::End: the asynchronous IterateAll<false> called at .*matmul_cube_harness.cpp:(\d+) "
+                                  r"\(waitIterateAll = true\)",
                                   r"call WaitIterateAll\(\) before End\(\)"]),
     "no_iterate": ("no_iterate", [r"Matmul::GetTensorC: no tile: call Iterate\(\) first"]),
     "iterate_after_end": ("iterate_after_end", [r"Matmul::GetTensorC: no tile: call Iterate\(\) first"]),

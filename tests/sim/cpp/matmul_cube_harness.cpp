@@ -4,13 +4,15 @@
 //   half A [M, K] x half B [K, N] (+ float bias [N]) -> float C [M, N]; tiling baseM 32, baseN 32, baseK 32.
 //   api | hand    AIC-only: the Matmul API's IterateAll / the same tiles done by hand with the cube instructions
 //   mix           MIX: AIV 0 calls IterateAll (sync)
-//   async         MIX: IterateAll<false>, then WaitIterateAll
+//   async         MIX: IterateAll<false> with waitIterateAll, then WaitIterateAll
+//   async_self    MIX: IterateAll<false> without waitIterateAll, then End
 //   two           MIX: AIV 0 computes the rows [0, M/2), AIV 1 the rest, both tile by tile (Iterate + GetTensorC)
 //   ub            MIX: each tile to UB (GetTensorC to VECIN), x 2 on the AIV, DataCopy to C
 //   local         MIX: A from UB (SetTensorA with a VECIN tensor)
 //   bias          MIX: IterateAll with SetBias
 //   atomic        MIX: IterateAll with enAtomic onto the C the host gave
 //   nz            MIX: A and B in NZ format in GM (a.bin, b.bin hold the fractal layout)
+//   nzc           MIX: C to GM in NZ format (c.bin holds the fractal layout), Iterate + GetTensorC
 //   batch         MIX: IterateBatch of 3 products (A rows [3M', K] as 3 matrices of M' = M / 3 rows, B shared), WaitIterateBatch
 // Broken kernels: a line marked "// @name" is where scenario "name" must be reported.
 //   nowait, nowait_end, no_iterate, aiv_only, l1_over, l0c_over, iterate_after_end, nz_operand, batch_layout
@@ -47,8 +49,10 @@ static void api(TPipe& pipe, Gm& g, const TCubeTiling* t) {
     mm.SetTensorA(g.a);
     mm.SetTensorB(g.b);
     if (S == "bias") mm.SetBias(g.bias);
-    if (S == "async" || S == "nowait" || S == "nowait_end") {
-        mm.template IterateAll<false>(g.c);  // @nowait @nowait_site
+    if (S == "async_self") {
+        mm.template IterateAll<false>(g.c);  // waitIterateAll false: the kernel waits its own way (here: End)
+    } else if (S == "async" || S == "nowait" || S == "nowait_end") {
+        mm.template IterateAll<false>(g.c, 0, false, true);  // @nowait @nowait_site
         if (S == "nowait") return;           // the kernel ends with the IterateAll outstanding
         if (S == "async") mm.WaitIterateAll();
     } else if (S == "iterate_after_end") {
@@ -189,6 +193,18 @@ static void nz(TPipe& pipe, Gm& g, const TCubeTiling* t) {
     mm.End();
 }
 
+// C to GM in NZ format (column blocks of 16 floats, each M rounded up to 16 rows), tile by tile.
+static void nzc(TPipe& pipe, Gm& g, const TCubeTiling* t) {
+    using CNZ = MatmulType<TPosition::GM, CubeFormat::NZ, float>;
+    Matmul<A, B, CNZ, Bias> mm;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, t);
+    if (GetSubBlockIdx() != 0) return;
+    mm.SetTensorA(g.a);
+    mm.SetTensorB(g.b);
+    while (mm.Iterate()) mm.GetTensorC(g.c);
+    mm.End();
+}
+
 // Refusals by name.
 static void refused(TPipe& pipe, Gm& g, const TCubeTiling* t) {
     using ANZ = MatmulType<TPosition::GM, CubeFormat::ZN, half>;
@@ -239,6 +255,7 @@ extern "C" __global__ __aicore__ void mm_cube_kernel(GM_ADDR a, GM_ADDR b, GM_AD
     else if (S == "local") local(pipe, g, t);
     else if (S == "batch") batch(pipe, g, t);
     else if (S == "nz") nz(pipe, g, t);
+    else if (S == "nzc") nzc(pipe, g, t);
     else if (S == "nz_operand" || S == "batch_layout") refused(pipe, g, t);
     else api(pipe, g, t);
 }

@@ -1,5 +1,5 @@
 // Matmul test harness. usage: matmul_harness DIR COMBO M N K ta tb bias mode
-//   COMBO: f16f32 (half x half -> float), bf16bf16, f32f32, s8s32; mode: all | tiles | seq | atomic | mix | aic | aiv
+//   COMBO: f16f32 (half x half -> float), bf16bf16, f32f32, s8s32, s8f16 (int8 x int8 -> half through DEQF16); mode: all | tiles | seq | atomic | mix | aic | aiv
 //   DIR: a.bin, b.bin, bias.bin, c.bin (initial C, also the output)
 #include <fstream>
 #include <iterator>
@@ -61,6 +61,7 @@ extern "C" __global__ __aicore__ void mm_kernel(GM_ADDR a, GM_ADDR b, GM_ADDR bi
     else if (COMBO == "bf16bf16") Op<bfloat16_t, bfloat16_t, float>::run(a, b, bias, c, tiling);
     else if (COMBO == "f32f32") Op<float, float, float>::run(a, b, bias, c, tiling);
     else if (COMBO == "s8s32") Op<int8_t, int32_t, int32_t>::run(a, b, bias, c, tiling);
+    else if (COMBO == "s8f16") Op<int8_t, half, int32_t>::run(a, b, bias, c, tiling);
 }
 
 static std::vector<uint8_t> rd(const std::string& p) {

@@ -82,8 +82,8 @@ public:
     ~Matmul() {
         if (all_pending_ && opkit::sim::cur_launch())
             opkit::sim::fail_at("Matmul::WaitIterateAll", all_loc_,
-                                "the kernel ended with the asynchronous IterateAll<false> called here still outstanding: call "
-                                "WaitIterateAll() before reading C or ending the kernel");
+                                "the kernel ended with the asynchronous IterateAll<false> called here (waitIterateAll = true) "
+                                "still outstanding: call WaitIterateAll() before reading C or ending the kernel");
     }
 
     // A nullptr tiling takes the shapes of a MatmulApiStaticTiling MM_CFG (fields it leaves -1 stay
@@ -133,7 +133,8 @@ public:
     void End(OPKIT_LOC) {
         if (all_pending_)
             opkit::sim::fail_at("Matmul::End", loc,
-                                "the asynchronous IterateAll<false> called at %s:%d is still outstanding: call WaitIterateAll() before End()",
+                                "the asynchronous IterateAll<false> called at %s:%d (waitIterateAll = true) is still outstanding: call "
+                                "WaitIterateAll() before End()",
                                 all_loc_.file ? all_loc_.file : "?", all_loc_.line);
         wait_all("Matmul::End", loc);
         iter_ = -1;
@@ -149,21 +150,24 @@ public:
                     bool fakeMsg = false, OPKIT_LOC) {
         (void)enSequentialWrite;
         if (fakeMsg) return;
-        Ops op = operands("Matmul::IterateAll", loc);
+        Ops op = operands("Matmul::IterateAll", loc, true);
         DstT* c = gm.GetPhyAddr();
-        const uint64_t ldc = ldc_();
+        const CLayout cl = c_layout();
         const uint8_t atomic = enAtomic;
         TileWalk w = walk();
-        submit("Matmul::IterateAll", loc, 0, [op, c, ldc, atomic, w, loc](Matmul* s) {
+        if (cl.nz) cl.check(w.bn, "Matmul::IterateAll", loc);
+        submit("Matmul::IterateAll", loc, 0, [op, c, cl, atomic, w, loc](Matmul* s) {
             s->prepare(op, w, loc);
             for (int t = 0; t < w.count(); ++t) {
                 int r0, c0, rows, cols;
                 w.at(t, r0, c0, rows, cols);
                 s->steps_.tile(op, r0, c0, rows, cols, loc);
-                s->steps_.out(c + uint64_t(r0) * ldc + c0, ldc, rows, cols, atomic, false, loc);
+                s->steps_.out(c + cl.offset(r0, c0), cl.ld, rows, cols, atomic, cl.nz, loc);
             }
-        }, sync || waitIterateAll);
-        if (!sync && !waitIterateAll) {
+        }, sync);
+        // async with waitIterateAll: the kernel promises a WaitIterateAll (without it, the kernel waits its own way;
+        // End waits for the job)
+        if (!sync && waitIterateAll) {
             all_pending_ = true;
             all_loc_ = loc;
         }
@@ -196,7 +200,7 @@ public:
         if (iter_ < 0) iter_ = 0; else ++iter_;
         if (iter_ >= w.count()) { iter_ = -1; return false; }
         w.at(iter_, r0_, c0_, rows_, cols_);
-        Ops op = operands("Matmul::Iterate", loc);
+        Ops op = operands("Matmul::Iterate", loc, true);
         const int r0 = r0_, c0 = c0_, rows = rows_, cols = cols_;
         submit("Matmul::Iterate", loc, 1, [op, w, r0, c0, rows, cols, loc](Matmul* s) {
             s->prepare(op, w, loc);
@@ -204,16 +208,26 @@ public:
         }, sync);
         return true;
     }
+    // The tile into an L0C tensor of the kernel's own (operands it placed in L1 itself): refused.
+    template <bool sync = true, typename T>
+    bool Iterate(bool enPartialSum, const LocalTensor<T>& localCmatrix, OPKIT_LOC) {
+        (void)enPartialSum; (void)localCmatrix;
+        opkit::sim::fail_at("Matmul::Iterate", loc, "Iterate into a local L0C matrix (the kernel's own CO1 tensor, operands the kernel "
+                            "placed in L1) is not simulated: use Iterate() and GetTensorC");
+    }
     template <bool sync = true>
     void GetTensorC(const GlobalTensor<DstT>& gm, uint8_t enAtomic = 0, bool enSequentialWrite = false, OPKIT_LOC) {
         if (iter_ < 0) opkit::sim::fail_at("Matmul::GetTensorC", loc, "no tile: call Iterate() first");
-        check_c("Matmul::GetTensorC", loc);
-        uint64_t ld = enSequentialWrite ? uint64_t(cols_) : ldc_();
-        DstT* c = gm.GetPhyAddr() + (enSequentialWrite ? 0 : uint64_t(r0_) * ld + c0_);
+        CLayout cl = c_layout();
+        if (cl.nz && enSequentialWrite)
+            opkit::sim::fail_at("Matmul::GetTensorC", loc, "enSequentialWrite with a C in NZ format is not simulated");
+        if (cl.nz) cl.check(walk().bn, "Matmul::GetTensorC", loc);
+        if (enSequentialWrite) cl.ld = uint64_t(cols_);
+        DstT* c = gm.GetPhyAddr() + (enSequentialWrite ? 0 : cl.offset(r0_, c0_));
         const int rows = rows_, cols = cols_;
         const uint8_t atomic = enAtomic;
-        submit("Matmul::GetTensorC", loc, -1, [c, ld, rows, cols, atomic, loc](Matmul* s) {
-            s->steps_.out(c, ld, rows, cols, atomic, false, loc);
+        submit("Matmul::GetTensorC", loc, -1, [c, cl, rows, cols, atomic, loc](Matmul* s) {
+            s->steps_.out(c, cl.ld, rows, cols, atomic, cl.nz, loc);
         }, sync);
     }
     // The tile to UB (VECIN): L0C -> GM workspace (Fixpipe, on the AIC) -> UB (DataCopy, on the AIV), rows of cols elements.
@@ -301,9 +315,32 @@ private:
         return w;
     }
     uint64_t ldc_() const { return orgKc_ > 0 ? uint64_t(orgKc_) : uint64_t(orgN_ > 0 ? orgN_ : n_); }
-    void check_c(const char* api, const opkit::sim::SrcLoc& loc) const {
-        if (C_TYPE::format != CubeFormat::ND && C_TYPE::format != CubeFormat::ND_ALIGN)
-            opkit::sim::fail_at(api, loc, "a C matrix in NZ format (Fixpipe CFG_NZ) is not simulated by the Matmul yet");
+    // Where tile (r0, c0) of C lands in GM: ND rows of ld elements, or NZ column blocks of 16 elements, each the
+    // C's rows rounded up to 16 (ld = 32-B blocks between column blocks, Fixpipe CFG_NZ).
+    struct CLayout {
+        bool nz = false;
+        uint64_t ld = 0, mpad = 0;
+        uint64_t offset(int r0, int c0) const {
+            return nz ? (uint64_t(c0 / 16) * mpad + uint64_t(r0)) * 16 : uint64_t(r0) * ld + uint64_t(c0);
+        }
+        void check(int bn, const char* api, const opkit::sim::SrcLoc& loc) const {
+            if (bn % 16) opkit::sim::fail_at(api, loc, "a C in NZ format needs baseN a multiple of 16 (it is %d)", bn);
+        }
+    };
+    CLayout c_layout() const {
+        CLayout l;
+        l.nz = C_TYPE::format == CubeFormat::NZ;
+        if (!l.nz) {
+            l.ld = ldc_();
+            return l;
+        }
+        l.mpad = uint64_t(((orgM_ > 0 ? orgM_ : m_) + 15) / 16 * 16);
+        l.ld = l.mpad * 16 * sizeof(DstT) / 32;
+        return l;
+    }
+    void check_c(const char* api, const opkit::sim::SrcLoc& loc, bool nz_ok = false) const {
+        if (C_TYPE::format != CubeFormat::ND && C_TYPE::format != CubeFormat::ND_ALIGN && !(nz_ok && C_TYPE::format == CubeFormat::NZ))
+            opkit::sim::fail_at(api, loc, "a C matrix in this format is not simulated here: ND%s", nz_ok ? " or NZ" : " (NZ only to GM with IterateAll / GetTensorC)");
     }
     // Server side, before the first tile of a job: the buffers of the tiling.
     void prepare(const Ops& op, const TileWalk& w, const opkit::sim::SrcLoc& loc) {
@@ -311,7 +348,7 @@ private:
         if (!steps_.ready()) steps_.init(op.tiling, op.m, op.n, op.k, op.bias_on || op.tiling.isBias, pipe_, loc);
     }
     // The operands of a call (client side); UB operands travel through the GM workspace.
-    Ops operands(const char* api, const opkit::sim::SrcLoc& loc) {
+    Ops operands(const char* api, const opkit::sim::SrcLoc& loc, bool c_nz_ok = false) {
         using namespace opkit::sim;
         if (!inited_) fail_at(api, loc, "Init (or REGIST_MATMUL_OBJ) was not called");
         if ((!a_ && !a_local_) || (!b_ && !b_local_)) fail_at(api, loc, "SetTensorA and SetTensorB must be called before computing");
@@ -330,7 +367,7 @@ private:
                         : f == CubeFormat::ND_ALIGN ? "ND_ALIGN" : f == CubeFormat::SCALAR ? "SCALAR" : f == CubeFormat::VECTOR ? "VECTOR" : "COLUMN_MAJOR");
         if ((A_TYPE::format == CubeFormat::NZ && a_local_) || (B_TYPE::format == CubeFormat::NZ && b_local_))
             fail_at(api, loc, "a local (UB) operand in NZ format is not simulated: NZ operands come from GM");
-        check_c(api, loc);
+        check_c(api, loc, c_nz_ok);
         Ops op;
         op.ta = ta_; op.tb = tb_; op.k = k_;
         op.lda = ta_ ? uint64_t(orgM_ > 0 ? orgM_ : m_) : uint64_t(orgKa_ > 0 ? orgKa_ : k_);
