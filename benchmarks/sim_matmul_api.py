@@ -6,7 +6,8 @@ C = A x B, SIZE x SIZE x SIZE, float16 in, float32 accumulation and out, every c
 
 1. The Matmul API in a MIX launch (1 AIC + 2 AIV per block, CANN's documented style: REGIST_MATMUL_OBJ,
    SetTensorA/B, IterateAll, End; each AIV client takes an equal slice of the rows, its AIC serves both),
-   tiling baseM 128, baseN 256, baseK 64, stepKa/stepKb 4, double-buffered L1 and L0A/L0B.
+   tiling baseM 128, baseN 256, baseK 64, stepKa/stepKb 4, double-buffered L1 and L0A/L0B; and the same
+   kernel in an AIC-only launch (each AIC runs its slice inline: no AIV threads, no server).
 2. benchmarks/kernels/matmul_custom's kernel (the cube steps of the Matmul default template written out
    by hand, AIC-only launch) with the same base block and step_k 4.
 3. NumPy float32 `matmul` of the same operands, in the same process run.
@@ -115,13 +116,13 @@ int main(int argc, char** argv) {
     }
     uint8_t* ws = (uint8_t*)GmAlloc(16 * 1024 * 1024);
     auto w0 = std::chrono::steady_clock::now();
-    if (MODE == "api") {
+    if (MODE == "api" || MODE == "api_aic") {
         TCubeTiling* t = (TCubeTiling*)GmAlloc(sizeof(TCubeTiling));
         new (t) TCubeTiling();
         t->M = S; t->N = S; t->Ka = S; t->Kb = S; t->singleCoreM = S; t->singleCoreN = S; t->singleCoreK = S;
         t->baseM = 128; t->baseN = 256; t->baseK = 64; t->stepKa = 4; t->stepKb = 4; t->depthA1 = 8; t->depthB1 = 8;
         t->dbL0A = 2; t->dbL0B = 2; t->dbL0C = 1; t->stepM = 1; t->stepN = 1;
-        opkit::sim::set_kernel_type(KERNEL_TYPE_MIX_AIC_1_2);
+        opkit::sim::set_kernel_type(MODE == "api" ? KERNEL_TYPE_MIX_AIC_1_2 : KERNEL_TYPE_AIC_ONLY);
         ICPU_RUN_KF(api_gemm, blocks, (uint8_t*)a, (uint8_t*)b, (uint8_t*)c, ws, (uint8_t*)t);
     } else {
         MatmulCustomTilingData* t = (MatmulCustomTilingData*)GmAlloc(sizeof(MatmulCustomTilingData));
@@ -178,7 +179,7 @@ def figures(size: int, blocks: int, repeat: int) -> dict[str, dict[str, float]]:
     with tempfile.TemporaryDirectory(prefix="opkit-bench-mmapi-") as d:
         exe = build(Path(d))
         out = Path(d) / "c.bin"
-        for mode in ("api", "hand"):
+        for mode in ("api", "api_aic", "hand"):
             one = min((run(exe, mode, size, 1, out) for _ in range(repeat)), key=lambda v: v["cube_cpu_s"])
             got = np.fromfile(out, np.float32).reshape(size, size)
             err = float(np.max(np.abs(got - want)))
@@ -195,13 +196,15 @@ def report(size: int, blocks: int, repeat: int) -> None:
     flops = 2.0 * size ** 3
     print(f"GEMM {size}^3 fp16 -> fp32, every check on (best of {repeat}); NumPy float32 matmul "
           f"{r['numpy']['wall_s'] * 1e3:.1f} ms")
-    for mode, label in (("api", "Matmul API (MIX, AIC server)"), ("hand", "hand cube kernel (matmul_custom)")):
+    for mode, label in (("api", "Matmul API (MIX: AIC server, 2 AIV clients per block)"),
+                        ("api_aic", "Matmul API (AIC-only launch, inline)"), ("hand", "hand cube kernel (matmul_custom)")):
         v = r[mode]
         print(f"  {label}: CPU time per emulated core {v['cpu_per_core_s']:.3f} s "
               f"({flops / v['cpu_per_core_s'] / 1e9:.1f} GFLOP/s), one-block launch wall {v['one_wall_s']:.3f} s, "
               f"{blocks}-block launch wall {v['multi_wall_s']:.3f} s (max |error| vs NumPy {v['max_err']:.2g})")
-    print(f"  API / hand kernel: {r['api']['cpu_per_core_s'] / r['hand']['cpu_per_core_s']:.2f}x CPU per core, "
-          f"{r['api']['multi_wall_s'] / r['hand']['multi_wall_s']:.2f}x {blocks}-block wall")
+    for mode in ("api", "api_aic"):
+        print(f"  {mode} / hand kernel: {r[mode]['cpu_per_core_s'] / r['hand']['cpu_per_core_s']:.2f}x CPU per core, "
+              f"{r[mode]['multi_wall_s'] / r['hand']['multi_wall_s']:.2f}x {blocks}-block wall")
 
 
 def main() -> None:

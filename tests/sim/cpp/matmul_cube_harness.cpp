@@ -68,7 +68,7 @@ static void api(TPipe& pipe, Gm& g, const TCubeTiling* t) {
 }
 
 // The tiles of api() done by hand: per 32 x 32 tile of C (M first), K in copies of 32: A and B GM -> L1 (ND2NZ),
-// L1 -> L0A per row block, L1 -> L0B per K block (transposed), Mmad into L0C, then Fixpipe to GM.
+// L1 -> L0A per row block (per K block when fewer), L1 -> L0B per K block (transposed), Mmad into L0C, then Fixpipe to GM.
 static void hand(Gm& g, const TCubeTiling* t) {
     TPipe pipe;
     TBuf<TPosition::A1> a1b;
@@ -99,7 +99,10 @@ static void hand(Gm& g, const TCubeTiling* t) {
             DataCopy(b1, g.b[uint64_t(k1) * N + n0], Nd2NzParams(1, kc, n, 0, N, kB * 16, 1, 0));
             SetFlag<HardEvent::MTE2_MTE1>(0);
             WaitFlag<HardEvent::MTE2_MTE1>(0);
-            for (int i = 0; i < mB; ++i) LoadData(a2[i * kB * 256], a1[i * 256], LoadData2DParams(0, kB, mB, 0, 0, false, 0));
+            if (mB <= kB)  // A: one load per row block, or per K block when there are fewer of those
+                for (int i = 0; i < mB; ++i) LoadData(a2[i * kB * 256], a1[i * 256], LoadData2DParams(0, kB, mB, 0, 0, false, 0));
+            else
+                for (int kb = 0; kb < kB; ++kb) LoadData(a2[kb * 256], a1[kb * mB * 256], LoadData2DParams(0, mB, 1, 0, kB - 1, false, 0));
             for (int kb = 0; kb < kB; ++kb) LoadData(b2[kb * nB * 256], b1[kb * 256], LoadData2DParams(0, nB, kB, 0, 0, true, 0));
             SetFlag<HardEvent::MTE1_M>(0);
             WaitFlag<HardEvent::MTE1_M>(0);

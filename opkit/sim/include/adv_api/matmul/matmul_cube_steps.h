@@ -281,11 +281,16 @@ private:
                 const opkit::sim::SrcLoc& loc) {
         const int kkB = F32 ? 2 * ((kk + 15) / 16) : (kk + K0 - 1) / K0;  // fp32: kDirectionAlign
         const int kb0 = k2 / K0;
-        if (!ta) {
+        if (!ta) {  // one load per row block, or per K block when there are fewer of those
             const int mB16 = (rows + 15) / 16;
-            for (int mi = 0; mi < mBlk; ++mi)
-                LoadData(a2[uint32_t(mi) * kkB * FE], a1[(uint32_t(kb0) * mB16 + mi) * FE],
-                         LoadData2DParams(0, uint8_t(kkB), uint16_t(mB16), 0, 0, false, 0), loc);
+            if (mBlk <= kkB)
+                for (int mi = 0; mi < mBlk; ++mi)
+                    LoadData(a2[uint32_t(mi) * kkB * FE], a1[(uint32_t(kb0) * mB16 + mi) * FE],
+                             LoadData2DParams(0, uint8_t(kkB), uint16_t(mB16), 0, 0, false, 0), loc);
+            else
+                for (int kb = 0; kb < kkB; ++kb)
+                    LoadData(a2[uint32_t(kb) * FE], a1[uint32_t(kb0 + kb) * mB16 * FE],
+                             LoadData2DParams(0, uint8_t(mBlk), 1, 0, uint16_t(kkB - 1), false, 0), loc);
         } else if (ESZ == 2) {
             const int kcB = up(kc, 16) / 16;
             for (int mi = 0; mi < mBlk; ++mi)
