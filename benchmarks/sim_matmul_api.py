@@ -196,8 +196,9 @@ def report(size: int, blocks: int, repeat: int) -> None:
     flops = 2.0 * size ** 3
     print(f"GEMM {size}^3 fp16 -> fp32, every check on (best of {repeat}); NumPy float32 matmul "
           f"{r['numpy']['wall_s'] * 1e3:.1f} ms")
-    for mode, label in (("api", "Matmul API (MIX: AIC server, 2 AIV clients per block)"),
-                        ("api_aic", "Matmul API (AIC-only launch, inline)"), ("hand", "hand cube kernel (matmul_custom)")):
+    labels = (("api", "Matmul API (MIX: AIC server, 2 AIV clients per block)"),
+              ("api_aic", "Matmul API (AIC-only launch, inline)"), ("hand", "hand cube kernel (matmul_custom)"))
+    for mode, label in labels:
         v = r[mode]
         print(f"  {label}: CPU time per emulated core {v['cpu_per_core_s']:.3f} s "
               f"({flops / v['cpu_per_core_s'] / 1e9:.1f} GFLOP/s), one-block launch wall {v['one_wall_s']:.3f} s, "

@@ -35,10 +35,14 @@ def run(exe, tmp_path, scenario, m, n, k, c0=None, trace=False):
     a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
     b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
     sa, sb = (nz(a), nz(b)) if scenario == "nz" else (a, b)
+    if scenario == "orgk":  # A stored with 16 more columns than K (never read)
+        sa = np.concatenate([a, rng.uniform(-1, 1, (m, 16)).astype(np.float16)], axis=1)
     bias = rng.uniform(-1, 1, n).astype(np.float32)
     c = np.zeros((m, n), np.float32) if c0 is None else c0.astype(np.float32)
     if scenario == "nzc":
         c = nz(c)
+    if scenario == "orgk":  # C rows of N + 8 elements: the last 8 of each row stay as they were
+        c = np.full((m, n + 8), 7.0, np.float32)
     d = tmp_path / scenario
     d.mkdir()
     for name, arr in [("a", sa), ("b", sb), ("bias", bias), ("c", c)]:
@@ -160,6 +164,19 @@ def test_atomic_adds_onto_c(exe, tmp_path):
     np.testing.assert_allclose(out, c0 + gemm(a, b), rtol=1e-5, atol=1e-5)
 
 
+def test_async_tiles_then_end(exe, tmp_path):
+    a, b, _, _, out, r, _ = run(exe, tmp_path, "async_tiles", 50, 70, 40)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
+
+
+def test_org_shape_strides_of_a_and_c(exe, tmp_path):
+    a, b, _, _, out, r, _ = run(exe, tmp_path, "orgk", 40, 36, 50)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out[:, :36], gemm(a, b), rtol=1e-5, atol=1e-5)
+    assert np.all(out[:, 36:] == 7.0)
+
+
 def test_nz_operands_are_copied_without_nd2nz(exe, tmp_path):
     m, n, k = 40, 48, 70
     a, b, _, _, out, r, t = run(exe, tmp_path, "nz", m, n, k, trace=True)
@@ -202,6 +219,8 @@ ERRORS = {
                             r"L1 capacity exceeded", r"GetCoreMemSize"]),
     "l0c_over": ("l0c_over", [r"Matmul::Init \(CO1 L0C buffer of the tiling: baseM 256 x baseN 256 x 4 B\)",
                               r"L0C capacity exceeded: the Matmul needs 262144 bytes"]),
+    "noserver": ("noserver", [r"AIV block 0/1: Matmul::IterateAll: the Matmul job cannot run: AIC 0 returned from the kernel "
+                              r"without serving its AIVs", r"REGIST_MATMUL_OBJ must be reached"]),
     "nz_operand": ("nz_operand", [r"Matmul::IterateAll: Matmul operands in CubeFormat::ZN are not simulated: A and B are ND or NZ"]),
     "batch_layout": ("batch_layout", [r"Matmul::IterateBatch: layout BSNGD is not simulated", r"LayoutMode::NORMAL"]),
 }

@@ -11,11 +11,13 @@
 //   local         MIX: A from UB (SetTensorA with a VECIN tensor)
 //   bias          MIX: IterateAll with SetBias
 //   atomic        MIX: IterateAll with enAtomic onto the C the host gave
+//   async_tiles   MIX: Iterate<false> + GetTensorC<false> tile by tile, End waits
+//   orgk          MIX: SetOrgShape(M, N, K + 16, K, N + 8): A rows of K + 16 elements, C rows of N + 8 (a.bin, c.bin so laid out)
 //   nz            MIX: A and B in NZ format in GM (a.bin, b.bin hold the fractal layout)
 //   nzc           MIX: C to GM in NZ format (c.bin holds the fractal layout), Iterate + GetTensorC
 //   batch         MIX: IterateBatch of 3 products (A rows [3M', K] as 3 matrices of M' = M / 3 rows, B shared), WaitIterateBatch
 // Broken kernels: a line marked "// @name" is where scenario "name" must be reported.
-//   nowait, nowait_end, no_iterate, aiv_only, l1_over, l0c_over, iterate_after_end, nz_operand, batch_layout
+//   nowait, nowait_end, no_iterate, aiv_only, l1_over, l0c_over, iterate_after_end, nz_operand, batch_layout, noserver
 // Reads DIR/a.bin, b.bin, bias.bin, c.bin; writes DIR/out.bin (C).
 #include <fstream>
 #include <iterator>
@@ -44,10 +46,15 @@ struct Gm {
 
 static void api(TPipe& pipe, Gm& g, const TCubeTiling* t) {
     Matmul<A, B, C, Bias> mm;
+    if (S == "noserver" && ASCEND_IS_AIC) return;  // the AIC never reaches its server loop
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, t);
     if (GetSubBlockIdx() != 0) return;
     mm.SetTensorA(g.a);
     mm.SetTensorB(g.b);
+    if (S == "orgk") {  // A rows of K + 16 elements (the first K used), C rows of N + 8 (orgKc)
+        mm.SetOrgShape(M, N, K + 16, K, N + 8);
+        mm.SetTail(M, N, K);
+    }
     if (S == "bias") mm.SetBias(g.bias);
     if (S == "async_self") {
         mm.template IterateAll<false>(g.c);  // waitIterateAll false: the kernel waits its own way (here: End)
@@ -59,10 +66,12 @@ static void api(TPipe& pipe, Gm& g, const TCubeTiling* t) {
         mm.IterateAll(g.c);
         mm.End();
         mm.GetTensorC(g.c);  // @iterate_after_end
+    } else if (S == "async_tiles") {
+        while (mm.template Iterate<false>()) mm.template GetTensorC<false>(g.c);  // End waits for the jobs
     } else if (S == "no_iterate") {
         mm.GetTensorC(g.c);  // @no_iterate
     } else {
-        mm.IterateAll(g.c, S == "atomic" ? 1 : 0);  // @aiv_only @l1_over @l0c_over
+        mm.IterateAll(g.c, S == "atomic" ? 1 : 0);  // @aiv_only @l1_over @l0c_over @noserver
     }
     mm.End();  // @nowait_end
 }
