@@ -44,7 +44,6 @@ OPKIT_MM(bfloat16_t, bfloat16_t, float, float) OPKIT_MM(bfloat16_t, bfloat16_t, 
 OPKIT_MM(bfloat16_t, bfloat16_t, half, float) OPKIT_MM(bfloat16_t, bfloat16_t, half, half)
 OPKIT_MM(int8_t, int8_t, int32_t, int32_t) OPKIT_MM(int8_t, int8_t, int32_t, half)
 #undef OPKIT_MM
-template <class T> using acc_t = typename std::conditional<std::is_integral<T>::value, int64_t, float>::type;
 }  // namespace opkit_mm
 
 
