@@ -155,3 +155,22 @@ def test_harness_objects_follow_the_harness_headers(tmp_path, monkeypatch):
     assert harness_objects() == before
     (host / "harness_request.h").write_text((host / "harness_request.h").read_text() + "\n// changed\n")
     assert harness_objects() != before
+
+
+def test_programs_unused_for_long_are_pruned(tmp_path, monkeypatch):
+    import os
+    import time
+
+    monkeypatch.setattr(program, "_pruned", set())
+    src = _program(tmp_path)
+    kept = compile_program([src], defines=["EXTRA=1"], opt="-O0")
+    stale = kept.exe.parent.parent / "obj" / "gone-0123.o"
+    stale.write_bytes(b"")
+    old = time.time() - program.MAX_AGE_S - 3600
+    os.utime(stale, (old, old))
+    os.utime(kept.exe, (old, old))  # the executable unused for long; its objects were used just now
+    monkeypatch.setattr(program, "_pruned", set())
+    again = compile_program([src], defines=["EXTRA=1"], opt="-O0")
+    assert not stale.exists()
+    assert again.exe == kept.exe and again.built  # the pruned program was linked again from its kept objects
+    assert _run(again.exe) == "1 1" and time.time() - again.exe.stat().st_mtime < 3600

@@ -219,6 +219,7 @@ def plan_program(sources: Sequence[Source | str | os.PathLike[str]], *, chip: st
     common_dirs = [Path(d) for d in include_dirs]
     extra = [cc.path, ".".join(map(str, cc.version)), sim_digest(), *compiler_env()]
     root = shared_dir() / CACHE_SUBDIR
+    _prune(root)  # before anything is found in the cache
     label = name or Path(srcs[0].path).stem
     owner = Owner(label, Path(srcs[0].path).resolve().parent)
     objs: list[Path] = []
@@ -243,7 +244,6 @@ def build_programs(plans: Sequence[ProgramPlan], jobs: int | None = None,
     share is compiled once), then each executable that is missing."""
     if not plans:
         return []
-    _prune(shared_dir() / CACHE_SUBDIR)
     units = {u[1]: (u, p.compiler) for p in plans for u in p.units if not u[1].is_file()}
     for cc in dict.fromkeys(c for _, c in units.values()):
         compile_units(cc, [u for u, c in units.values() if c == cc], jobs, progress)
@@ -252,8 +252,7 @@ def build_programs(plans: Sequence[ProgramPlan], jobs: int | None = None,
         linked = not p.exe.is_file()
         if linked:
             link(p.compiler, p.objects, p.exe, p.label, p.owner, p.link_flags)
-        else:
-            _touch([p.exe, *p.objects])
+        _touch([p.exe, *p.objects])  # used now: kept by the pruning
         compiled = [o for o in p.objects if o in units]
         out.append(Program(p.exe, p.objects, built=bool(compiled) or linked, compiled=compiled))
     return out
