@@ -174,3 +174,12 @@ def test_programs_unused_for_long_are_pruned(tmp_path, monkeypatch):
     assert not stale.exists()
     assert again.exe == kept.exe and again.built  # the pruned program was linked again from its kept objects
     assert _run(again.exe) == "1 1" and time.time() - again.exe.stat().st_mtime < 3600
+
+
+def test_generated_sources_are_named_by_content(tmp_path):
+    text = '#include <cstdio>\nint main() { std::printf("gen\\n"); }\n'
+    a = program.write_source(text, "gen")
+    assert program.write_source(text, "gen") == a and a.read_text() == text
+    b = program.write_source(text.replace("gen", "other"), "gen")
+    assert b != a and a.is_file()
+    assert _run(compile_program([a], opt="-O0").exe) == "gen"

@@ -184,7 +184,7 @@ def _touch(paths: Iterable[Path]) -> None:
     for p in paths:
         try:
             os.utime(p)
-        except OSError:
+        except OSError:  # absent (an object's log when the compiler printed nothing)
             pass
 
 
@@ -252,7 +252,7 @@ def build_programs(plans: Sequence[ProgramPlan], jobs: int | None = None,
         linked = not p.exe.is_file()
         if linked:
             link(p.compiler, p.objects, p.exe, p.label, p.owner, p.link_flags)
-        _touch([p.exe, *p.objects])  # used now: kept by the pruning
+        _touch([p.exe, *p.objects, *(o.with_suffix(".log") for o in p.objects)])  # used now: kept by the pruning
         compiled = [o for o in p.objects if o in units]
         out.append(Program(p.exe, p.objects, built=bool(compiled) or linked, compiled=compiled))
     return out
@@ -282,11 +282,13 @@ def write_source(text: str, stem: str, suffix: str = ".cpp") -> Path:
     programs built from it are cached like any other."""
     h = hashlib.sha256(text.encode()).hexdigest()[:20]
     path = shared_dir() / CACHE_SUBDIR / "src" / f"{stem}-{h}{suffix}"
-    if not path.is_file():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + f".tmp{os.getpid()}-{threading.get_ident()}")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+    if path.is_file():
+        _touch([path])
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}-{threading.get_ident()}")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
     return path
 
 
