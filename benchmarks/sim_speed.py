@@ -11,6 +11,10 @@ and emulated vector throughput.
    trace-only run of the same case (its trace written, no arithmetic, no outputs).
 3. Emulated vector throughput: input + output bytes moved per second of simulated run, and element
    operations (Muls, Add, Relu and two Casts per element) per second.
+4. GEMM on the cube (SIZE^3 fp16, default 1024): one emulated core's hand-written cube kernel
+   (benchmarks/sim_gemm.py), and the Matmul high-level API against the hand-written matmul_custom kernel
+   on the same shape and base block, beside NumPy float32 matmul in the same run: CPU time per emulated
+   core and wall time of a multi-block launch (benchmarks/sim_matmul_api.py).
 
 Figures are measurements of this machine (2 cores here, shared), not assertions.
 """
@@ -91,6 +95,7 @@ def main() -> None:
     ap.add_argument("--elements", type=int, default=1 << 24)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--gemm-size", type=int, default=1024, help="M = N = K of the GEMM figure (0: skip it)")
+    ap.add_argument("--gemm-blocks", type=int, default=4, help="blocks of the multi-core Matmul-API GEMM launch")
     args = ap.parse_args()
     cc = find_compiler()
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs; compiler {cc.label}; "
@@ -110,6 +115,10 @@ def main() -> None:
               f"{6 * n / r['sim'] / 1e9:.2f} G element-ops/s (Cast x2, Muls, Add, Relu, Cast per element)")
     if args.gemm_size:
         gemm_figures(args.gemm_size, args.repeat)
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import sim_matmul_api
+
+        sim_matmul_api.report(args.gemm_size, args.gemm_blocks, args.repeat)
 
 
 def gemm_figures(size: int, repeat: int) -> None:

@@ -21,6 +21,7 @@ struct Launch {
     std::map<std::pair<int, int>, int64_t> sets0;                    // mode 0: (core type, flag) -> sets so far
     std::vector<std::array<int64_t, 16>> round0;                     // mode 0: per thread, per flag
     uint8_t* workspace = nullptr;
+    std::map<int64_t, std::shared_ptr<void>> mm_server;  // per AIC core: the Matmul API's MIX server (adv_api/matmul/matmul_server.h)
     int64_t tid_aic(int64_t core) const { return core; }
     int64_t tid_aiv(int64_t core, int64_t sub) const { return n_aic + core * ratio + sub; }
     std::string desc(int64_t t) const {

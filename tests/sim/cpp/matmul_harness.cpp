@@ -1,5 +1,5 @@
 // Matmul test harness. usage: matmul_harness DIR COMBO M N K ta tb bias mode
-//   COMBO: f16f32 (half x half -> float), bf16bf16, f32f32, s8s32; mode: all | tiles | seq | atomic | mix
+//   COMBO: f16f32 (half x half -> float), bf16bf16, f32f32, s8s32, s8f16 (int8 x int8 -> half through DEQF16); mode: all | tiles | seq | atomic | mix | aic | aiv
 //   DIR: a.bin, b.bin, bias.bin, c.bin (initial C, also the output)
 #include <fstream>
 #include <iterator>
@@ -61,6 +61,7 @@ extern "C" __global__ __aicore__ void mm_kernel(GM_ADDR a, GM_ADDR b, GM_ADDR bi
     else if (COMBO == "bf16bf16") Op<bfloat16_t, bfloat16_t, float>::run(a, b, bias, c, tiling);
     else if (COMBO == "f32f32") Op<float, float, float>::run(a, b, bias, c, tiling);
     else if (COMBO == "s8s32") Op<int8_t, int32_t, int32_t>::run(a, b, bias, c, tiling);
+    else if (COMBO == "s8f16") Op<int8_t, half, int32_t>::run(a, b, bias, c, tiling);
 }
 
 static std::vector<uint8_t> rd(const std::string& p) {
@@ -87,8 +88,8 @@ int main(int argc, char** argv) {
     t->M = M; t->N = N; t->Ka = K; t->Kb = K; t->singleCoreM = M; t->singleCoreN = N; t->singleCoreK = K;
     t->baseM = 16; t->baseN = 32; t->baseK = 16; t->isBias = BIAS; t->iterateOrder = 0;
     uint8_t* ws = (uint8_t*)GmAlloc(16 * 1024 * 1024);
-    if (MODE == "mix") SetKernelMode(KernelMode::MIX_MODE);
-    if (MODE == "aic") SetKernelMode(KernelMode::AIC_MODE);
+    // the Matmul needs a cube core: MIX (1 AIC + 2 AIV) unless the mode asks for a cube-only or a vector-only launch
+    SetKernelMode(MODE == "aic" ? KernelMode::AIC_MODE : MODE == "aiv" ? KernelMode::AIV_MODE : KernelMode::MIX_MODE);
     ICPU_RUN_KF(mm_kernel, 1, g[0], g[1], g[2], g[3], ws, (uint8_t*)t);
     std::ofstream f(d + "/out.bin", std::ios::binary);
     f.write((const char*)g[3], cv.size());

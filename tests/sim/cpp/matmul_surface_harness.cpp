@@ -149,6 +149,7 @@ int main(int argc, char** argv) {
     shape(t[0], M, N, K, 16, 32, 16, MODE == "mdl");
     shape(t[1], M, N, K, 32, 16, 32, 0);
     uint8_t* ws = (uint8_t*)GmAlloc(16 * 1024 * 1024);
+    SetKernelMode(KernelMode::MIX_MODE);  // the Matmul needs a cube core
     ICPU_RUN_KF(mm_kernel, 1, a, b, bias, c, c2, ws, (uint8_t*)t);
     std::ofstream(d + "/c.bin", std::ios::binary).write((const char*)c, cbytes);
     std::ofstream(d + "/c2.bin", std::ios::binary).write((const char*)c2, cbytes);

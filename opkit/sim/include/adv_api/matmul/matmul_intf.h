@@ -1,14 +1,16 @@
-// opkit simulator: the high-level Matmul API (kernel side).
+// opkit simulator: the high-level Matmul API (kernel side): the client object.
 //
 // C[singleM x singleN] = A[singleM x singleK] * B[singleK x singleN] (+ bias[1 x singleN]) with ND
-// operands in GM (or UB). Products are exact and accumulate in fp32 (int32 for int8) along K in
-// order; the result is rounded once to C's dtype (RINT). The tiling only shapes Iterate/GetTensorC
-// tiles; results do not depend on it. The core that calls the object computes: in MIX launches
-// REGIST_MATMUL_OBJ returns on AIC cores (the AIV client computes, as the MIX server loop serves it
-// on the NPU); in cube-only launches the AIC computes itself.
+// operands in GM (or UB). Every call becomes a job of cube instructions (matmul_cube_steps.h): products
+// are exact and accumulate in fp32 (int32 for int8) along K in order in L0C; Fixpipe rounds once to C's
+// dtype (RINT). Where the job runs: in MIX launches on the AIC of the calling AIV (its REGIST_MATMUL_OBJ
+// runs the server loop, matmul_server.h); in AIC-only launches inline on the calling AIC. Sync calls post
+// and wait; async ones (template argument false) post and return, the Wait* calls block.
 #pragma once
 #include "kernel_operator.h"
 #include "adv_api/matmul/matmul_config.h"
+#include "adv_api/matmul/matmul_cube_steps.h"
+#include "adv_api/matmul/matmul_server.h"
 
 namespace AscendC {
 
@@ -45,6 +47,7 @@ OPKIT_MM(int8_t, int8_t, int32_t, int32_t) OPKIT_MM(int8_t, int8_t, int32_t, hal
 template <class T> using acc_t = typename std::conditional<std::is_integral<T>::value, int64_t, float>::type;
 }  // namespace opkit_mm
 
+
 template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const auto& MM_CFG = CFG_NORM,
           class MM_CB = MatmulCallBackFunc<>, class POLICY = void>
 class Matmul {
@@ -55,13 +58,13 @@ class Matmul {
     static_assert(opkit_mm::legal<SrcAT, SrcBT, BiasT, DstT>::value,
                   "Ascend C Matmul: this (A, B, bias -> C) dtype combination (see 'with A_TYPE = ...' above) is not supported "
                   "by the cube unit of " OPKIT_SIM_SOC " (" OPKIT_SIM_ARCH_NAME ")");
-    static_assert(A_TYPE::format == CubeFormat::ND && B_TYPE::format == CubeFormat::ND,
-                  "opkit simulator: Matmul operands in NZ format are not simulated yet");
 
     using CfgT = typename std::decay<decltype(MM_CFG)>::type;
     static_assert(std::is_same<CfgT, MatmulConfig>::value || opkit_mm::is_static_tiling<CfgT>::value,
                   "Ascend C Matmul: MM_CFG must be a MatmulConfig (CFG_NORM, GetMDLConfig(), ...) or a "
                   "MatmulApiStaticTiling (GetMatmulApiTiling<...>(cfg))");
+    using Ops = opkit_mm::Operands<SrcAT, SrcBT, BiasT>;
+    using Acc = typename opkit::sim::cube::acc_of<SrcAT>::type;
 
 public:
     using AType = A_TYPE;
@@ -73,10 +76,20 @@ public:
     // The MatmulConfig the object was declared with (the cfg of a static tiling).
     static constexpr const MatmulConfig& config = opkit_mm::to_config(MM_CFG);
 
+    Matmul() = default;
+    Matmul(const Matmul&) = delete;
+    Matmul& operator=(const Matmul&) = delete;
+    ~Matmul() {
+        if (all_pending_ && opkit::sim::cur_launch())
+            opkit::sim::fail_at("Matmul::WaitIterateAll", all_loc_,
+                                "the kernel ended with the asynchronous IterateAll<false> called here (waitIterateAll = true) "
+                                "still outstanding: call WaitIterateAll() before reading C or ending the kernel");
+    }
+
     // A nullptr tiling takes the shapes of a MatmulApiStaticTiling MM_CFG (fields it leaves -1 stay
     // for SetOrgShape / SetSingleShape); a runtime tiling replaces them.
     void Init(const TCubeTiling* tiling, TPipe* pipe = nullptr) {
-        (void)pipe;
+        pipe_ = pipe;
         if constexpr (opkit_mm::is_static_tiling<CfgT>::value) {
             if (!tiling) tiling_ = from_static(MM_CFG);
         }
@@ -101,70 +114,364 @@ public:
     }
     void SetTensorA(const GlobalTensor<SrcAT>& gm, bool isTransposeA = false) { a_ = gm.GetPhyAddr(); a_local_ = false; ta_ = isTransposeA || A_TYPE::isTrans; }
     void SetTensorB(const GlobalTensor<SrcBT>& gm, bool isTransposeB = false) { b_ = gm.GetPhyAddr(); b_local_ = false; tb_ = isTransposeB || B_TYPE::isTrans; }
-    void SetTensorA(const LocalTensor<SrcAT>& t, bool isTransposeA = false) { a_ = t.data(); a_local_ = true; a_lt_ = t.template ReinterpretCast<uint8_t>(); ta_ = isTransposeA || A_TYPE::isTrans; }
-    void SetTensorB(const LocalTensor<SrcBT>& t, bool isTransposeB = false) { b_ = t.data(); b_local_ = true; b_lt_ = t.template ReinterpretCast<uint8_t>(); tb_ = isTransposeB || B_TYPE::isTrans; }
+    void SetTensorA(const LocalTensor<SrcAT>& t, bool isTransposeA = false) { a_local_ = true; a_lt_ = t; ta_ = isTransposeA || A_TYPE::isTrans; }
+    void SetTensorB(const LocalTensor<SrcBT>& t, bool isTransposeB = false) { b_local_ = true; b_lt_ = t; tb_ = isTransposeB || B_TYPE::isTrans; }
     void SetBias(const GlobalTensor<BiasT>& gm) { bias_ = gm.GetPhyAddr(); bias_on_ = true; }
     void DisableBias() { bias_on_ = false; }
     void ClearBias() { bias_on_ = false; }
     void SetLocalWorkspace(const LocalTensor<uint8_t>&) {}
-    template <class T> void SetWorkspace(const GlobalTensor<T>&) {}
+    template <class T> void SetWorkspace(const GlobalTensor<T>& ws) {
+        ws_ = reinterpret_cast<uint8_t*>(ws.GetPhyAddr());
+        ws_bytes_ = uint64_t(ws.GetSize()) * sizeof(T);
+    }
+    template <class T> void SetWorkspace(__gm__ const T* addr, int size) {
+        ws_ = reinterpret_cast<uint8_t*>(const_cast<T*>(addr));
+        ws_bytes_ = uint64_t(size);
+    }
     void SetQuantScalar(uint64_t) { quant_ = true; }
     template <class T> void SetQuantVector(const GlobalTensor<T>&) { quant_ = true; }
-    void End() { iter_ = -1; }
-    void WaitIterateAll() {}
-    template <bool sync = true> void WaitIterateBatch() {}
+    void End(OPKIT_LOC) {
+        if (all_pending_)
+            opkit::sim::fail_at("Matmul::End", loc,
+                                "the asynchronous IterateAll<false> called at %s:%d (waitIterateAll = true) is still outstanding: call "
+                                "WaitIterateAll() before End()",
+                                all_loc_.file ? all_loc_.file : "?", all_loc_.line);
+        wait_all("Matmul::End", loc);
+        iter_ = -1;
+    }
+    void WaitIterateAll(OPKIT_LOC) {
+        wait_all("Matmul::WaitIterateAll", loc);
+        all_pending_ = false;
+    }
+    template <bool sync = true> void WaitIterateBatch(OPKIT_LOC) { wait_all("Matmul::WaitIterateBatch", loc); }
 
     template <bool sync = true>
     void IterateAll(const GlobalTensor<DstT>& gm, uint8_t enAtomic = 0, bool enSequentialWrite = false, bool waitIterateAll = false,
                     bool fakeMsg = false, OPKIT_LOC) {
-        (void)enSequentialWrite; (void)waitIterateAll;
+        (void)enSequentialWrite;
         if (fakeMsg) return;
-        std::vector<DstT> c;
-        compute(0, 0, m_, n_, c, loc);
-        uint64_t ldc = orgKc_ > 0 ? uint64_t(orgKc_) : uint64_t(orgN_ > 0 ? orgN_ : n_);
-        store_gm(gm.GetPhyAddr(), ldc, 0, 0, m_, n_, c, enAtomic, loc);
+        Ops op = operands("Matmul::IterateAll", loc, true);
+        DstT* c = gm.GetPhyAddr();
+        const CLayout cl = c_layout();
+        const uint8_t atomic = enAtomic;
+        TileWalk w = walk();
+        if (cl.nz) cl.check(w.bn, "Matmul::IterateAll", loc);
+        submit("Matmul::IterateAll", loc, 0, [op, c, cl, atomic, w, loc](Matmul* s) {
+            s->prepare(op, w, loc);
+            for (int t = 0; t < w.count(); ++t) {
+                int r0, c0, rows, cols;
+                w.at(t, r0, c0, rows, cols);
+                s->steps_.tile(op, r0, c0, rows, cols, loc);
+                s->steps_.out(c + cl.offset(r0, c0), cl.ld, rows, cols, atomic, cl.nz, loc);
+            }
+        }, sync);
+        // async with waitIterateAll: the kernel promises a WaitIterateAll (without it, the kernel waits its own way;
+        // End waits for the job)
+        if (!sync && waitIterateAll) {
+            all_pending_ = true;
+            all_loc_ = loc;
+        }
     }
+    // The whole result to UB (VECIN): L0C -> GM workspace (Fixpipe, on the AIC) -> UB (DataCopy, on the AIV).
     void IterateAll(const LocalTensor<DstT>& ub, uint8_t enAtomic = 0, OPKIT_LOC) {
-        std::vector<DstT> c;
-        compute(0, 0, m_, n_, c, loc);
-        store_ub(ub, uint64_t(n_), 0, 0, m_, n_, c, enAtomic, loc);
+        if (enAtomic) opkit::sim::fail_at("Matmul::IterateAll", loc, "enAtomic with a UB (VECIN) destination is not simulated");
+        Ops op = operands("Matmul::IterateAll", loc);
+        const uint64_t ld = uint64_t(n_);
+        DstT* ws = workspace(uint64_t(m_) * n_ * sizeof(DstT), "Matmul::IterateAll", loc);
+        TileWalk w = walk();
+        submit("Matmul::IterateAll", loc, 0, [op, ws, ld, w, loc](Matmul* s) {
+            s->prepare(op, w, loc);
+            for (int t = 0; t < w.count(); ++t) {
+                int r0, c0, rows, cols;
+                w.at(t, r0, c0, rows, cols);
+                s->steps_.tile(op, r0, c0, rows, cols, loc);
+                s->steps_.out(ws + uint64_t(r0) * ld + c0, ld, rows, cols, 0, false, loc);
+            }
+        }, true);
+        to_ub(ub, ws, uint64_t(m_) * n_, "Matmul::IterateAll", loc);
     }
 
-    // Tile by tile: baseM x baseN tiles, M first (N first with iterateOrder 1).
+    // Tile by tile: baseM x baseN tiles, M first (N first with iterateOrder 1). The tile stays in L0C (the
+    // server serves only this client) until GetTensorC reads it out.
     template <bool sync = true>
-    bool Iterate(bool enPartialSum = false) {
-        (void)enPartialSum;
-        int bm = tiling_.baseM > 0 ? tiling_.baseM : m_, bn = tiling_.baseN > 0 ? tiling_.baseN : n_;
-        int tm = (m_ + bm - 1) / bm, tn = (n_ + bn - 1) / bn;
+    bool Iterate(bool enPartialSum = false, OPKIT_LOC) {
+        if (enPartialSum) opkit::sim::fail_at("Matmul::Iterate", loc, "enPartialSum (accumulating onto the previous L0C tile) is not simulated");
+        TileWalk w = walk();
         if (iter_ < 0) iter_ = 0; else ++iter_;
-        if (iter_ >= tm * tn) { iter_ = -1; return false; }
-        bool n_first = tiling_.iterateOrder == 1;
-        int im = n_first ? iter_ / tn : iter_ % tm, in = n_first ? iter_ % tn : iter_ / tm;
-        r0_ = im * bm; c0_ = in * bn;
-        rows_ = std::min(bm, m_ - r0_); cols_ = std::min(bn, n_ - c0_);
+        if (iter_ >= w.count()) { iter_ = -1; return false; }
+        w.at(iter_, r0_, c0_, rows_, cols_);
+        Ops op = operands("Matmul::Iterate", loc, true);
+        const int r0 = r0_, c0 = c0_, rows = rows_, cols = cols_;
+        submit("Matmul::Iterate", loc, 1, [op, w, r0, c0, rows, cols, loc](Matmul* s) {
+            s->prepare(op, w, loc);
+            s->steps_.tile(op, r0, c0, rows, cols, loc);
+        }, sync);
         return true;
+    }
+    // The tile into an L0C tensor of the kernel's own (operands it placed in L1 itself): refused.
+    template <bool sync = true, typename T>
+    bool Iterate(bool enPartialSum, const LocalTensor<T>& localCmatrix, OPKIT_LOC) {
+        (void)enPartialSum; (void)localCmatrix;
+        opkit::sim::fail_at("Matmul::Iterate", loc, "Iterate into a local L0C matrix (the kernel's own CO1 tensor, operands the kernel "
+                            "placed in L1) is not simulated: use Iterate() and GetTensorC");
     }
     template <bool sync = true>
     void GetTensorC(const GlobalTensor<DstT>& gm, uint8_t enAtomic = 0, bool enSequentialWrite = false, OPKIT_LOC) {
         if (iter_ < 0) opkit::sim::fail_at("Matmul::GetTensorC", loc, "no tile: call Iterate() first");
-        std::vector<DstT> c;
-        compute(r0_, c0_, rows_, cols_, c, loc);
-        if (enSequentialWrite) store_gm(gm.GetPhyAddr(), uint64_t(cols_), 0, 0, rows_, cols_, c, enAtomic, loc);
-        else {
-            uint64_t ldc = orgKc_ > 0 ? uint64_t(orgKc_) : uint64_t(orgN_ > 0 ? orgN_ : n_);
-            store_gm(gm.GetPhyAddr(), ldc, r0_, c0_, rows_, cols_, c, enAtomic, loc);
-        }
+        CLayout cl = c_layout();
+        if (cl.nz && enSequentialWrite)
+            opkit::sim::fail_at("Matmul::GetTensorC", loc, "enSequentialWrite with a C in NZ format is not simulated");
+        if (cl.nz) cl.check(walk().bn, "Matmul::GetTensorC", loc);
+        if (enSequentialWrite) cl.ld = uint64_t(cols_);
+        DstT* c = gm.GetPhyAddr() + (enSequentialWrite ? 0 : cl.offset(r0_, c0_));
+        const int rows = rows_, cols = cols_;
+        const uint8_t atomic = enAtomic;
+        submit("Matmul::GetTensorC", loc, -1, [c, cl, rows, cols, atomic, loc](Matmul* s) {
+            s->steps_.out(c, cl.ld, rows, cols, atomic, cl.nz, loc);
+        }, sync);
     }
+    // The tile to UB (VECIN): L0C -> GM workspace (Fixpipe, on the AIC) -> UB (DataCopy, on the AIV), rows of cols elements.
     template <bool sync = true>
     void GetTensorC(const LocalTensor<DstT>& ub, uint8_t enAtomic = 0, bool enSequentialWrite = false, OPKIT_LOC) {
         (void)enSequentialWrite;
         if (iter_ < 0) opkit::sim::fail_at("Matmul::GetTensorC", loc, "no tile: call Iterate() first");
-        std::vector<DstT> c;
-        compute(r0_, c0_, rows_, cols_, c, loc);
-        store_ub(ub, uint64_t(cols_), 0, 0, rows_, cols_, c, enAtomic, loc);
+        if (!sync) opkit::sim::fail_at("Matmul::GetTensorC", loc, "GetTensorC<false> to a UB (VECIN) tensor is not simulated: use GetTensorC<true>");
+        if (enAtomic) opkit::sim::fail_at("Matmul::GetTensorC", loc, "enAtomic with a UB (VECIN) destination is not simulated");
+        const uint64_t ld = uint64_t(cols_);
+        DstT* ws = workspace(uint64_t(rows_) * cols_ * sizeof(DstT), "Matmul::GetTensorC", loc);
+        const int rows = rows_, cols = cols_;
+        submit("Matmul::GetTensorC", loc, -1, [ws, ld, rows, cols, loc](Matmul* s) {
+            s->steps_.out(ws, ld, rows, cols, 0, false, loc);
+        }, true);
+        to_ub(ub, ws, uint64_t(rows) * cols, "Matmul::GetTensorC", loc);
     }
 
+    // A batch of max(batchA, batchB) products of the single shape (layout NORMAL or none: matrices one after another,
+    // matrixStrideA/B/C elements apart, 0 = dense), one job; batchA or batchB 1 broadcasts that operand.
+    template <bool sync = true, bool waitIterateBatch = false>
+    void IterateBatch(const GlobalTensor<DstT>& gm, uint32_t batchA, uint32_t batchB, bool enSequentialWrite,
+                      const uint32_t matrixStrideA = 0, const uint32_t matrixStrideB = 0, const uint32_t matrixStrideC = 0,
+                      const bool enPartialSum = false, const uint8_t enAtomic = 0, OPKIT_LOC) {
+        using namespace opkit::sim;
+        const char* api = "Matmul::IterateBatch";
+        (void)enSequentialWrite;
+        for (LayoutMode l : {A_TYPE::layout, B_TYPE::layout, C_TYPE::layout})
+            if (l != LayoutMode::NONE && l != LayoutMode::NORMAL)
+                fail_at(api, loc, "layout %s is not simulated: IterateBatch takes LayoutMode::NORMAL (matrices one after another)",
+                        l == LayoutMode::BSNGD ? "BSNGD" : l == LayoutMode::SBNGD ? "SBNGD" : "BNGS1S2");
+        if (enPartialSum) fail_at(api, loc, "enPartialSum is not simulated");
+        if (batchA == 0 || batchB == 0) fail_at(api, loc, "batchA %u and batchB %u must be at least 1", batchA, batchB);
+        if (batchA != batchB && batchA != 1 && batchB != 1)
+            fail_at(api, loc, "batchA %u and batchB %u: only equal batches or a batch of 1 (broadcast) are simulated", batchA, batchB);
+        Ops op = operands(api, loc);
+        if (op.a_nz || op.b_nz) fail_at(api, loc, "NZ operands in IterateBatch are not simulated: give ND matrices");
+        const uint32_t nb = std::max(batchA, batchB);
+        const uint64_t sa = matrixStrideA ? matrixStrideA : uint64_t(ta_ ? k_ : m_) * op.lda;
+        const uint64_t sb = matrixStrideB ? matrixStrideB : uint64_t(tb_ ? n_ : k_) * op.ldb;
+        const uint64_t ldc = ldc_();
+        const uint64_t sc = matrixStrideC ? matrixStrideC : uint64_t(m_) * ldc;
+        DstT* c = gm.GetPhyAddr();
+        const uint8_t atomic = enAtomic;
+        const uint32_t ba = batchA, bb = batchB;
+        TileWalk w = walk();
+        submit(api, loc, 0, [op, c, ldc, atomic, w, nb, ba, bb, sa, sb, sc, loc](Matmul* s) {
+            s->prepare(op, w, loc);
+            for (uint32_t i = 0; i < nb; ++i) {
+                Ops o = op;
+                o.a = op.a + (ba == 1 ? 0 : uint64_t(i) * sa);
+                o.b = op.b + (bb == 1 ? 0 : uint64_t(i) * sb);
+                for (int t = 0; t < w.count(); ++t) {
+                    int r0, c0, rows, cols;
+                    w.at(t, r0, c0, rows, cols);
+                    s->steps_.tile(o, r0, c0, rows, cols, loc);
+                    s->steps_.out(c + uint64_t(i) * sc + uint64_t(r0) * ldc + c0, ldc, rows, cols, atomic, false, loc);
+                }
+            }
+        }, sync || waitIterateBatch);
+    }
+
+    // Used by REGIST_MATMUL_OBJ: the object's place in the registration (the server finds its own instance by it).
+    void opkit_set_index(int i) { index_ = i; }
+
 private:
+    // The tiles of the single shape, in the tiling's order.
+    struct TileWalk {
+        int m = 0, n = 0, bm = 1, bn = 1, tm = 0, tn = 0;
+        bool n_first = false;
+        int count() const { return tm * tn; }
+        void at(int t, int& r0, int& c0, int& rows, int& cols) const {
+            int im = n_first ? t / tn : t % tm, in = n_first ? t % tn : t / tm;
+            r0 = im * bm; c0 = in * bn;
+            rows = std::min(bm, m - r0); cols = std::min(bn, n - c0);
+        }
+    };
+    TileWalk walk() const {
+        TileWalk w;
+        w.m = m_; w.n = n_;
+        w.bm = tiling_.baseM > 0 ? tiling_.baseM : std::max(m_, 1);
+        w.bn = tiling_.baseN > 0 ? tiling_.baseN : std::max(n_, 1);
+        w.tm = (m_ + w.bm - 1) / w.bm; w.tn = (n_ + w.bn - 1) / w.bn;
+        w.n_first = tiling_.iterateOrder == 1;
+        return w;
+    }
+    uint64_t ldc_() const { return orgKc_ > 0 ? uint64_t(orgKc_) : uint64_t(orgN_ > 0 ? orgN_ : n_); }
+    // Where tile (r0, c0) of C lands in GM: ND rows of ld elements, or NZ column blocks of 16 elements, each the
+    // C's rows rounded up to 16 (ld = 32-B blocks between column blocks, Fixpipe CFG_NZ).
+    struct CLayout {
+        bool nz = false;
+        uint64_t ld = 0, mpad = 0;
+        uint64_t offset(int r0, int c0) const {
+            return nz ? (uint64_t(c0 / 16) * mpad + uint64_t(r0)) * 16 : uint64_t(r0) * ld + uint64_t(c0);
+        }
+        void check(int bn, const char* api, const opkit::sim::SrcLoc& loc) const {
+            if (bn % 16) opkit::sim::fail_at(api, loc, "a C in NZ format needs baseN a multiple of 16 (it is %d)", bn);
+        }
+    };
+    CLayout c_layout() const {
+        CLayout l;
+        l.nz = C_TYPE::format == CubeFormat::NZ;
+        if (!l.nz) {
+            l.ld = ldc_();
+            return l;
+        }
+        l.mpad = uint64_t(((orgM_ > 0 ? orgM_ : m_) + 15) / 16 * 16);
+        l.ld = l.mpad * 16 * sizeof(DstT) / 32;
+        return l;
+    }
+    void check_c(const char* api, const opkit::sim::SrcLoc& loc, bool nz_ok = false) const {
+        if (C_TYPE::format != CubeFormat::ND && C_TYPE::format != CubeFormat::ND_ALIGN && !(nz_ok && C_TYPE::format == CubeFormat::NZ))
+            opkit::sim::fail_at(api, loc, "a C matrix in this format is not simulated here: ND%s", nz_ok ? " or NZ" : " (NZ only to GM with IterateAll / GetTensorC)");
+    }
+    // Server side, before the first tile of a job: the buffers of the tiling.
+    void prepare(const Ops& op, const TileWalk& w, const opkit::sim::SrcLoc& loc) {
+        (void)w;
+        if (!steps_.ready()) steps_.init(op.tiling, op.m, op.n, op.k, op.bias_on || op.tiling.isBias, pipe_, loc);
+    }
+    // The operands of a call (client side); UB operands travel through the GM workspace.
+    Ops operands(const char* api, const opkit::sim::SrcLoc& loc, bool c_nz_ok = false) {
+        using namespace opkit::sim;
+        if (!inited_) fail_at(api, loc, "Init (or REGIST_MATMUL_OBJ) was not called");
+        if ((!a_ && !a_local_) || (!b_ && !b_local_)) fail_at(api, loc, "SetTensorA and SetTensorB must be called before computing");
+        if (quant_) fail_at(api, loc, "quantised outputs (SetQuantScalar/SetQuantVector) are not simulated yet");
+        if (m_ <= 0 || n_ <= 0 || k_ <= 0) fail_at(api, loc, "the single shape %d x %d x %d is empty (SetSingleShape / SetTail / the tiling)", m_, n_, k_);
+        const bool with_bias = bias_on_ && bias_;  // a tiling's isBias without SetBias adds nothing
+        if constexpr (!std::is_same<BiasT, Acc>::value) {
+            if (with_bias)
+                fail_at(api, loc, "a %s bias with %s accumulation is not simulated (the L1 -> BiasTable conversion): use a %s bias",
+                        dtype_name<BiasT>(), dtype_name<Acc>(), dtype_name<Acc>());
+        }
+        for (auto f : {A_TYPE::format, B_TYPE::format})
+            if (f != CubeFormat::ND && f != CubeFormat::NZ)
+                fail_at(api, loc, "Matmul operands in CubeFormat::%s are not simulated: A and B are ND or NZ",
+                        f == CubeFormat::ZN ? "ZN" : f == CubeFormat::ZZ ? "ZZ" : f == CubeFormat::NN ? "NN"
+                        : f == CubeFormat::ND_ALIGN ? "ND_ALIGN" : f == CubeFormat::SCALAR ? "SCALAR" : f == CubeFormat::VECTOR ? "VECTOR" : "COLUMN_MAJOR");
+        if ((A_TYPE::format == CubeFormat::NZ && a_local_) || (B_TYPE::format == CubeFormat::NZ && b_local_))
+            fail_at(api, loc, "a local (UB) operand in NZ format is not simulated: NZ operands come from GM");
+        check_c(api, loc, c_nz_ok);
+        Ops op;
+        op.ta = ta_; op.tb = tb_; op.k = k_;
+        op.lda = ta_ ? uint64_t(orgM_ > 0 ? orgM_ : m_) : uint64_t(orgKa_ > 0 ? orgKa_ : k_);
+        op.ldb = tb_ ? uint64_t(orgKb_ > 0 ? orgKb_ : k_) : uint64_t(orgN_ > 0 ? orgN_ : n_);
+        op.a = a_local_ ? local_to_gm(a_lt_, 0, api, loc) : a_;
+        op.b = b_local_ ? local_to_gm(b_lt_, 1, api, loc) : b_;
+        op.bias = bias_;
+        op.bias_on = with_bias;
+        // NZ: the stored matrix's rows, rounded up to 16, make one column block
+        auto pad16 = [](int v) { return uint64_t((v + 15) / 16 * 16); };
+        op.a_nz = A_TYPE::format == CubeFormat::NZ;
+        op.b_nz = B_TYPE::format == CubeFormat::NZ;
+        op.a_pad = pad16(ta_ ? (orgKa_ > 0 ? orgKa_ : k_) : (orgM_ > 0 ? orgM_ : m_));
+        op.b_pad = pad16(tb_ ? (orgN_ > 0 ? orgN_ : n_) : (orgKb_ > 0 ? orgKb_ : k_));
+        op.tiling = tiling_;
+        op.m = m_;
+        op.n = n_;
+        return op;
+    }
+    // A UB operand (MIX: AIV and AIC share no buffer): UB -> the client's GM workspace (DataCopy, MTE3, on the AIV).
+    template <class T>
+    const T* local_to_gm(const LocalTensor<T>& t, int which, const char* api, const opkit::sim::SrcLoc& loc) {
+        using namespace opkit::sim;
+        if (core().core_type == CT_AIC || t.GetPosition() == TPosition::TSCM || t.arena() != A_UB)
+            fail_at(api, loc, "a local A/B in %s is not simulated: the Matmul takes local operands from UB (VECIN/VECCALC) of an AIV "
+                    "client in a MIX launch", t.arena() >= 0 ? arena_name(t.arena()) : "this position");
+        const uint64_t bytes = uint64_t(t.GetSize()) * sizeof(T);
+        uint8_t* base = reinterpret_cast<uint8_t*>(workspace(0, api, loc)) + (which ? slot_bytes_ / 2 : slot_bytes_ / 4);
+        if ((which ? slot_bytes_ / 2 : slot_bytes_ / 4) + bytes > (which ? slot_bytes_ : slot_bytes_ / 2))
+            fail_at(api, loc, "the local %s operand (%llu bytes) does not fit the client's workspace slot: give the Matmul a "
+                    "workspace with SetWorkspace", which ? "B" : "A", (unsigned long long)bytes);
+        GlobalTensor<T> g;
+        g.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(base));
+        PipeBarrier<PIPE_ALL>();
+        DataCopy(g, t, uint32_t(t.GetSize()), loc);
+        PipeBarrier<PIPE_ALL>();
+        return reinterpret_cast<const T*>(base);
+    }
+    // The client's GM workspace: SetWorkspace's, else its slot of the system workspace (GetSysWorkSpacePtr): the
+    // system workspace split evenly over the launch's AIVs. Bytes [0, slot/4) hold C, [slot/4, slot/2) a local A,
+    // [slot/2, slot) a local B.
+    DstT* workspace(uint64_t c_bytes, const char* api, const opkit::sim::SrcLoc& loc) {
+        using namespace opkit::sim;
+        Launch* L = cur_launch();
+        uint8_t* base = ws_;
+        uint64_t slot = ws_bytes_;
+        if (!base) {
+            base = L ? L->workspace : nullptr;
+            if (!base) fail_at(api, loc, "the Matmul needs a GM workspace here (C to UB or a UB operand) but there is none: pass "
+                               "GetSysWorkSpacePtr() with a workspace the host reserved, or call SetWorkspace");
+            int64_t n_aiv = std::max<int64_t>(L->n_aiv, 1);
+            slot = uint64_t(OPKIT_SIM_SYS_WORKSPACE) / uint64_t(n_aiv) / 512 * 512;
+            int64_t me = core().core_type == CT_AIV ? core().tid - L->n_aic : 0;
+            base += uint64_t(me) * slot;
+        }
+        slot_bytes_ = slot;
+        if (c_bytes > slot / 4)
+            fail_at(api, loc, "the C tile (%llu bytes) does not fit the client's workspace (%llu bytes for C: a quarter of %s of %llu "
+                    "bytes): give the Matmul a larger workspace with SetWorkspace", (unsigned long long)c_bytes,
+                    (unsigned long long)(slot / 4), ws_ ? "the SetWorkspace buffer" : "its slot of the system workspace",
+                    (unsigned long long)slot);
+        return reinterpret_cast<DstT*>(base);
+    }
+    // Client side: `count` elements of C from the workspace into UB (MTE2 on the AIV).
+    void to_ub(const LocalTensor<DstT>& ub, DstT* ws, uint64_t count, const char* api, const opkit::sim::SrcLoc& loc) {
+        using namespace opkit::sim;
+        uint64_t bytes = count * sizeof(DstT);
+        if (bytes > ub.GetSize() * sizeof(DstT))
+            fail_at(api, loc, "C local tensor out of bounds: %llu bytes needed, tensor holds %llu", (unsigned long long)bytes,
+                    (unsigned long long)(ub.GetSize() * sizeof(DstT)));
+        GlobalTensor<DstT> g;
+        g.SetGlobalBuffer(reinterpret_cast<__gm__ DstT*>(ws));
+        PipeBarrier<PIPE_ALL>();
+        if (bytes % 32 == 0) DataCopy(ub, g, uint32_t(count), loc);
+        else DataCopyPad(ub, g, DataCopyExtParams(1, uint32_t(bytes), 0, 0, 0), DataCopyPadExtParams<DstT>(false, 0, 0, DstT(0)), loc);
+        PipeBarrier<PIPE_ALL>();
+    }
+    // Run `fn` on the object's server instance: inline on an AIC, as a job of the AIC's server from an AIV of a MIX launch.
+    template <class F>
+    void submit(const char* api, const opkit::sim::SrcLoc& loc, int lease, F&& fn, bool wait) {
+        using namespace opkit::sim;
+        CoreState& c = core();
+        Launch* L = cur_launch();
+        if (c.core_type == CT_AIC) {
+            fn(this);
+            return;
+        }
+        if (!L || L->n_aic == 0)
+            fail_at(api, loc, "the Matmul needs a cube core, but this launch (kernel type %d) starts only vector cores: declare a MIX "
+                    "kernel type (KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2)) or run the Matmul in an AIC kernel", L ? L->ktype : 0);
+        if (index_ < 0) fail_at(api, loc, "this Matmul object was not registered with REGIST_MATMUL_OBJ (the AIC serves only registered objects)");
+        mm::Job j;
+        j.obj = index_;
+        j.type = typeid(Matmul).hash_code();
+        j.lease = lease;
+        j.loc = loc;
+        j.what = api;
+        j.fn = [f = std::forward<F>(fn)](void* srv) { f(static_cast<Matmul*>(srv)); };
+        last_job_ = mm::post(std::move(j));
+        if (wait) mm::wait(last_job_, api, loc);
+    }
+    void wait_all(const char* api, const opkit::sim::SrcLoc& loc) {
+        if (last_job_ && opkit::sim::core().core_type == opkit::sim::CT_AIV) opkit::sim::mm::wait(last_job_, api, loc);
+    }
     static TCubeTiling from_static(const MatmulApiStaticTiling& st) {
         TCubeTiling t{};
         auto pick = [](int32_t v) { return v < 0 ? 0 : v; };
@@ -178,122 +485,65 @@ private:
         t.dbL0A = pick(st.dbL0A); t.dbL0B = pick(st.dbL0B); t.dbL0C = pick(st.dbL0C); t.BatchNum = pick(st.BatchNum);
         return t;
     }
-    template <class T>
-    T read(const T* base, bool local, const LocalTensor<uint8_t>& lt, uint64_t idx, const char* what, const opkit::sim::SrcLoc& loc) const {
-        if (local) {
-            if ((idx + 1) * sizeof(T) > lt.GetSize())
-                opkit::sim::fail_at("Matmul", loc, "%s local tensor out of bounds at element %llu", what, (unsigned long long)idx);
-            if (!opkit::sim::all_init(lt.arena(), lt.address_.bufferAddr + idx * sizeof(T), sizeof(T)))
-                opkit::sim::fail_at("Matmul", loc, "%s element %llu in UB was never written", what, (unsigned long long)idx);
-        }
-        T v;
-        std::memcpy(&v, base + idx, sizeof(T));
-        return v;
-    }
-    void check_rows(const void* base, uint64_t row_elems, uint64_t ld, uint64_t rows, uint64_t first_row, uint64_t col0, size_t esz,
-                    const char* what, const opkit::sim::SrcLoc& loc) const {
-        for (uint64_t r = 0; r < rows; ++r)
-            opkit::sim::gm_check(static_cast<const uint8_t*>(base) + ((first_row + r) * ld + col0) * esz, row_elems * esz, "Matmul", loc, what);
-    }
-    // C tile [rows x cols] at (r0, c0) of the single-core result.
-    void compute(int r0, int c0, int rows, int cols, std::vector<DstT>& out, const opkit::sim::SrcLoc& loc) {
-        using namespace opkit::sim;
-        if (!inited_) fail_at("Matmul", loc, "Init (or REGIST_MATMUL_OBJ) was not called");
-        if (!a_ || !b_) fail_at("Matmul", loc, "SetTensorA and SetTensorB must be called before computing");
-        if (quant_) fail_at("Matmul", loc, "quantised outputs (SetQuantScalar/SetQuantVector) are not simulated yet");
-        const int K = k_;
-        // A: [M, K] row stride orgKa, or transposed storage [K, M] row stride orgM
-        uint64_t lda = ta_ ? uint64_t(orgM_ > 0 ? orgM_ : m_) : uint64_t(orgKa_ > 0 ? orgKa_ : K);
-        uint64_t ldb = tb_ ? uint64_t(orgKb_ > 0 ? orgKb_ : K) : uint64_t(orgN_ > 0 ? orgN_ : n_);
-        if (!a_local_) {
-            if (ta_) check_rows(a_, rows, lda, K, 0, r0, sizeof(SrcAT), "read of A", loc);
-            else check_rows(a_, K, lda, rows, r0, 0, sizeof(SrcAT), "read of A", loc);
-        }
-        if (!b_local_) {
-            if (tb_) check_rows(b_, K, ldb, cols, c0, 0, sizeof(SrcBT), "read of B", loc);
-            else check_rows(b_, cols, ldb, K, 0, c0, sizeof(SrcBT), "read of B", loc);
-        }
-        if (bias_on_ && bias_) gm_check(bias_ + c0, uint64_t(cols) * sizeof(BiasT), "Matmul", loc, "read of bias");
-        using Acc = opkit_mm::acc_t<SrcAT>;
-        out.assign(size_t(rows) * cols, DstT(0));
-        std::vector<Acc> arow(K);
-        // Trace-only mode: no products when both operands are in GM (check_rows covered them).
-        const bool skip = trace_only() && !a_local_ && !b_local_;
-        for (int i = 0; i < (skip ? 0 : rows); ++i) {
-            for (int k = 0; k < K; ++k) {
-                uint64_t idx = ta_ ? uint64_t(k) * lda + (r0 + i) : uint64_t(r0 + i) * lda + k;
-                arow[k] = Acc(read(a_, a_local_, a_lt_, idx, "A", loc));
-            }
-            for (int j = 0; j < cols; ++j) {
-                Acc acc = 0;
-                for (int k = 0; k < K; ++k) {
-                    uint64_t idx = tb_ ? uint64_t(c0 + j) * ldb + k : uint64_t(k) * ldb + (c0 + j);
-                    acc += arow[k] * Acc(read(b_, b_local_, b_lt_, idx, "B", loc));
-                }
-                if (bias_on_ && bias_) acc += Acc(bias_[c0 + j]);
-                out[size_t(i) * cols + j] = cvt(acc);
-            }
-        }
-        trace(P_M, uint64_t(rows) * cols * K, cube::mac_units<SrcAT>(rows, cols, K), "Mmad", dtype_name<SrcAT>());
-    }
-    static DstT cvt(float v) { return opkit::sim::cast_to_rint<DstT>(v); }
-    static DstT cvt(int64_t v) {
-        if (std::is_same<DstT, int32_t>::value) return DstT(int32_t(v));
-        return DstT(float(v));
-    }
-    void store_gm(DstT* base, uint64_t ld, int r0, int c0, int rows, int cols, const std::vector<DstT>& c, uint8_t atomic,
-                  const opkit::sim::SrcLoc& loc) {
-        using namespace opkit::sim;
-        std::lock_guard<std::mutex> lk(G().atomic_mu);
-        for (int i = 0; i < rows; ++i) {
-            DstT* row = base + (uint64_t(r0 + i) * ld + c0);
-            gm_check(row, uint64_t(cols) * sizeof(DstT), "Matmul", loc, "write of C");
-            if (trace_only()) continue;  // no data bytes in trace-only mode
-            for (int j = 0; j < cols; ++j) row[j] = atomic ? DstT(float(row[j]) + float(c[size_t(i) * cols + j])) : c[size_t(i) * cols + j];
-        }
-        trace(P_FIX, uint64_t(rows) * cols * sizeof(DstT), uint64_t(rows), "Fixpipe", dtype_name<DstT>());
-    }
-    void store_ub(const LocalTensor<DstT>& ub, uint64_t ld, int r0, int c0, int rows, int cols, const std::vector<DstT>& c, uint8_t atomic,
-                  const opkit::sim::SrcLoc& loc) {
-        using namespace opkit::sim;
-        uint64_t need = (uint64_t(r0 + rows - 1) * ld + c0 + cols) * sizeof(DstT);
-        if (need > ub.GetLength()) fail_at("Matmul", loc, "C local tensor out of bounds: %llu bytes needed, tensor holds %u",
-                                           (unsigned long long)need, ub.GetLength());
-        for (int i = 0; i < rows; ++i)
-            for (int j = 0; j < cols; ++j) {
-                uint64_t idx = uint64_t(r0 + i) * ld + c0 + j;
-                DstT v = c[size_t(i) * cols + j];
-                if (atomic) v = DstT(float(ub.data()[idx]) + float(v));
-                ub.data()[idx] = v;
-                set_init(ub.arena(), ub.address_.bufferAddr + idx * sizeof(DstT), sizeof(DstT));
-            }
-    }
 
     TCubeTiling tiling_{};
+    TPipe* pipe_ = nullptr;
     bool inited_ = false, ta_ = false, tb_ = false, bias_on_ = false, quant_ = false, a_local_ = false, b_local_ = false;
+    bool all_pending_ = false;
+    opkit::sim::SrcLoc all_loc_{nullptr, 0};
     int m_ = 0, n_ = 0, k_ = 0, orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0, orgKc_ = 0;
     const SrcAT* a_ = nullptr;
     const SrcBT* b_ = nullptr;
     const BiasT* bias_ = nullptr;
-    LocalTensor<uint8_t> a_lt_, b_lt_;
+    LocalTensor<SrcAT> a_lt_;
+    LocalTensor<SrcBT> b_lt_;
+    uint8_t* ws_ = nullptr;
+    uint64_t ws_bytes_ = 0, slot_bytes_ = 0;
+    int index_ = -1;
+    uint64_t last_job_ = 0;
     int iter_ = -1, r0_ = 0, c0_ = 0, rows_ = 0, cols_ = 0;
+    opkit_mm::CubeSteps<SrcAT, DstT, BiasT> steps_;
 };
 
 template <class A, class B, class C, class BIAS = C, const auto& CFG = CFG_NORM, class CB = MatmulCallBackFunc<>, class P = void>
 using MatmulImpl = Matmul<A, B, C, BIAS, CFG, CB, P>;
 
 namespace opkit_mm {
-inline void regist(TPipe*) {}
+// Client side (and AIC-only launches): bind the objects to their tilings, in order.
+inline void regist(TPipe*, int) {}
 template <class MM, class... Rest>
-inline void regist(TPipe* pipe, MM& mm, const TCubeTiling* tiling, Rest&&... rest) {
+inline void regist(TPipe* pipe, int i, MM& mm, const TCubeTiling* tiling, Rest&&... rest) {
     mm.SetSubBlockIdx(0);
     mm.Init(tiling, pipe);
-    regist(pipe, rest...);
+    mm.opkit_set_index(i);
+    regist(pipe, i + 1, rest...);
 }
 template <class MM>
-inline void regist(TPipe* pipe, MM& mm) {
+inline void regist(TPipe* pipe, int i, MM& mm) {
     mm.SetSubBlockIdx(0);
     mm.Init(nullptr, pipe);
+    mm.opkit_set_index(i);
+}
+// The AIC of a MIX launch: its own instances of the objects, then the server loop.
+inline void collect(std::vector<void*>&, std::vector<size_t>&) {}
+template <class MM, class... Rest>
+inline void collect(std::vector<void*>& o, std::vector<size_t>& t, MM& mm, const TCubeTiling*, Rest&&... rest) {
+    o.push_back(&mm);
+    t.push_back(typeid(MM).hash_code());
+    collect(o, t, rest...);
+}
+template <class MM>
+inline void collect(std::vector<void*>& o, std::vector<size_t>& t, MM& mm) {
+    o.push_back(&mm);
+    t.push_back(typeid(MM).hash_code());
+}
+template <class... Args>
+inline void serve(TPipe* pipe, Args&&... args) {
+    regist(pipe, 0, args...);
+    std::vector<void*> objs;
+    std::vector<size_t> types;
+    collect(objs, types, args...);
+    opkit::sim::mm::serve(objs, types);
 }
 }  // namespace opkit_mm
 
@@ -301,10 +551,12 @@ inline void regist(TPipe* pipe, MM& mm) {
 
 namespace matmul = AscendC;
 
-// On AIC cores the MIX server loop ends the kernel; the AIV client binds the objects to their tilings.
+// On AIC cores of a MIX launch the Matmul server runs the AIVs' jobs and then ends the AIC's kernel; elsewhere the
+// objects are bound to their tilings (AIC-only launches run the cube steps inline).
 #define REGIST_MATMUL_OBJ(pipe, workspace, ...)                                 \
     if (g_coreType == AscendC::AIC && ::opkit::sim::launch_is_mix()) {         \
+        AscendC::opkit_mm::serve((pipe), __VA_ARGS__);                          \
         return;                                                                 \
     }                                                                           \
     (void)(workspace);                                                          \
-    AscendC::opkit_mm::regist((pipe), __VA_ARGS__)
+    AscendC::opkit_mm::regist((pipe), 0, __VA_ARGS__)

@@ -1,0 +1,240 @@
+"""The Matmul API on the cube data path (matmul_cube_harness.cpp): the trace of the API equals the trace of the
+same tiles done by hand with the cube instructions; the work runs on the AIC (MIX server, AIC-only inline);
+sync/async calls, two AIV clients of one AIC, C to UB through the GM workspace, UB operands, bias, atomic;
+the capacity diagnostics raised from inside the Matmul and the broken-kernel corpus."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+
+import numpy as np
+import pytest
+from sim_util import CPP, build
+
+SRC = CPP / "matmul_cube_harness.cpp"
+rng = np.random.default_rng(21)
+
+
+@pytest.fixture(scope="module")
+def exe():
+    return build(SRC)
+
+
+def nz(x):
+    """A [R, C] matrix in CANN's NZ layout: column blocks of 16 elements, each R rounded up to 16 rows."""
+    r, c = x.shape
+    p = np.zeros((-(-r // 16) * 16, -(-c // 16) * 16), x.dtype)
+    p[:r, :c] = x
+    return np.ascontiguousarray(p.reshape(p.shape[0], -1, 16).transpose(1, 0, 2))
+
+
+def run(exe, tmp_path, scenario, m, n, k, c0=None, trace=False):
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    sa, sb = (nz(a), nz(b)) if scenario == "nz" else (a, b)
+    if scenario == "orgk":  # A stored with 16 more columns than K (never read)
+        sa = np.concatenate([a, rng.uniform(-1, 1, (m, 16)).astype(np.float16)], axis=1)
+    bias = rng.uniform(-1, 1, n).astype(np.float32)
+    c = np.zeros((m, n), np.float32) if c0 is None else c0.astype(np.float32)
+    if scenario == "nzc":
+        c = nz(c)
+    if scenario == "orgk":  # C rows of N + 8 elements: the last 8 of each row stay as they were
+        c = np.full((m, n + 8), 7.0, np.float32)
+    d = tmp_path / scenario
+    d.mkdir()
+    for name, arr in [("a", sa), ("b", sb), ("bias", bias), ("c", c)]:
+        (d / f"{name}.bin").write_bytes(arr.tobytes())
+    env = dict(os.environ)
+    if trace:
+        env["OPKIT_SIM_TRACE"] = str(d / "trace.json")
+    r = subprocess.run([str(exe), str(d), scenario, str(m), str(n), str(k)], capture_output=True, text=True, env=env, timeout=120)
+    out = np.frombuffer((d / "out.bin").read_bytes(), np.float32).reshape(c.shape) if r.returncode == 0 else None
+    t = json.loads((d / "trace.json").read_text()) if trace and r.returncode == 0 else None
+    return a, b, bias, c, out, r, t
+
+
+def gemm(a, b):
+    return a.astype(np.float64) @ b.astype(np.float64)
+
+
+def line_of(tag):
+    for i, line in enumerate(SRC.read_text().splitlines(), 1):
+        if re.search(rf"// .*@{tag}\b", line):
+            return i
+    raise KeyError(tag)
+
+
+def core_trace(t, core_type):
+    """Per pipe (instrs, bytes, repeats) and per instruction class of the cores of one type, summed."""
+    pipes, classes = {}, {}
+    for c in t["cores"]:
+        if c["core_type"] != core_type:
+            continue
+        for p, v in c["pipes"].items():
+            s = pipes.setdefault(p, [0, 0, 0])
+            for j, key in enumerate(("instrs", "bytes", "repeats")):
+                s[j] += v[key]
+        for i in c["instructions"]:
+            s = classes.setdefault((i["pipe"], i["api"], i["dtype"]), [0, 0, 0])
+            for j, key in enumerate(("count", "bytes", "repeats")):
+                s[j] += i[key]
+    return pipes, classes
+
+
+def test_trace_of_the_api_equals_the_hand_kernel(exe, tmp_path):
+    m, n, k = 70, 45, 100  # tails in every dimension
+    a, b, _, _, api, r, ta = run(exe, tmp_path, "api", m, n, k, trace=True)
+    assert r.returncode == 0, r.stderr
+    _, _, _, _, hand, r2, th = run(exe, tmp_path, "hand", m, n, k, trace=True)
+    assert r2.returncode == 0, r2.stderr
+    np.testing.assert_allclose(api, gemm(a, b), rtol=1e-5, atol=1e-5)
+    pa, ca = core_trace(ta, "AIC")
+    ph, ch = core_trace(th, "AIC")
+    assert pa == ph
+    assert ca == ch
+    # the real movement: 3 x 2 tiles, 4 K steps each -> 24 Mmads; A and B panels copied per tile
+    assert ca[("M", "Mmad", "float16")][0] == 24
+    assert ca[("MTE2", "DataCopy", "float16")][0] == 48
+    assert ca[("FIX", "Fixpipe", "float32")][0] == 6
+    assert ca[("FIX", "Fixpipe", "float32")][1] == m * n * 4
+
+
+def test_mix_work_runs_on_the_aic_and_results_match(exe, tmp_path):
+    a, b, _, _, out, r, t = run(exe, tmp_path, "mix", 40, 48, 72, trace=True)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
+    aic, _ = core_trace(t, "AIC")
+    aiv, _ = core_trace(t, "AIV")
+    assert {"MTE2", "MTE1", "M", "FIX"} <= set(aic)
+    assert "M" not in aiv and "FIX" not in aiv
+
+
+@pytest.mark.parametrize("scenario", ["async", "async_self"])
+def test_async_iterate_all_then_wait(exe, tmp_path, scenario):
+    a, b, _, _, out, r, _ = run(exe, tmp_path, scenario, 33, 40, 50)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
+
+
+def test_two_aiv_clients_of_one_aic(exe, tmp_path):
+    a, b, _, _, out, r, t = run(exe, tmp_path, "two", 90, 64, 48, trace=True)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
+    _, classes = core_trace(t, "AIC")
+    # 45 rows per client -> 2 x 2 tiles each, all served by the one AIC
+    assert classes[("FIX", "Fixpipe", "float32")][0] == 8
+
+
+def test_c_to_ub_through_the_workspace(exe, tmp_path):
+    m, n, k = 50, 40, 64
+    a, b, _, _, out, r, t = run(exe, tmp_path, "ub", m, n, k, trace=True)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, 2 * gemm(a, b), rtol=1e-5, atol=1e-5)
+    aic, _ = core_trace(t, "AIC")
+    aiv, _ = core_trace(t, "AIV")
+    # L0C -> GM workspace on the AIC (FIX), workspace -> UB on the AIV (MTE2): every C byte once each way
+    assert aic["FIX"][1] == m * n * 4
+    assert aiv["MTE2"][1] == m * n * 4
+    assert "FIX" not in aiv
+
+
+def test_a_from_ub(exe, tmp_path):
+    a, b, _, _, out, r, t = run(exe, tmp_path, "local", 32, 40, 48, trace=True)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
+    aiv, _ = core_trace(t, "AIV")
+    assert aiv["MTE3"][1] == 32 * 48 * 2  # UB -> GM workspace on the client
+
+
+def test_bias_through_the_bias_table(exe, tmp_path):
+    a, b, bias, _, out, r, t = run(exe, tmp_path, "bias", 37, 45, 70, trace=True)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, gemm(a, b) + bias, rtol=1e-5, atol=1e-5)
+    _, classes = core_trace(t, "AIC")
+    assert classes[("MTE1", "DataCopy", "float32")][0] == 4  # L1 -> BiasTable once per tile
+
+
+def test_atomic_adds_onto_c(exe, tmp_path):
+    c0 = rng.uniform(-1, 1, (30, 34)).astype(np.float32)
+    a, b, _, _, out, r, _ = run(exe, tmp_path, "atomic", 30, 34, 20, c0=c0)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, c0 + gemm(a, b), rtol=1e-5, atol=1e-5)
+
+
+def test_async_tiles_then_end(exe, tmp_path):
+    a, b, _, _, out, r, _ = run(exe, tmp_path, "async_tiles", 50, 70, 40)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
+
+
+def test_org_shape_strides_of_a_and_c(exe, tmp_path):
+    a, b, _, _, out, r, _ = run(exe, tmp_path, "orgk", 40, 36, 50)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out[:, :36], gemm(a, b), rtol=1e-5, atol=1e-5)
+    assert np.all(out[:, 36:] == 7.0)
+
+
+def test_nz_operands_are_copied_without_nd2nz(exe, tmp_path):
+    m, n, k = 40, 48, 70
+    a, b, _, _, out, r, t = run(exe, tmp_path, "nz", m, n, k, trace=True)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
+    pipes, _ = core_trace(t, "AIC")
+    # no ND2NZ conversion: whole 32-B rows of the stored column blocks (16 elements) move, per 32 x 32 tile and K step of 32
+    def spans(total):
+        return [min(32, total - i) for i in range(0, total, 32)]
+    blocks = lambda x: -(-x // 16)  # noqa: E731
+    a_bytes = len(spans(n)) * sum(rows * blocks(kc) * 32 for rows in spans(m) for kc in spans(k))
+    b_bytes = len(spans(m)) * sum(kc * blocks(cols) * 32 for cols in spans(n) for kc in spans(k))
+    assert pipes["MTE2"][1] == a_bytes + b_bytes
+
+
+def test_c_to_gm_in_nz_format(exe, tmp_path):
+    a, b, _, _, out, r, _ = run(exe, tmp_path, "nzc", 40, 56, 48)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, nz(gemm(a, b)), rtol=1e-5, atol=1e-5)
+
+
+def test_iterate_batch_normal_layout(exe, tmp_path):
+    m, n, k = 60, 40, 48  # three A matrices of 20 rows one after another, B shared
+    a, b, _, _, out, r, _ = run(exe, tmp_path, "batch", m, n, k)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
+
+
+ERRORS = {
+    "nowait": ("nowait", [r"Matmul::WaitIterateAll", r"asynchronous IterateAll<false> called here \(waitIterateAll = true\) still outstanding",
+                          r"call WaitIterateAll\(\)"]),
+    "nowait_end": ("nowait_end", [r"Matmul::End: the asynchronous IterateAll<false> called at .*matmul_cube_harness.cpp:(\d+) "
+                                  r"\(waitIterateAll = true\)",
+                                  r"call WaitIterateAll\(\) before End\(\)"]),
+    "no_iterate": ("no_iterate", [r"Matmul::GetTensorC: no tile: call Iterate\(\) first"]),
+    "iterate_after_end": ("iterate_after_end", [r"Matmul::GetTensorC: no tile: call Iterate\(\) first"]),
+    "aiv_only": ("aiv_only", [r"Matmul::IterateAll: the Matmul needs a cube core", r"starts only vector cores",
+                              r"KERNEL_TYPE_MIX_AIC_1_2"]),
+    "l1_over": ("l1_over", [r"Matmul::Init \(A1/B1 L1 buffers of the tiling: baseM 512, baseN 512, baseK 512",
+                            r"L1 capacity exceeded", r"GetCoreMemSize"]),
+    "l0c_over": ("l0c_over", [r"Matmul::Init \(CO1 L0C buffer of the tiling: baseM 256 x baseN 256 x 4 B\)",
+                              r"L0C capacity exceeded: the Matmul needs 262144 bytes"]),
+    "noserver": ("noserver", [r"AIV block 0/1: Matmul::IterateAll: the Matmul job cannot run: AIC 0 returned from the kernel "
+                              r"without serving its AIVs", r"REGIST_MATMUL_OBJ must be reached"]),
+    "nz_operand": ("nz_operand", [r"Matmul::IterateAll: Matmul operands in CubeFormat::ZN are not simulated: A and B are ND or NZ"]),
+    "batch_layout": ("batch_layout", [r"Matmul::IterateBatch: layout BSNGD is not simulated", r"LayoutMode::NORMAL"]),
+}
+
+
+@pytest.mark.parametrize("scenario", list(ERRORS))
+def test_broken_matmul_kernels_are_stopped(exe, tmp_path, scenario):
+    tag, pats = ERRORS[scenario]
+    *_, r, _ = run(exe, tmp_path, scenario, 64, 64, 64)
+    assert r.returncode == 3, (r.returncode, r.stderr)
+    err = r.stderr
+    assert err.count("opkit-sim: error:") == 1, err
+    for p in pats:
+        assert re.search(p, err), f"{p!r} not in:\n{err}"
+    assert f"matmul_cube_harness.cpp:{line_of(tag)}" in err, err
+    if scenario == "nowait_end":
+        assert re.search(r"called at .*matmul_cube_harness.cpp:(\d+)", err).group(1) == str(line_of("nowait_site"))
