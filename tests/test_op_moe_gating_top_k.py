@@ -6,7 +6,6 @@ import importlib.util
 import shutil
 import struct
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -462,7 +461,7 @@ def test_compare_near_tie_width_scales_with_the_row():
 # Until `opkit build`/`opkit verify` drive packages, this builds the simulator's harness
 # (opkit/sim/host/harness_main.cpp, contract in opkit/sim/host/README.md) with the package's
 # op_host/*.cpp and its kernel, one executable per dtype column, and runs the cases of op.yaml
-# through it. Objects are cached in the temp folder by a hash of every source and flag.
+# through it. opkit.build.program compiles them (objects and executables cached by content).
 ROOT = PKG.parent.parent.parent
 SIM_INCLUDE = ROOT / "opkit" / "sim" / "include"
 HARNESS_MAIN = ROOT / "opkit" / "sim" / "host" / "harness_main.cpp"
@@ -499,56 +498,29 @@ def _column_defines(dtype):
 
 
 @pytest.fixture(scope="module")
-def harnesses():
-    """dtype column -> harness executable (built once, cached by content)."""
-    import hashlib
-    import os
-    import tempfile
+def harness_programs():
+    """dtype column -> the harness program (opkit's build: objects and executables cached by content)."""
+    from opkit.build import program
+    from opkit.build.cache import tree_files
+    from opkit.build.toolchain import BuildError
 
-    from opkit import sim
-    flags = [*sim.cxx_flags(CHIP, opt="-O0"), "-Wall", "-Wextra"]
-    digest = hashlib.sha256(SHIM.encode() + " ".join(flags).encode())
-    for d in (SIM_INCLUDE, HARNESS_MAIN.parent, PKG / "op_host", PKG / "op_kernel"):
-        for f in sorted(d.rglob("*")):
-            if f.is_file() and f.suffix in {".h", ".cpp"}:
-                digest.update(str(f.relative_to(ROOT)).encode() + f.read_bytes())
-    root = Path(tempfile.gettempdir()) / "opkit-moe-gating-top-k-tests"
-    cache = root / digest.hexdigest()[:16]
-    cache.mkdir(parents=True, exist_ok=True)
-    # Keep the three most recent builds (about 13 MB each); older ones belong to old sources.
-    for old in sorted((d for d in root.iterdir() if d.is_dir()), key=lambda d: d.stat().st_mtime)[:-3]:
-        if old != cache:
-            shutil.rmtree(old, ignore_errors=True)
-    shim = cache / "shim.cpp"
-    shim.write_text(SHIM, encoding="utf-8")
-    cxx = sim.find_cxx()
-    units = {cache / f"{src.stem}.o": (src, flags) for src in [*sorted((PKG / "op_host").glob("*.cpp")), HARNESS_MAIN]}
-    for dtype in CPP_TYPE:
-        units[cache / f"shim_{dtype}.o"] = (shim, [*flags, f"-I{PKG / 'op_kernel'}", *_column_defines(dtype)])
+    shim = program.write_source(SHIM, "moe_gating_top_k_shim")
+    host = [*sorted((PKG / "op_host").glob("*.cpp")), HARNESS_MAIN]
+    deps = tree_files(PKG / "op_host") + tree_files(PKG / "op_kernel")
+    plans = [program.plan_program([*host, program.Source(shim, include_dirs=(PKG / "op_kernel",),
+                                                          flags=tuple(_column_defines(dtype)))],
+                                  chip=CHIP, opt="-O0", flags=["-Wall", "-Wextra"], deps=deps,
+                                  name=f"moe_gating_top_k_{dtype}") for dtype in CPP_TYPE]
+    try:
+        return dict(zip(CPP_TYPE, program.build_programs(plans), strict=True))
+    except BuildError as exc:
+        pytest.fail(exc.message)
 
-    def build(item):
-        obj, (src, fl) = item
-        if not obj.exists():
-            tmp = obj.with_suffix(f".tmp{os.getpid()}")
-            res = subprocess.run([cxx, *fl, "-c", str(src), "-o", str(tmp)], capture_output=True, text=True)
-            assert res.returncode == 0, f"compiling {src} failed:\n{res.stderr[-4000:]}"
-            obj.with_suffix(".log").write_text(res.stderr, encoding="utf-8")
-            tmp.replace(obj)
 
-    with ThreadPoolExecutor(max(1, os.cpu_count() or 1)) as pool:
-        list(pool.map(build, units.items()))
-    common = [str(cache / f"{src.stem}.o") for src in [*sorted((PKG / "op_host").glob("*.cpp")), HARNESS_MAIN]]
-    exes = {}
-    for dtype in CPP_TYPE:
-        exe = cache / f"harness_{dtype}"
-        if not exe.exists():
-            tmp = exe.with_name(f"{exe.name}.tmp{os.getpid()}")
-            res = subprocess.run([cxx, "-pthread", *common, str(cache / f"shim_{dtype}.o"), "-o", str(tmp)],
-                                 capture_output=True, text=True)
-            assert res.returncode == 0, f"linking failed:\n{res.stderr[-4000:]}"
-            tmp.replace(exe)
-        exes[dtype] = exe
-    return exes
+@pytest.fixture(scope="module")
+def harnesses(harness_programs):
+    """dtype column -> harness executable."""
+    return {dtype: p.exe for dtype, p in harness_programs.items()}
 
 
 def _run_request(exe, run_dir, x, bias, attrs, dtype):
@@ -677,10 +649,12 @@ def test_no_tokens(harnesses, tmp_path):
 
 
 @needs_sim
-def test_sources_compile_without_warnings(harnesses):
+def test_sources_compile_without_warnings(harness_programs):
     # The harness objects are compiled with -Wall -Wextra; each object's compiler output is kept.
-    logs = sorted(harnesses["float16"].parent.glob("*.log"))
-    assert len(logs) == 7  # def, infershape, tiling, harness_main and three kernel columns
-    own = [line for log in logs for line in log.read_text(encoding="utf-8").splitlines()
+    outputs = {}
+    for p in harness_programs.values():
+        outputs.update(p.compiler_output())
+    assert len(outputs) == 7  # def, infershape, tiling, harness_main and three kernel columns
+    own = [line for text in outputs.values() for line in text.splitlines()
            if line.startswith(str(PKG)) and "warning:" in line]
     assert not own, "\n".join(own)  # no warnings located in the package's own sources

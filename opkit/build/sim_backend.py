@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
-import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from opkit import sim
 from opkit.build import interface_check, kernel_entry, opdef_check, options
 from opkit.build.cache import digest, shared_dir, sim_digest, tree_files
-from opkit.build.toolchain import BuildError, Compiler, explain_failure, find_compiler
+from opkit.build.program import Owner, compile_units, link, sim_flags, source_folder_headers
+from opkit.build.toolchain import BuildError, Compiler, find_compiler
 from opkit.dtypes import DTYPES, FORMAT_VALUES
 from opkit.errors import UsageError
 from opkit.sim.host import tiling_struct
@@ -104,7 +102,7 @@ def _host_plan(pkg_dir: Path, src_dir: Path, pkg: options.PackageBuild, chip: st
     harness_srcs = sorted(_host_dir().glob("*.cpp"))
     if not harness_srcs:
         raise BuildError("the simulator's harness sources are missing (opkit/sim/host/*.cpp); reinstall opkit")
-    common = sim.cxx_flags(chip, opt=OPT, f16c="-mf16c" in cc.features)
+    common = sim_flags(chip, OPT, cc)
     base = common + [f"-I{src_dir / 'op_kernel'}", f"-I{src_dir / 'op_host'}", *pkg.flags]
     pkg_files = tree_files(src_dir / "op_kernel") + tree_files(src_dir / "op_host") + pkg.inputs
     extra = [cc.path, ".".join(map(str, cc.version)), sim_digest(), *pkg.key]
@@ -114,7 +112,7 @@ def _host_plan(pkg_dir: Path, src_dir: Path, pkg: options.PackageBuild, chip: st
         h = digest(pkg_files, pkg_dir, [*extra, *base, _rel_name(src, pkg_dir)])
         units.append(Unit(src, out / "obj" / f"host-{src.stem}-{h}.o", base))
     for src in harness_srcs:  # the same for every package: kept in opkit's shared cache
-        h = digest([src], src.parent, [*extra, *common])
+        h = digest([src, *source_folder_headers(src)], src.parent, [*extra, *common])
         units.append(Unit(src, shared_dir() / "sim-obj" / f"harness-{src.stem}-{h}.o", common))
     return _HostPlan(units, base, pkg_files, extra)
 
@@ -154,7 +152,7 @@ def _host_exe(pkg_dir: Path, chip: str, objs: list[Path]) -> Path:
     return pkg_dir / BUILD_DIR / chip / f"describe-{digest([], pkg_dir, [o.name for o in objs])}"
 
 
-def _host_harness(cc: Compiler, host: _HostPlan, pkg_dir: Path, chip: str, owner: Spec | _Owner, label: str,
+def _host_harness(cc: Compiler, host: _HostPlan, pkg_dir: Path, chip: str, owner: Spec | Owner, label: str,
                   jobs: int | None, progress: Callable[[str], None] | None = None) -> Path:
     """The host-only harness: the host sources and the harness main compiled and linked without a kernel (it
     runs ``describe`` and ``tiling``, and refuses ``run``)."""
@@ -162,7 +160,7 @@ def _host_harness(cc: Compiler, host: _HostPlan, pkg_dir: Path, chip: str, owner
     objs = [u.obj for u in host.units]
     exe = _host_exe(pkg_dir, chip, objs)
     if not exe.is_file():
-        _link(cc, objs, exe, f"{label} (host-only harness)", owner)
+        link(cc, objs, exe, f"{label} (host-only harness)", owner)
     return exe
 
 
@@ -174,7 +172,7 @@ def describe_folder(src_dir: Path, pkg_dir: Path, build: options.BuildOptions, c
     cc = find_compiler()
     pkg = options.package_build_at(pkg_dir, src_dir, build, pkg_dir / "op.yaml")
     host = _host_plan(pkg_dir, src_dir, pkg, chip, cc)
-    exe = _host_harness(cc, host, pkg_dir, chip, _Owner(src_dir.name, src_dir), src_dir.name, jobs)
+    exe = _host_harness(cc, host, pkg_dir, chip, Owner(src_dir.name, src_dir), src_dir.name, jobs)
     return opdef_check.describe(exe)
 
 
@@ -198,51 +196,9 @@ def host_compile_flags(spec: Spec, chip: str) -> tuple[str, list[str], list[Path
     return cc.path, host.base, list(pkg.host_sources)
 
 
-@dataclass(frozen=True)
-class _Owner:
-    """Whose files a compile step builds: names them in messages (a Spec serves, or this for a folder)."""
-
-    name: str
-    dir: Path
-
-
-def _compile(cc: Compiler, unit: Unit, spec: Spec | _Owner) -> None:
-    unit.obj.parent.mkdir(parents=True, exist_ok=True)
-    tmp = unit.obj.with_suffix(f".tmp{os.getpid()}-{threading.get_ident()}.o")
-    cmd = [cc.path, *unit.flags, "-c", str(unit.source), "-o", str(tmp)]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        tmp.unlink(missing_ok=True)
-        raise BuildError(f"{spec.name}: compiling {unit.source.name} failed:\n{explain_failure(r.stderr, spec.dir)}")
-    tmp.replace(unit.obj)
-
-
-def _compile_all(cc: Compiler, units: list[tuple[Unit, Spec | _Owner]], workers: int,
+def _compile_all(cc: Compiler, units: list[tuple[Unit, Spec | Owner]], workers: int,
                  progress: Callable[[str], None] | None) -> None:
-    if not units:
-        return
-    if progress:
-        progress(f"compiling {len(units)} unit(s) with {workers} job(s)")
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(_compile, cc, u, s) for u, s in units]
-        errors = []
-        for f in futures:
-            try:
-                f.result()
-            except BuildError as exc:
-                errors.append(exc.message)
-        if errors:
-            raise BuildError("\n".join(dict.fromkeys(errors)))
-
-
-def _link(cc: Compiler, objs: list[Path], exe: Path, label: str, spec: Spec | _Owner) -> None:
-    exe.parent.mkdir(parents=True, exist_ok=True)
-    tmp = exe.with_name(exe.name + f".tmp{os.getpid()}")
-    r = subprocess.run([cc.path, "-pthread", *[str(o) for o in objs], "-o", str(tmp)], capture_output=True, text=True)
-    if r.returncode != 0:
-        tmp.unlink(missing_ok=True)
-        raise BuildError(f"{label}: linking failed:\n{explain_failure(r.stderr, spec.dir)}")
-    tmp.replace(exe)
+    compile_units(cc, [(u.source, u.obj, u.flags, owner) for u, owner in units], workers, progress)
 
 
 def _write_template_shim(cc: Compiler, a: Artifact, shim: Unit, described: dict[Path, dict]) -> None:
@@ -253,7 +209,7 @@ def _write_template_shim(cc: Compiler, a: Artifact, shim: Unit, described: dict[
     exe = _host_exe(a.spec.dir, a.chip, objs)
     if exe not in described:
         if not exe.is_file():
-            _link(cc, objs, exe, f"{a.label} (host-only harness)", a.spec)
+            link(cc, objs, exe, f"{a.label} (host-only harness)", a.spec)
         described[exe] = opdef_check.describe(exe)
     header = _tiling_header(a.spec, described[exe]) if a.tiling_classes else None
     source = kernel_entry.shim_source(a.spec, described[exe] if a.template_kernel else None, header,
@@ -309,7 +265,7 @@ def build(artifacts: list[Artifact], jobs: int | None = None,
         _write_template_shim(cc, a, u, described)
     _compile_all(cc, [(u, a.spec) for u, a in later.values()], workers, progress)
     for a in todo:
-        _link(cc, [u.obj for u in a.units], a.exe, a.label, a.spec)
+        link(cc, [u.obj for u in a.units], a.exe, a.label, a.spec)
         a.built = True
         if progress:
             progress(f"built {a.label}")

@@ -1,54 +1,34 @@
-"""Helpers of the simulator tests: compile C++ programs against opkit/sim once per session (cached by content)."""
+"""Helpers of the simulator tests: C++ programs compiled against opkit/sim by opkit's build (cached by content)."""
 
 from __future__ import annotations
 
-import hashlib
-import os
 import subprocess
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
-import opkit.sim as sim
+from opkit.build import program
+from opkit.build.toolchain import BuildError
 
 CPP = Path(__file__).resolve().parent / "cpp"
-_CACHE = Path(os.environ.get("OPKIT_SIM_TEST_CACHE", Path(tempfile.gettempdir()) / "opkit-sim-test-cache"))
-
-
-def _digest(paths: list[Path], flags: list[str]) -> str:
-    h = hashlib.sha256()
-    for p in sorted(paths):
-        h.update(str(p).encode())
-        h.update(p.read_bytes())
-    h.update("\0".join(flags).encode())
-    return h.hexdigest()[:20]
 
 
 def build(src: Path | str, *, soc: str = "ascend910b", flags: tuple[str, ...] = (), opt: str = "-O1",
           f16c: bool | None = None) -> Path:
-    """Compile one C++ file against the simulator; cached by the content of every header."""
-    src = Path(src)
-    allflags = [*sim.cxx_flags(soc, opt=opt, f16c=f16c), *flags]
-    headers = sorted(sim.include_dir().rglob("*.h")) + sorted(src.parent.glob("*.h"))  # and the harness's own
-    key = _digest([src, *headers], allflags)
-    _CACHE.mkdir(parents=True, exist_ok=True)
-    exe = _CACHE / f"{src.stem}-{key}"
-    if not exe.exists():
-        tmp = exe.with_suffix(f".tmp{os.getpid()}")
-        r = subprocess.run([sim.find_cxx(), *allflags, str(src), "-o", str(tmp)], capture_output=True, text=True)
-        if r.returncode != 0:
-            raise AssertionError(f"compile of {src.name} failed:\n{r.stderr[-6000:]}")
-        tmp.replace(exe)
-    return exe
+    """Compile one C++ file against the simulator (opkit's build, cached by content: the file, the headers
+    beside it, the simulator, the flags); returns the executable. A compile error fails the test with
+    the compiler's diagnostics."""
+    try:
+        return program.compile_program([Path(src)], chip=soc, flags=flags, opt=opt, f16c=f16c, link_flags=flags).exe
+    except BuildError as exc:
+        raise AssertionError(exc.message) from None
 
 
 def compile_snippet(code: str, tmp: Path, *, soc: str = "ascend910b") -> subprocess.CompletedProcess[str]:
     """Compile (only) a snippet; returns the finished process so tests can read g++'s errors."""
     src = tmp / "snippet.cpp"
     src.write_text(code, encoding="utf-8")
-    return subprocess.run([sim.find_cxx(), *sim.cxx_flags(soc, opt="-O0"), "-fsyntax-only", str(src)],
-                          capture_output=True, text=True)
+    return program.check_syntax(src, chip=soc, opt="-O0")
 
 
 class VecRunner:

@@ -1,21 +1,20 @@
-"""Helpers of the host-side simulator tests: build harness executables (cached by a hash of every
-source) and run requests through them."""
+"""Helpers of the host-side simulator tests: harness executables built by opkit's build (cached by content)
+and requests run through them."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
+import shutil
 import subprocess
-import tempfile
-import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from opkit import sim
+from opkit import sim  # noqa: F401 - other tests reach the simulator helpers through this module
 from opkit import soc as socdata
+from opkit.build import program
+from opkit.build.cache import tree_files
+from opkit.build.program import Source
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -23,7 +22,7 @@ CPP = HERE / "cpp"
 AXPY = ROOT / "ops" / "examples" / "axpy_relu"
 HARNESS_MAIN = ROOT / "opkit" / "sim" / "host" / "harness_main.cpp"
 CHIP = "ascend910b2"
-CACHE = Path(tempfile.gettempdir()) / "opkit-sim-host-tests"
+OPT = "-O1"
 
 DTYPE_DEFINES = {
     "float16": ("half", 1),
@@ -32,108 +31,31 @@ DTYPE_DEFINES = {
 }
 
 
-def _tree_digest() -> str:
-    h = hashlib.sha256()
-    dirs = [
-        ROOT / "opkit" / "sim" / "include",
-        ROOT / "opkit" / "sim" / "host",
-        CPP,
-        AXPY / "op_host",
-        AXPY / "op_kernel",
-    ]
-    for d in dirs:
-        for f in sorted(d.rglob("*")):
-            if f.is_file() and f.suffix in {".h", ".cpp", ".hpp"}:
-                h.update(str(f.relative_to(ROOT)).encode())
-                h.update(f.read_bytes())
-    return h.hexdigest()[:16]
-
-
 def _flags() -> list[str]:
-    return sim.cxx_flags(CHIP, opt="-O1")
+    return program.sim_flags(CHIP, opt=OPT)
 
 
-@dataclass
-class Unit:
-    source: Path
-    flags: list[str]
-
-    def obj(self, tree: str) -> Path:
-        key = hashlib.sha256(json.dumps([tree, str(self.source), self.flags]).encode()).hexdigest()[:20]
-        return CACHE / "obj" / f"{self.source.stem}-{key}.o"
-
-
-def _compile(cxx: str, unit: Unit, tree: str) -> Path:
-    out = unit.obj(tree)
-    if out.is_file():
-        return out
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(f".tmp{os.getpid()}.o")
-    r = subprocess.run([cxx, *unit.flags, "-c", str(unit.source), "-o", str(tmp)], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"compiling {unit.source} failed:\n{r.stderr[-6000:]}")
-    tmp.replace(out)
-    return out
-
-
-def _prune(max_age_s: float = 2 * 86400) -> None:
-    """Drop cached objects and executables nobody used for two days."""
-    now = time.time()
-    for d in (CACHE / "obj", CACHE / "bin"):
-        for f in d.glob("*") if d.is_dir() else []:
-            try:
-                if now - f.stat().st_atime > max_age_s:
-                    f.unlink()
-            except OSError:
-                pass
-
-
-def _axpy_units(dtype: str) -> list[Unit]:
+def _axpy_sources(dtype: str) -> list[Source]:
     cpp, ge = DTYPE_DEFINES[dtype]
-    base = _flags()
-    kflags = (
-        base
-        + [f"-I{AXPY / 'op_kernel'}"]
-        + [f"-D{m}_{a}={v}" for a in "XYZ" for m, v in (("DTYPE", cpp), ("ORIG_DTYPE", ge))]
-    )
-    return [Unit(f, base) for f in sorted((AXPY / "op_host").glob("*.cpp"))] + [
-        Unit(CPP / "shim_axpy_relu.cpp", kflags)
-    ]
-
-
-def _probe_units() -> list[Unit]:
-    return [Unit(CPP / "probe_op.cpp", _flags()), Unit(CPP / "shim_probe.cpp", _flags())]
+    defines = tuple(f"{m}_{a}={v}" for a in "XYZ" for m, v in (("DTYPE", cpp), ("ORIG_DTYPE", ge)))
+    shim = Source(CPP / "shim_axpy_relu.cpp", defines=defines, include_dirs=(AXPY / "op_kernel",))
+    return [*(Source(f) for f in sorted((AXPY / "op_host").glob("*.cpp"))), shim, Source(HARNESS_MAIN)]
 
 
 def build_harnesses() -> dict[str, Path]:
     """name -> harness executable: axpy_float16, axpy_bfloat16, probe, probe_host_only (no kernel)."""
-    cxx = sim.find_cxx()
-    tree = _tree_digest()
-    _prune()
-    main = Unit(HARNESS_MAIN, _flags())
-    sets = {
-        "axpy_float16": _axpy_units("float16"),
-        "axpy_bfloat16": _axpy_units("bfloat16"),
-        "probe": _probe_units(),
-        "probe_host_only": _probe_units()[:1],
+    axpy_files = tree_files(AXPY / "op_host") + tree_files(AXPY / "op_kernel")  # op_host includes ../op_kernel
+    probe = [Source(CPP / "probe_op.cpp"), Source(CPP / "shim_probe.cpp"), Source(HARNESS_MAIN)]
+    plans = {
+        "axpy_float16": program.plan_program(_axpy_sources("float16"), chip=CHIP, opt=OPT, deps=axpy_files,
+                                             name="axpy_float16"),
+        "axpy_bfloat16": program.plan_program(_axpy_sources("bfloat16"), chip=CHIP, opt=OPT, deps=axpy_files,
+                                              name="axpy_bfloat16"),
+        "probe": program.plan_program(probe, chip=CHIP, opt=OPT, name="probe"),
+        "probe_host_only": program.plan_program([probe[0], probe[2]], chip=CHIP, opt=OPT, name="probe_host_only"),
     }
-    units = {u.obj(tree): u for us in sets.values() for u in us}
-    units[main.obj(tree)] = main
-    with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
-        list(pool.map(lambda u: _compile(cxx, u, tree), units.values()))
-    out = {}
-    for name, us in sets.items():
-        objs = [str(u.obj(tree)) for u in us] + [str(main.obj(tree))]
-        exe = CACHE / "bin" / f"{name}-{hashlib.sha256(''.join(objs).encode()).hexdigest()[:16]}"
-        if not exe.is_file():
-            exe.parent.mkdir(parents=True, exist_ok=True)
-            tmp = exe.with_name(exe.name + f".tmp{os.getpid()}")
-            r = subprocess.run([cxx, "-pthread", *objs, "-o", str(tmp)], capture_output=True, text=True)
-            if r.returncode != 0:
-                raise RuntimeError(f"linking {name} failed:\n{r.stderr[-4000:]}")
-            tmp.replace(exe)
-        out[name] = exe
-    return out
+    built = program.build_programs(list(plans.values()))
+    return {name: p.exe for name, p in zip(plans, built, strict=True)}
 
 
 def chip_request(chip: str = CHIP) -> dict[str, Any]:
@@ -163,15 +85,15 @@ def write_request(path: Path, req: dict[str, Any]) -> Path:
     return path
 
 
-def build_program(name: str, out_dir: Path) -> Path:
+def build_program(name: str, out_dir: Path | None = None) -> Path:
     """Compile the stand-alone check program cpp/<name>.cpp against the simulator's headers with
-    -Wall -Wextra -Werror (a header that warns fails the test); returns the executable."""
-    exe = out_dir / name
-    cmd = [sim.find_cxx(), *_flags(), "-Wall", "-Wextra", "-Werror", str(CPP / f"{name}.cpp"), "-o", str(exe)]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"compiling {name}.cpp failed:\n{r.stderr[-6000:]}")
-    return exe
+    -Wall -Wextra -Werror (a header that warns fails the test); returns the executable (cached by content),
+    or its copy ``out_dir/<name>`` when ``out_dir`` is given."""
+    exe = program.compile_program([CPP / f"{name}.cpp"], chip=CHIP, opt=OPT,
+                                  flags=["-Wall", "-Wextra", "-Werror"]).exe
+    if out_dir is None:
+        return exe
+    return Path(shutil.copy2(exe, Path(out_dir) / name))
 
 
 def key_values(exe: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, str]:
