@@ -38,8 +38,10 @@ def group_bounds(group_list, group_list_type, m):
         raise ValueError(f"group_list_type {group_list_type} is not 0 (cumulative) or 1 (counts)")
     if ends.size and ends[-1] > m:
         raise ValueError(f"group_list ends at row {int(ends[-1])}, past x's {m} rows")
+    if ends.size == 0:
+        return []
     starts = np.concatenate([[0], ends[:-1]])
-    return list(zip(starts.tolist(), ends.tolist()))
+    return list(zip(starts.tolist(), ends.tolist(), strict=True))
 
 
 def grouped_matmul(x, weight, bias=None, scale=None, offset=None, antiquant_scale=None, antiquant_offset=None,
