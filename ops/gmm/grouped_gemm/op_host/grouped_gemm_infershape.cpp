@@ -1,4 +1,5 @@
 // GroupedGemm: y is packed, sum_i M_i * N_i elements (N_i from weight_i [K_i, N_i], or [N_i, K_i] transposed).
+#include "dlog_pub.h"
 #include "register/op_def_registry.h"
 
 namespace ge {
@@ -18,7 +19,13 @@ ge::graphStatus InferShapeGroupedGemm(gert::InferShapeContext* context)
             break;
         }
         const gert::Shape* wShape = context->GetDynamicInputShape(1, i);
-        if (wShape == nullptr || xShape->GetDimNum() != 2 || wShape->GetDimNum() != 2) {
+        if (wShape == nullptr) {
+            DlogRecord(OP, DLOG_ERROR, "GroupedGemm: x has %zu or more tensors but weight has %zu: one weight per "
+                       "problem", i + 1, i);
+            return ge::GRAPH_FAILED;
+        }
+        if (xShape->GetDimNum() != 2 || wShape->GetDimNum() != 2) {
+            DlogRecord(OP, DLOG_ERROR, "GroupedGemm: problem %zu: x and weight must be 2-D", i);
             return ge::GRAPH_FAILED;
         }
         total += xShape->GetDim(0) * wShape->GetDim(trans ? 0 : 1);
