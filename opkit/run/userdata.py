@@ -59,7 +59,31 @@ def _dtype_column(spec: Spec, dtype: Any) -> int:
     return col
 
 
-def _npz_column(spec: Spec, arrays: dict[str, np.ndarray]) -> int:
+def _gather_lists(spec: Spec, arrays: dict[str, np.ndarray], path: Path) -> dict[str, Any]:
+    """The .npz arrays by input name; a dynamic (list) input's tensors come as keys ``NAME.0``, ``NAME.1``, ...
+    (numbered from 0 without gaps, in list order) and become one list."""
+    dynamic = {p.name for p in spec.inputs if p.param == "dynamic"}
+    out: dict[str, Any] = {}
+    listed: dict[str, dict[int, np.ndarray]] = {}
+    for key, arr in arrays.items():
+        base, dot, index = key.rpartition(".")
+        if dot and base in dynamic and index.isdigit():
+            listed.setdefault(base, {})[int(index)] = arr
+        elif key in dynamic:
+            raise UsageError(f"{path}: '{key}' is a list input of {spec.name}; store its tensors as "
+                             f"'{key}.0', '{key}.1', ... (one key per tensor, in list order)")
+        else:
+            out[key] = arr
+    for name, items in listed.items():
+        gap = next((i for i in range(len(items)) if i not in items), None)
+        if gap is not None:
+            raise UsageError(f"{path}: list input '{name}' has keys {', '.join(f'{name}.{i}' for i in sorted(items))} "
+                             f"but no '{name}.{gap}'; number its tensors 0, 1, ... without gaps")
+        out[name] = [items[i] for i in range(len(items))]
+    return out
+
+
+def _npz_column(spec: Spec, arrays: dict[str, Any]) -> int:
     """The one dtype column whose input dtypes match the arrays' dtypes."""
     fits = []
     for k in range(spec.n_columns):
@@ -68,18 +92,20 @@ def _npz_column(spec: Spec, arrays: dict[str, np.ndarray]) -> int:
             if p.name not in arrays:
                 continue
             want = p.dtypes[k]
-            have = arrays[p.name].dtype
-            if want == "bfloat16":
-                ok &= have == np.uint16 or (have.kind == "V" and have.itemsize == 2)
-            else:
-                ok &= have == np_dtype(want)
+            value = arrays[p.name]
+            for have in (a.dtype for a in (value if isinstance(value, list) else [value])):
+                if want == "bfloat16":
+                    ok &= have == np.uint16 or (have.kind == "V" and have.itemsize == 2)
+                else:
+                    ok &= have == np_dtype(want)
         if ok:
             fits.append(k)
     if len(fits) == 1:
         return fits[0]
     cols = "; ".join(f"{k}: {spec.column_label(k)}" for k in range(spec.n_columns))
     if not fits:
-        got = ", ".join(f"{n}={a.dtype}" for n, a in arrays.items())
+        got = ", ".join(f"{n}={(a[0] if isinstance(a, list) and a else a).dtype}" for n, a in arrays.items()
+                        if not (isinstance(a, list) and not a))
         raise UsageError(f"the .npz dtypes ({got}) match no dtype column of {spec.name} ({cols}); convert the "
                          "data or pick a column with --dtype (float data is then rounded, bf16 travels as uint16)")
     raise UsageError(f"the .npz dtypes match columns {fits} of {spec.name} ({cols}); pick one with --dtype")
@@ -87,7 +113,7 @@ def _npz_column(spec: Spec, arrays: dict[str, np.ndarray]) -> int:
 
 def case_from_npz(spec: Spec, path: Path, dtype: Any | None, attrs: dict[str, Any],
                   notice: Callable[[str], None]) -> tuple[Case, int, dict[str, Any]]:
-    arrays = data_io.load(path)
+    arrays = _gather_lists(spec, data_io.load(path), path)
     names = {p.name for p in spec.inputs}
     unknown = [k for k in arrays if k not in names]
     if unknown:
@@ -95,17 +121,18 @@ def case_from_npz(spec: Spec, path: Path, dtype: Any | None, attrs: dict[str, An
     missing = [p.name for p in spec.inputs if p.param != "optional" and p.name not in arrays]
     if missing:
         raise UsageError(f"{path}: no array for required input '{missing[0]}'")
-    if any(p.param == "dynamic" for p in spec.inputs):
-        raise UsageError(f"{spec.name} has a dynamic (list) input; .npz data for it is not supported yet "
-                         "(use --case)")
     if dtype is not None:
         col = _dtype_column(spec, dtype)
     else:
         col = _npz_column(spec, arrays)
     inputs: dict[str, Any] = {p.name: None for p in spec.inputs}
     for p in spec.inputs:
-        if p.name in arrays:
-            inputs[p.name] = data_io.from_npz_array(arrays[p.name], p.dtypes[col], f"{path}:{p.name}", notice)
+        value = arrays.get(p.name)
+        if isinstance(value, list):
+            inputs[p.name] = [data_io.from_npz_array(a, p.dtypes[col], f"{path}:{p.name}.{i}", notice)
+                              for i, a in enumerate(value)]
+        elif value is not None:
+            inputs[p.name] = data_io.from_npz_array(value, p.dtypes[col], f"{path}:{p.name}", notice)
     for a in spec.attrs:
         if a.required and a.name not in attrs:
             raise UsageError(f"attr '{a.name}' is required: give --attr {a.name}=VALUE")
@@ -183,12 +210,18 @@ def run_on_data(spec: Spec, runner: Runner, chip: str, out: Path, *, case_name: 
     tensors = dict(outputs)
     dtypes = {o.name: o.dtypes[col] for o in spec.outputs}
     if case_name is not None:
-        tensors.update({k: v for k, v in inputs.items() if v is not None and not isinstance(v, list)})
+        tensors.update({k: v for k, v in inputs.items() if v is not None})
         dtypes.update({p.name: p.dtypes[col] for p in spec.inputs})
     clash = set(outputs) & {p.name for p in spec.inputs}
     if clash:  # pragma: no cover - the spec loader refuses shared names
         raise OpkitError(f"names shared by inputs and outputs: {clash}")
+    for name in [k for k, v in tensors.items() if isinstance(v, list)]:  # a list as NAME.0, NAME.1, ...
+        for i, v in enumerate(tensors.pop(name)):
+            tensors[f"{name}.{i}"] = v
+            dtypes[f"{name}.{i}"] = dtypes[name]
     out.parent.mkdir(parents=True, exist_ok=True)
     data_io.save(out, tensors, dtypes)
     writes.record([out])
-    return RunSummary(out, col, chip, {k: tuple(v.shape) for k, v in outputs.items()}, result.info)
+    shapes = {f"{k}.{i}" if isinstance(v, list) else k: tuple(x.shape)
+              for k, v in outputs.items() for i, x in (enumerate(v) if isinstance(v, list) else [(0, v)])}
+    return RunSummary(out, col, chip, shapes, result.info)
