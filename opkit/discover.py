@@ -1,8 +1,9 @@
 """Finding operator packages: what every command that takes OP means by it (design §9).
 
 OP is a path to a package (a folder holding op.yaml, or the op.yaml itself) or an op name looked
-up under ``./ops``. With no OP, a command acts on the package that contains the current
-directory, else on every package under ``./ops``.
+up under ``./ops``. Commands over several packages (verify, build, list) also take a folder of
+packages, such as a family folder (``ops/gmm``): every package under it. With no OP, a command
+acts on the package that contains the current directory, else on every package under ``./ops``.
 """
 
 from __future__ import annotations
@@ -54,6 +55,11 @@ def find_package(op: str, cwd: Path) -> Path:
     if candidate.is_dir():
         if (candidate / SPEC_NAME).is_file():
             return candidate
+        inside = packages_under(candidate)
+        if inside:
+            names = ", ".join(str(d.relative_to(candidate)) for d in inside[:6]) + (", ..." if len(inside) > 6 else "")
+            raise UsageError(f"{op}: this folder is not one operator package but holds {len(inside)} ({names}); "
+                             "give one of them")
         raise UsageError(f"{op}: this folder holds no {SPEC_NAME}, so it is not an operator package")
     if "/" in op or op.startswith("."):
         raise UsageError(f"{op}: no such folder")
@@ -68,14 +74,26 @@ def find_package(op: str, cwd: Path) -> Path:
     raise UsageError(f"{op}: no operator package of that name {where}; give a path to a folder holding {SPEC_NAME}")
 
 
+def _packages_of(op: str, cwd: Path) -> list[Path]:
+    """The packages OP names for a command over several: a package, or every package under a folder (a family
+    folder such as ops/gmm, or ops/ itself)."""
+    p = Path(op)
+    candidate = p if p.is_absolute() else cwd / p
+    if candidate.is_dir() and not (candidate / SPEC_NAME).is_file():
+        inside = packages_under(candidate)
+        if inside:
+            return inside
+    return [find_package(op, cwd)]
+
+
 def resolve_ops(ops: list[str] | None, cwd: Path) -> list[Path]:
     """The packages a command acts on, by the rules of this module."""
     if ops:
         out: list[Path] = []
         for op in ops:
-            d = find_package(op, cwd)
-            if d not in out:
-                out.append(d)
+            for d in _packages_of(op, cwd):
+                if d not in out:
+                    out.append(d)
         return out
     here = enclosing_package(cwd)
     if here is not None:

@@ -133,7 +133,7 @@ def _one_spec(op: str | None, command: str) -> Any:
     specs = _specs([op] if op else None)
     if len(specs) != 1:
         names = ", ".join(s.name for s in specs[:8]) + (", ..." if len(specs) > 8 else "")
-        raise UsageError(f"{command} acts on one package; {len(specs)} found under ./ops ({names}): name one "
+        raise UsageError(f"{command} acts on one package; {len(specs)} found ({names}): name one "
                          "(a path or an op name), or run it from inside the package")
     return specs[0]
 
