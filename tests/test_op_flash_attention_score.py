@@ -268,3 +268,72 @@ def test_flops_count_only_unmasked_work(spec, golden):
     causal = golden.flops({**shapes, "atten_mask": [2048, 2048]}, {"query": "float16"}, {**attrs, "sparse_mode": 2})
     assert causal == pytest.approx(dense * (8192 + 1) / (2 * 8192), rel=1e-9)
     assert golden.hbm_bytes(shapes, {"query": "float16"}, attrs) > 4 * 2 * 32 * 8192 * 128
+
+
+# --- the host tiling (op_host/), through `opkit tiling`: the host side only ---------------------------
+
+def _tiling(case, *attrs, soc=None):
+    """(exit code, JSON result or None, stderr) of `opkit tiling --json` on a case of the package."""
+    import json
+    import subprocess
+    import sys
+    cmd = [sys.executable, "-m", "opkit", "tiling", str(PKG), "--case", case, "--json", "-j", "1"]
+    for a in attrs:
+        cmd += ["--attr", a]
+    if soc:
+        cmd += ["--soc", soc]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    try:
+        out = json.loads(p.stdout) if p.returncode == 0 else None
+    except json.JSONDecodeError:
+        out = None
+    return p.returncode, out, p.stdout + p.stderr
+
+
+def test_tiling_output_shapes_per_layout():
+    for case, shapes in {
+        "bsh_gqa": {"softmax_max": [1, 4, 64, 8], "attention_out": [1, 64, 256]},
+        "sbh_mqa": {"softmax_max": [2, 4, 48, 8], "attention_out": [48, 2, 256]},
+        "tnd_varlen": {"softmax_max": [30, 2, 8], "attention_out": [30, 2, 64]},
+        "tails": {"softmax_sum": [1, 2, 100, 8], "attention_out": [1, 2, 100, 40], "softmax_out": [0, 0, 0, 0]},
+    }.items():
+        rc, res, text = _tiling(case)
+        assert rc == 0, text
+        for name, shape in shapes.items():
+            assert res["output_shapes"][name] == shape, (case, name)
+
+
+def test_tiling_band_key_and_core_split():
+    rc, res, text = _tiling("causal_left_up")
+    assert rc == 0, text
+    f = res["fields"]
+    assert f["sparseMode"] == 2 and f["nextTokens"] == 0 and f["maskShape"] == 5  # compressed mask
+    assert f["G"] == 1 and f["S1"] == 128 and f["S2"] == 192 and f["s1Base"] == 64
+    starts = f["taskStart"][: f["coreNum"] + 1]
+    assert starts[0] == 0 and starts[-1] == f["tasksTotal"] == 2 * 2 and starts == sorted(starts)
+    key = res["tiling_key"]
+    assert (key >> 20) & 7 == 3 and (key >> 18) & 3 == 0 and (key >> 32) & 1 == 1 and (key >> 25) & 15 == 2
+    rc, res, text = _tiling("bsnd_bf16")
+    assert rc == 0, text
+    assert (res["tiling_key"] >> 20) & 7 == 1 and (res["tiling_key"] >> 18) & 3 == 2 and res["tiling_key"] >> 32 == 0
+    f = res["fields"]
+    assert (f["qStrideS"], f["qStrideN"], f["kStrideS"]) == (2 * 64, 64, 2 * 64)  # BSND rows are N * D apart
+
+
+@pytest.mark.parametrize("case,attrs,words", [
+    ("causal_left_up", ["sparse_mode=5"], "sparse_mode 5 (prefix) is not implemented"),
+    ("causal_left_up", ["sparse_mode=7"], "sparse_mode 7 (TND split-query causal) is not implemented"),
+    ("bnsd_smoke", ["keep_prob=0.5"], "needs drop_mask"),
+    ("bnsd_smoke", ["keep_prob=1.5"], "keep_prob = 1.5 must be in (0, 1]"),
+    ("bsh_gqa", ["head_num=3"], "not a positive multiple of head_num = 3"),
+    ("bnsd_smoke", ["input_layout=NSD"], "input_layout 'NSD' is not supported"),
+    ("band", ["pre_tockens=-20", "next_tockens=4"], "leave no band"),
+    ("pse_type1", ["pse_type=2"], "takes slopes real_shift"),
+    ("default_mask_band", ["sparse_mode=2"], "takes the compressed atten_mask [2048, 2048]"),
+])
+def test_tiling_refuses_with_a_clear_message(case, attrs, words):
+    rc, _, text = _tiling(case, *attrs)
+    assert rc == 1, text
+    # shape errors stop InferShape (it reads the layout first), the others the tiling
+    assert ("FlashAttentionScore tiling error" in text or "FlashAttentionScore InferShape error" in text), text
+    assert words in text, text

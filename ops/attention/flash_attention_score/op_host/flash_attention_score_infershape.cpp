@@ -4,6 +4,7 @@
 // [0, 0, 0, 0]; attention_out: the query's shape with D replaced by value's D2 (BSH/SBH: H = N1 * D2).
 #include <cstdio>
 
+#include "log/log.h"
 #include "register/op_def_registry.h"
 #include "flash_attention_score_shapes.h"
 
@@ -21,7 +22,7 @@ ge::graphStatus InferShapeFlashAttentionScore(gert::InferShapeContext* context)
     const char* layout = attrs->GetAttrPointer<char>(fas_host::INPUT_LAYOUT);
     const fas_host::Dims d = fas_host::ReadDims(layout, headNum ? *headNum : 0, *q, *k, *v);
     if (!d.error.empty()) {
-        std::fprintf(stderr, "FlashAttentionScore InferShape error (%s): %s\n", context->GetNodeName(), d.error.c_str());
+        OP_LOGE(context->GetNodeName(), "FlashAttentionScore InferShape error: %s", d.error.c_str());
         return ge::GRAPH_FAILED;
     }
     for (size_t out = 0; out < 2; ++out) {  // softmax_max, softmax_sum

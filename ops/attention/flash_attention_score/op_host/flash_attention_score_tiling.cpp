@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "log/log.h"
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 #include "tiling/tiling_api.h"
@@ -41,14 +42,15 @@ int64_t CeilDiv(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
+// One error line naming what is refused and what is accepted, logged as the op's error (OP_LOGE).
 ge::graphStatus Refuse(gert::TilingContext* context, const char* format, ...)
 {
-    std::fprintf(stderr, "FlashAttentionScore tiling error (%s): ", context->GetNodeName());
+    char text[512];
     va_list args;
     va_start(args, format);
-    std::vfprintf(stderr, format, args);
+    std::vsnprintf(text, sizeof(text), format, args);
     va_end(args);
-    std::fprintf(stderr, "\n");
+    OP_LOGE(context->GetNodeName(), "FlashAttentionScore tiling error: %s", text);
     return ge::GRAPH_FAILED;
 }
 
