@@ -292,37 +292,45 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
         }
     }
 
-    // 3. Block sizes: UB per vector core = 2 score tiles (fp32) + the P tile (input dtype) + mask and pse
-    //    rows of the tile + the output accumulator and its step (fp32) + 3 statistics of s1Base rows.
+    // 3. Block sizes: UB per vector core, as the kernel allocates it (op_kernel/flash_attention_score.h, Init):
+    //    the fp32 score tile and the P tile of the input dtype (s1Base x s2Base), the fp32 output
+    //    accumulator and P V step and the output rows (s1Base x d2Align), the row statistics (s1Base x 16
+    //    floats). s1Base halves (down to 16) when no s2Base fits, e.g. for D2 = 256.
     const int64_t inBytes = qDesc->GetDataType() == ge::DT_FLOAT ? 4 : 2;
     int64_t tasks64 = 0;
     for (int64_t b = 0; b < nb; ++b) {
         const int64_t s1 = tnd ? cumQ[b] - (b ? cumQ[b - 1] : 0) : d.S1;
         tasks64 += d.N1 * CeilDiv(s1, 64);
     }
-    const int64_t s1Base = (tasks64 > static_cast<int64_t>(aivNum) && maxS1 >= 128) ? 128 : 64;
     const int64_t dAlign = CeilDiv(d.D, 16) * 16, d2Align = CeilDiv(d.D2, 16) * 16;
+    int64_t s1Base = (tasks64 > static_cast<int64_t>(aivNum) && maxS1 >= 128) ? 128 : 64;
     int64_t s2Base = 0;
-    for (int64_t cand : {1024, 512, 256, 128}) {
-        if (cand > 128 && cand >= 2 * CeilDiv(std::max<int64_t>(maxS2, 1), 128) * 128) {
-            continue;  // no larger tile than the sequence needs
+    for (; s1Base >= 16 && s2Base == 0; s1Base /= 2) {
+        for (int64_t cand : {1024, 512, 256, 128}) {
+            if (cand > 128 && cand >= 2 * CeilDiv(std::max<int64_t>(maxS2, 1), 128) * 128) {
+                continue;  // no larger tile than the sequence needs
+            }
+            const int64_t tile = s1Base * cand;
+            const int64_t ub = tile * (4 + inBytes) + s1Base * d2Align * (4 + 4 + inBytes) + s1Base * 16 * 4;
+            if (ub <= static_cast<int64_t>(ubSize)) {
+                s2Base = cand;
+                break;
+            }
         }
-        const int64_t tile = s1Base * cand;
-        const int64_t ub = tile * 4 * 2 + tile * inBytes + (mask ? tile : 0) + (pse ? tile * 4 : 0) +
-                           (drop ? tile : 0) + s1Base * d2Align * 4 * 2 + s1Base * 32 * 3 + 16 * 1024;
-        if (ub <= static_cast<int64_t>(ubSize)) {
-            s2Base = cand;
+        if (s2Base != 0) {
             break;
         }
     }
     if (s2Base == 0) {
-        return Refuse(context, "no block of %ld query rows fits UB (%lu bytes) with D2 = %ld", s1Base, ubSize, d.D2);
+        return Refuse(context, "no block of 16 query rows fits UB (%lu bytes) with D2 = %ld", ubSize, d.D2);
     }
 
     // the two Matmuls of one step, on GM operands
     const matmul_tiling::DataType mmIn = qDesc->GetDataType() == ge::DT_BF16 ? matmul_tiling::DataType::DT_BF16
                                          : qDesc->GetDataType() == ge::DT_FLOAT ? matmul_tiling::DataType::DT_FLOAT
                                                                                 : matmul_tiling::DataType::DT_FLOAT16;
+    // Both Matmul objects live on one cube core at once, so each gets half of L1 and L0C and base blocks
+    // of at most 128 x 128 x 64 (two buffers each: 16 KiB of L0A and 32 KiB of L0B per object).
     auto cubeTiling = [&](AscendC::tiling::TCubeTiling& out, int64_t m, int64_t n, int64_t k, bool transB) {
         matmul_tiling::MultiCoreMatmulTiling mm(platform);
         mm.SetDim(1);
@@ -334,7 +342,9 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
         mm.SetOrgShape(static_cast<int32_t>(m), static_cast<int32_t>(n), static_cast<int32_t>(k));
         mm.SetSingleShape(static_cast<int32_t>(m), static_cast<int32_t>(n), static_cast<int32_t>(k));
         mm.SetBias(false);
-        mm.SetBufferSpace(static_cast<int32_t>(l1Size / 2), static_cast<int32_t>(l0cSize), -1);
+        mm.SetFixSplit(static_cast<int32_t>(std::min<int64_t>(CeilDiv(m, 16) * 16, 128)),
+                       static_cast<int32_t>(std::min<int64_t>(CeilDiv(n, 16) * 16, 128)), 64);
+        mm.SetBufferSpace(static_cast<int32_t>(l1Size / 2), static_cast<int32_t>(l0cSize / 2), -1);
         return mm.GetTiling(out) != -1;
     };
     if (!cubeTiling(t->bmm1, s1Base, s2Base, d.D, true) || !cubeTiling(t->bmm2, s1Base, d.D2, s2Base, false)) {
