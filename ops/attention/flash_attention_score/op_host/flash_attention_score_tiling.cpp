@@ -343,7 +343,8 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
         mm.SetSingleShape(static_cast<int32_t>(m), static_cast<int32_t>(n), static_cast<int32_t>(k));
         mm.SetBias(false);
         mm.SetFixSplit(static_cast<int32_t>(std::min<int64_t>(CeilDiv(m, 16) * 16, 128)),
-                       static_cast<int32_t>(std::min<int64_t>(CeilDiv(n, 16) * 16, 128)), 64);
+                       static_cast<int32_t>(std::min<int64_t>(CeilDiv(n, 16) * 16, 128)),
+                       static_cast<int32_t>(inBytes == 4 ? 32 : 64));  // 16 / 32 KiB per buffer in fp32 too
         mm.SetBufferSpace(static_cast<int32_t>(l1Size / 2), static_cast<int32_t>(l0cSize / 2), -1);
         return mm.GetTiling(out) != -1;
     };
