@@ -19,6 +19,7 @@ from helpers import (
     struct_fields,
 )
 
+from opkit.build import program, sim_backend
 from opkit.golden import MARKER, ComputeNotImplemented
 from opkit.scaffold.new import new_package
 from opkit.spec import load
@@ -26,6 +27,7 @@ from opkit.spec import load
 ROOT = Path(__file__).resolve().parents[1]
 INSTANCE = ROOT / "ops" / "examples" / "axpy_relu"
 SIM_INCLUDE = ROOT / "opkit" / "sim" / "include"
+CHIP = "ascend910b"
 
 
 files_of = own_files
@@ -294,24 +296,25 @@ needs_sim = pytest.mark.skipif(
 )
 
 
-def syntax_check(source: Path, defines: dict[str, str]) -> subprocess.CompletedProcess:
-    cmd = ["g++", "-std=c++17", "-fsyntax-only", f"-I{SIM_INCLUDE}", *(f"-D{k}={v}" for k, v in defines.items()),
-           str(source)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+def syntax_check(pkg: Path, source: Path, column: int) -> subprocess.CompletedProcess:
+    """``source`` of package ``pkg`` compiled without output for one dtype column, with the flags the package build
+    gives it (the chip's simulator flags, the package's include folders, the column's dtype macros)."""
+    spec = load(pkg)
+    flags = [f"-I{spec.src_dir / 'op_kernel'}", f"-I{spec.src_dir / 'op_host'}", *sim_backend.dtype_defines(spec, column)]
+    return program.check_syntax(source, chip=CHIP, flags=flags)
 
 
 @needs_sim
-@pytest.mark.parametrize("ctype", ["half", "bfloat16_t", "float"])
-def test_template_kernel_compiles_against_the_simulator(default_pkg, ctype):
-    r = syntax_check(default_pkg / "op_kernel/axpy_relu.cpp", {"DTYPE_X": ctype, "DTYPE_Y": ctype, "DTYPE_Z": ctype})
+@pytest.mark.parametrize("column", [0, 1, 2], ids=["float16", "bfloat16", "float32"])
+def test_template_kernel_compiles_against_the_simulator(default_pkg, column):
+    r = syntax_check(default_pkg, default_pkg / "op_kernel/axpy_relu.cpp", column)
     assert r.returncode == 0, r.stderr[-3000:]
 
 
 @needs_sim
-@pytest.mark.parametrize("column", [("int32_t", "int32_t", "int32_t", "int32_t"), ("half", "half", "half", "int32_t")])
+@pytest.mark.parametrize("column", [0, 1], ids=["int32", "float16"])
 def test_generic_kernel_compiles_against_the_simulator(generic_pkg, column):
-    names = ("DTYPE_A", "DTYPE_GATE", "DTYPE_OUT", "DTYPE_COUNT")
-    r = syntax_check(generic_pkg / "op_kernel/gated_pair.cpp", dict(zip(names, column, strict=True)))
+    r = syntax_check(generic_pkg, generic_pkg / "op_kernel/gated_pair.cpp", column)
     assert r.returncode == 0, r.stderr[-3000:]
 
 
@@ -341,58 +344,12 @@ needs_sim_harness = pytest.mark.skipif(
     reason="needs g++ and the simulator's host harness",
 )
 
-LAUNCH_SHIM = r"""
-#include "tikicpulib.h"
-extern "C" __global__ __aicore__ void {op}({params});
-extern "C" int opkit_launch_kernel(uint32_t block_dim, uint64_t tiling_key, void** args, int n_args)
-{{
-    if (n_args != {n}) {{
-        return 3;
-    }}
-    ICPU_SET_TILING_KEY(tiling_key);
-    ICPU_RUN_KF({op}, block_dim, {args});
-    return 0;
-}}
-"""
-
-
-def cxx(flags: list[str], *args: str) -> None:
-    r = subprocess.run(["g++", *flags, *args], capture_output=True, text=True, timeout=900)
-    assert r.returncode == 0, f"g++ {' '.join(args)}:\n{r.stderr[-3000:]}"
-
-
-@pytest.fixture(scope="module")
-def harness_main_obj(tmp_path_factory) -> Path:
-    import opkit.sim as sim
-
-    obj = tmp_path_factory.mktemp("harness_main") / "harness_main.o"
-    cxx(sim.cxx_flags("ascend910b", opt="-O0"), "-c", str(HARNESS_MAIN), "-o", str(obj))
-    return obj
-
-
-def build_harness(pkg: Path, out: Path, main_obj: Path, columns: dict[str, dict[str, str]]) -> dict[str, Path]:
-    """One harness executable per dtype column: host sources + kernel + launch shim + harness main."""
-    import opkit.sim as sim
-
-    op = pkg.name
-    names = [p.name for p in load(pkg).params] + ["workspace", "tiling"]
-    shim = out / "shim.cpp"
-    shim.write_text(LAUNCH_SHIM.format(op=op, n=len(names), params=", ".join(f"GM_ADDR {n}" for n in names),
-                                       args=", ".join(f"args[{i}]" for i in range(len(names)))))
-    host_flags = sim.cxx_flags("ascend910b", opt="-O0")  # host code: compile fast
-    kernel_flags = sim.cxx_flags("ascend910b", opt="-O1")  # kernel: run fast
-    objects = [str(main_obj)]
-    for src in [shim, *sorted((pkg / "op_host").glob("*.cpp"))]:
-        objects.append(str(out / (src.stem + ".o")))
-        cxx(host_flags, "-c", str(src), "-o", objects[-1])
-    exes = {}
-    for label, defines in columns.items():
-        kobj = out / f"kernel_{label}.o"
-        cxx(kernel_flags, *(f"-D{k}={v}" for k, v in defines.items()), "-c", str(pkg / "op_kernel" / f"{op}.cpp"),
-            "-o", str(kobj))
-        exes[label] = out / f"harness_{label}"
-        cxx(kernel_flags, *objects, str(kobj), "-o", str(exes[label]))
-    return exes
+def package_harnesses(pkg: Path, columns: list[int] | None = None) -> dict[str, Path]:
+    """column label -> the package's harness on the chip, as `opkit build` makes it (host sources, kernel, the
+    generated launch shim and the simulator's harness main; cached in the package's build folder)."""
+    spec = load(pkg)
+    artifacts = sim_backend.build(sim_backend.artifacts_for(spec, [CHIP], columns), jobs=1)
+    return {spec.column_label(a.column): a.exe for a in artifacts}
 
 
 def harness_run(exe: Path, work: Path, op_type: str, inputs, outputs, attrs) -> dict:
@@ -411,11 +368,8 @@ def harness_run(exe: Path, work: Path, op_type: str, inputs, outputs, attrs) -> 
 
 
 @pytest.fixture(scope="module")
-def axpy_harness(tmp_path_factory, harness_main_obj):
-    out = tmp_path_factory.mktemp("harness_axpy")
-    cols = {d: {"DTYPE_X": c, "DTYPE_Y": c, "DTYPE_Z": c} for d, c in
-            (("float16", "half"), ("bfloat16", "bfloat16_t"), ("float32", "float"))}
-    return build_harness(INSTANCE, out, harness_main_obj, cols)
+def axpy_harness():
+    return package_harnesses(INSTANCE)
 
 
 @needs_sim_harness
@@ -448,9 +402,8 @@ def test_package_runs_in_the_simulator_harness(axpy_harness, tmp_path, dtype, rt
 
 
 @needs_sim_harness
-def test_generic_package_runs_in_the_simulator_harness(generic_pkg, harness_main_obj, tmp_path):
-    cols = {"int32": {"DTYPE_A": "int32_t", "DTYPE_GATE": "int32_t", "DTYPE_OUT": "int32_t", "DTYPE_COUNT": "int32_t"}}
-    exe = build_harness(generic_pkg, tmp_path, harness_main_obj, cols)["int32"]
+def test_generic_package_runs_in_the_simulator_harness(generic_pkg, tmp_path):
+    exe = package_harnesses(generic_pkg, [0])["int32"]
     np.arange(64, dtype=np.int32).tofile(tmp_path / "a.bin")
     for name, size in (("out", 64 * 4), ("count", 16 * 4)):
         (tmp_path / f"{name}.bin").write_bytes(b"\xab" * size)

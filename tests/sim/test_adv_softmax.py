@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 from sim_util import CPP, VecRunner, build, compile_snippet, marked_line
 
+from opkit.build import program
+
 DT = {"f16": np.float16, "f32": np.float32}
 rng = np.random.default_rng(2024)
 
@@ -523,17 +525,14 @@ def test_broadcast_documented_constraints(adv):
 
 # ---- host tiling ---------------------------------------------------------------------------------
 
-def test_dropout_host_tmp_sizes(tmp_path):
+def test_dropout_host_tmp_sizes():
     """Two vector repeats at least; at most two float copies of the source (CANN's own unit test: [2, 8]
     float gives 512 / 512)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sim_host"))
     import sim_host_util
 
-    exe = tmp_path / "adv_host_tiling_check"
-    cmd = [sim_host_util.sim.find_cxx(), *sim_host_util._flags(), "-Wall", "-Wextra", "-Werror",
-           str(CPP / "adv_host_tiling_check.cpp"), "-o", str(exe)]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-4000:]
+    exe = program.compile_program([CPP / "adv_host_tiling_check.cpp"], chip=sim_host_util.CHIP, opt=sim_host_util.OPT,
+                                  flags=["-Wall", "-Wextra", "-Werror"]).exe
     kv = sim_host_util.key_values(exe)
     want = {"f32_2x8": (512, 512), "f16_16x64": (2 * 16 * 64 * 4, 512), "f32_3x40": (2 * 3 * 40 * 4, 512)}
     for name, (mx, mn) in want.items():

@@ -9,9 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from sim_host_util import CPP, ROOT
-
-from opkit import sim
+from sim_host_util import build_program
 
 L0A = L0B = 64 * 1024
 L0C = 128 * 1024
@@ -22,27 +20,8 @@ BYTES = {"fp16_big": 2, "fp32_small": 4, "int8_tall": 1, "bf16_square": 2}
 
 
 @pytest.fixture(scope="module")
-def checker(tmp_path_factory) -> Path:
-    exe = tmp_path_factory.mktemp("mm") / "matmul_tiling_check"
-    src = CPP / "matmul_tiling_check.cpp"
-    r = subprocess.run(
-        [
-            sim.find_cxx(),
-            "-std=c++17",
-            "-O0",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            f"-I{ROOT / 'opkit/sim/include'}",
-            str(src),
-            "-o",
-            str(exe),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 0, r.stderr
-    return exe
+def checker() -> Path:
+    return build_program("matmul_tiling_check")  # -Wall -Wextra -Werror: a header that warns fails
 
 
 @pytest.fixture(scope="module")
