@@ -31,10 +31,6 @@ DTYPE_DEFINES = {
 }
 
 
-def _flags() -> list[str]:
-    return program.sim_flags(CHIP, opt=OPT)
-
-
 def _axpy_sources(dtype: str) -> list[Source]:
     cpp, ge = DTYPE_DEFINES[dtype]
     defines = tuple(f"{m}_{a}={v}" for a in "XYZ" for m, v in (("DTYPE", cpp), ("ORIG_DTYPE", ge)))

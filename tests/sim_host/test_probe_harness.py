@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 from sim_host_util import chip_request, run_harness, write_request
 
+from opkit.build import program
+
 # ProbeTilingData, by the documented rule: a field sits at a multiple of its size, a struct at a
 # multiple of 8, the size is a multiple of 8.
 LAYOUT = {
@@ -317,7 +319,6 @@ def test_host_only_harness_describes_and_refuses_to_run(harnesses, tmp_path):
 
 
 def test_kernel_struct_header_matches_the_serialised_bytes(harnesses, tmp_path):
-    from opkit import sim
     from opkit.sim.host import kernel_struct_header
 
     d = json.loads(subprocess.run([str(harnesses["probe"]), "describe"], capture_output=True, text=True).stdout)
@@ -338,8 +339,7 @@ def test_kernel_struct_header_matches_the_serialised_bytes(harnesses, tmp_path):
         "}\n",
         encoding="utf-8",
     )
-    exe = tmp_path / "check"
-    subprocess.run([sim.find_cxx(), "-std=c++17", "-Wall", "-Werror", str(prog), "-o", str(exe)], check=True)
+    exe = program.compile_program([prog], flags=["-Wall", "-Werror"], name="probe_check").exe
     r = run_harness(harnesses["probe"], _request(tmp_path, "ascend910b4"))
     assert r.returncode == 0, r.stderr
     out = subprocess.run([str(exe), r.result["tiling_data_hex"]], capture_output=True, text=True, check=True).stdout
