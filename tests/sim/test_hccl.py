@@ -102,6 +102,10 @@ BROKEN = {
     "second_core_commits": ("second_core_commits", r"AIV block 1/2: Hccl::Commit: only one core per rank writes HCCL messages"),
     "not_initialised": ("not_initialised_call", r"Hccl::GetRankDim: the Hccl object was not initialised"),
     "bad_context": ("bad_context", r"Hccl::Init: context 0x[0-9a-f]+ is not an HCCL context"),
+    "cc_wrong_task": ("allreduce", r"Hccl::AllReduce: the Mc2CcTiling set by SetCcTiling is for HcclCMDType 6, not "
+                      r"AllReduce \(2\)"),
+    "cc_not_filled": ("set_cc_tiling", r"Hccl::SetCcTiling: 0x[0-9a-f]+ does not hold an Mc2CcTiling filled by "
+                      r"Mc2CcTilingConfig::GetTiling"),
     "foreign_buffer": ("allreduce", r"rank 1: .*Hccl::AllReduce: recvBuf 0x[0-9a-f]+ is GM of rank 0's device"),
 }
 
@@ -116,6 +120,15 @@ def test_broken_kernels_end_in_their_diagnostic(exe, tmp_path, scenario):
     assert re.search(pattern, lines[0]), r.stderr
     if mark is not None:
         assert f"hccl_harness.cpp:{marked_line(SRC, mark)}" in r.stderr
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_host_tiling_of_each_task_through_initv2_and_setcctiling(exe, tmp_path, kind):
+    r = run(exe, tmp_path, scenario="cc_ok", R=4, kind=kind)
+    assert r.returncode == 0, r.stderr
+    want = expected(kind, "sum", 4, 3, 16, "fp32")
+    for rank in range(4):
+        np.testing.assert_array_equal(read_y(tmp_path / f"y{rank}.bin", "fp32"), want[rank])
 
 
 def test_window_overflow_names_the_window(exe, tmp_path):

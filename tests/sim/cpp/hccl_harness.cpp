@@ -8,19 +8,23 @@
 #include <string>
 
 #include "kernel_operator.h"
+#include "adv_api/hccl/hccl_tiling.h"
 #include "lib/hccl/hccl.h"
 #include "tikicpulib.h"
 
 using namespace AscendC;
 
 struct HcclTestTiling {
-    uint32_t kind, dtype, op, T, cnt, parts, scenario;
+    uint32_t kind, dtype, op, T, cnt, parts, scenario, pad;
+    Mc2InitTiling init;  // from Mc2CcTilingConfig::GetTiling (the cc_* scenarios)
+    Mc2CcTiling cc;
 };
 enum Scenario : uint32_t { OK = 0, WAIT_BEFORE_COMMIT, COMMIT_BEYOND, MISSING_COMMIT, REPEAT_MISMATCH, SEQUENCE_MISMATCH,
-                           RANK_SKIPS, NO_FINALIZE, SECOND_CORE_COMMITS, NOT_INITIALISED, BAD_CONTEXT, FOREIGN_BUFFER };
+                           RANK_SKIPS, NO_FINALIZE, SECOND_CORE_COMMITS, NOT_INITIALISED, BAD_CONTEXT, FOREIGN_BUFFER,
+                           CC_OK, CC_WRONG_TASK, CC_NOT_FILLED };
 static const char* kScenarios[] = {"ok", "wait_before_commit", "commit_beyond", "missing_commit", "repeat_mismatch",
                                    "sequence_mismatch", "rank_skips", "no_finalize", "second_core_commits", "not_initialised",
-                                   "bad_context", "foreign_buffer"};
+                                   "bad_context", "foreign_buffer", "cc_ok", "cc_wrong_task", "cc_not_filled"};
 static uint8_t* g_foreign = nullptr;  // a buffer of rank 0 (foreign_buffer)
 
 template <class H>
@@ -36,11 +40,14 @@ static HcclHandle PrepareOne(H& hccl, const HcclTestTiling& t, GM_ADDR stage, GM
 }
 
 extern "C" __global__ __aicore__ void hccl_tiles(GM_ADDR x, GM_ADDR stage, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
-    const HcclTestTiling t = *reinterpret_cast<const HcclTestTiling*>(tiling);
+    const HcclTestTiling& t = *reinterpret_cast<const HcclTestTiling*>(tiling);
     (void)workspace;
     Hccl<HCCL_SERVER_TYPE_AICPU> hccl;
+    const bool cc = t.scenario >= CC_OK;
     if (t.scenario == BAD_CONTEXT) hccl.Init(x);  // @bad_context
+    else if (cc) hccl.InitV2(GetHcclContext<0>(), &t.init);
     else if (t.scenario != NOT_INITIALISED) hccl.Init(GetHcclContext<0>());
+    if (cc) hccl.SetCcTiling(const_cast<Mc2CcTiling*>(&t.cc));  // @set_cc_tiling
     const uint32_t rank = t.scenario == NOT_INITIALISED ? 0 : hccl.GetRankId();  // @not_initialised
     if (t.scenario == NOT_INITIALISED) hccl.GetRankDim();  // @not_initialised_call
     const bool lead = GetBlockIdx() == 0;
@@ -98,6 +105,17 @@ int main(int argc, char** argv) {
     t.T = uint32_t(std::atoi(argv[7]));
     t.cnt = uint32_t(std::atoi(argv[8]));
     t.parts = t.kind == 0 ? 1 : uint32_t(R);
+    if (t.scenario == CC_OK || t.scenario == CC_WRONG_TASK) {  // the host tiling of the task (a wrong one: AllGather)
+        static const HcclCMDType types[] = {HcclCMDType::HCCL_CMD_ALLREDUCE, HcclCMDType::HCCL_CMD_ALLGATHER,
+                                            HcclCMDType::HCCL_CMD_REDUCE_SCATTER, HcclCMDType::HCCL_CMD_ALLTOALL};
+        const uint32_t type = uint32_t(types[t.scenario == CC_WRONG_TASK ? 1 : t.kind]);
+        Mc2CcTilingConfig cfg("world", type, "AllReduce=level0:fullmesh", t.op);
+        if (cfg.GetTiling(t.init) != 0 || cfg.GetTiling(t.cc) != 0) { std::fprintf(stderr, "GetTiling failed\n"); return 1; }
+    }
+    if (t.scenario == CC_NOT_FILLED) {
+        Mc2CcTilingConfig cfg("world", uint32_t(HcclCMDType::HCCL_CMD_ALLREDUCE), "", t.op);
+        cfg.GetTiling(t.init);  // the Mc2CcTiling stays zero
+    }
     const int esz = opkit::sim::hccl::dtype_size(int(t.dtype));
     const uint64_t n_in = uint64_t(t.parts) * t.T * t.cnt;
     const uint64_t n_out = t.kind == 0 ? n_in : t.kind == 2 ? uint64_t(t.T) * t.cnt : uint64_t(R) * t.T * t.cnt;

@@ -6,13 +6,7 @@
 #include "adv_api/hccl/hccl_common.h"
 #include "impl/opkit/sim_hccl.h"
 
-// Kernel-side views of the host tiling structs (adv_api/hccl/hccl_tilingdata.h: the bytes the host fills).
-struct Mc2InitTiling {
-    uint8_t reserved[64];
-};
-struct Mc2CcTiling {
-    uint8_t reserved[512];
-};
+#include "adv_api/hccl/hccl_tiling_struct.h"
 
 namespace AscendC {
 static constexpr HcclServerConfig DEFAULT_CFG = {CoreType::DEFAULT, 0};
@@ -24,11 +18,26 @@ class Hccl {
     using Task = opkit::sim::hccl::Task;
 
 public:
-    void Init(GM_ADDR context, __gm__ void* initTiling = nullptr, OPKIT_LOC) { InitImpl(context, "Hccl::Init", loc); (void)initTiling; }
-    void InitV2(GM_ADDR context, const void* initTiling, OPKIT_LOC) { InitImpl(context, "Hccl::InitV2", loc); (void)initTiling; }
+    void Init(GM_ADDR context, __gm__ void* initTiling = nullptr, OPKIT_LOC) {
+        InitImpl(context, "Hccl::Init", loc);
+        if (initTiling != nullptr) CheckInitTiling(initTiling, "Hccl::Init", loc);
+    }
+    void InitV2(GM_ADDR context, const void* initTiling, OPKIT_LOC) {
+        InitImpl(context, "Hccl::InitV2", loc);
+        CheckInitTiling(initTiling, "Hccl::InitV2", loc);
+    }
+    // The task the next Prepare call must be (opType, reduce op): its Mc2CcTiling from Mc2CcTilingConfig::GetTiling.
     int32_t SetCcTiling(__gm__ void* ccOpTilingData, OPKIT_LOC) {
+        using namespace opkit::sim;
         Need("Hccl::SetCcTiling", loc);
-        if (ccOpTilingData == nullptr) opkit::sim::fail_at("Hccl::SetCcTiling", loc, "the Mc2CcTiling address is null");
+        if (ccOpTilingData == nullptr) fail_at("Hccl::SetCcTiling", loc, "the Mc2CcTiling address is null");
+        opkit::sim::hccl::CcTilingBytes b{};
+        std::memcpy(&b, ccOpTilingData, sizeof b);
+        if (b.magic != opkit::sim::hccl::kCcMagic)
+            fail_at("Hccl::SetCcTiling", loc, "%p does not hold an Mc2CcTiling filled by Mc2CcTilingConfig::GetTiling on the "
+                    "host", ccOpTilingData);
+        cc_ = b;
+        has_cc_ = true;
         return 0;
     }
     uint32_t GetRankId(OPKIT_LOC) { Need("Hccl::GetRankId", loc); return uint32_t(rank_); }
@@ -141,6 +150,26 @@ private:
         w_ = opkit::sim::hccl::world_ptr().get();
         rank_ = int(words[1]);
     }
+    void CheckInitTiling(const void* p, const char* api, const opkit::sim::SrcLoc& loc) const {
+        uint32_t magic = 0;
+        if (p != nullptr) std::memcpy(&magic, p, sizeof magic);
+        if (magic != opkit::sim::hccl::kInitMagic)
+            opkit::sim::fail_at(api, loc, "%p does not hold an Mc2InitTiling filled by Mc2CcTilingConfig::GetTiling on the host", p);
+    }
+    // A prepare call against the task SetCcTiling named.
+    void CheckCc(int kind, int op, const char* api, const opkit::sim::SrcLoc& loc) const {
+        if (!has_cc_) return;
+        static const HcclCMDType kTypes[] = {HcclCMDType::HCCL_CMD_ALLREDUCE, HcclCMDType::HCCL_CMD_ALLGATHER,
+                                             HcclCMDType::HCCL_CMD_REDUCE_SCATTER, HcclCMDType::HCCL_CMD_ALLTOALL};
+        if (static_cast<uint32_t>(kTypes[kind]) != cc_.opType)
+            opkit::sim::fail_at(api, loc, "the Mc2CcTiling set by SetCcTiling is for HcclCMDType %u, not %s (%u): set the "
+                                "task's own Mc2CcTiling before preparing it", cc_.opType, opkit::sim::hccl::kind_name(kind),
+                                static_cast<uint32_t>(kTypes[kind]));
+        const bool reduces = kind == opkit::sim::hccl::K_ALLREDUCE || kind == opkit::sim::hccl::K_REDUCESCATTER;
+        if (reduces && cc_.reduceType != HCCL_REDUCE_RESERVED && int(cc_.reduceType) != op)
+            opkit::sim::fail_at(api, loc, "reduce op %s, but the Mc2CcTiling set by SetCcTiling has %s",
+                                opkit::sim::hccl::op_name(op), opkit::sim::hccl::op_name(int(cc_.reduceType)));
+    }
     void Need(const char* api, const opkit::sim::SrcLoc& loc) const {
         if (w_ == nullptr) opkit::sim::fail_at(api, loc, "the Hccl object was not initialised: call Init(GetHcclContext<0>()) first");
     }
@@ -171,6 +200,7 @@ private:
         using namespace opkit::sim;
         using namespace opkit::sim::hccl;
         Need(api, loc);
+        CheckCc(kind, op, api, loc);
         Task t;
         t.kind = kind; t.send = send; t.recv = recv; t.count = count; t.dtype = int(dt); t.op = op; t.stride = stride;
         t.repeat = repeat; t.loc = loc;
@@ -227,5 +257,7 @@ private:
     World* w_ = nullptr;
     int rank_ = 0;
     std::map<int, int> waited_;  // per handle: the slices this core waited for
+    opkit::sim::hccl::CcTilingBytes cc_{};
+    bool has_cc_ = false;
 };
 }  // namespace AscendC
