@@ -55,3 +55,15 @@ def test_a_rank_with_a_wrong_shape_fails_with_its_diagnostic(pkg):
     xs = [{"x": np.ones((8, 16), np.float32)}, {"x": np.ones((4, 16), np.float32)}]  # a different count per slice
     with pytest.raises(KernelError, match=r"2 ranks\].*mismatched collective sequences across ranks"):
         SimRunner(jobs=1).run_ranks(spec, spec.cases[0], 0, CHIP, xs)
+
+
+def test_the_python_api_takes_one_mapping_per_rank(pkg):
+    import opkit.ops
+
+    op = opkit.ops.load(pkg, chip=CHIP, jobs=1)
+    xs = [np.full((4, 8), r + 1, np.float32) for r in range(4)]
+    ys = op([{"x": x} for x in xs])
+    assert len(ys) == 4
+    for y in ys:
+        np.testing.assert_array_equal(y, np.full((4, 8), 2 * (1 + 2 + 3 + 4), np.float32))
+    assert [i["block_dim"] for i in op.last_info["ranks"]] == [2] * 4
