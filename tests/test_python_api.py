@@ -259,8 +259,13 @@ def test_backends_and_packages_that_cannot_run_are_refused(tmp_path, monkeypatch
         opkit.ops.load("axpy_relu", cwd=ROOT, timeout=0)
     mc2 = _fresh_copy(tmp_path, "ops/examples/axpy_relu")
     (mc2 / "op.yaml").write_text((mc2 / "op.yaml").read_text().replace("family: examples", "family: mc2"))
-    with pytest.raises(OpkitError, match=r"axpy_relu is a multi-rank \(MC2\) operator: its call takes one mapping"):
-        opkit.ops.load(mc2)
+    op = opkit.ops.load(mc2)  # a multi-rank operator: its call takes one mapping per rank
+    x = np.ones(4, np.float32)
+    with pytest.raises(OpkitError, match=r"axpy_relu is a multi-rank \(MC2\) operator: call it with one mapping of "
+                                         r"tensors per rank"):
+        op(x, x)
+    with pytest.raises(OpkitError, match="rank 0's mapping and the keyword arguments both give 'x'"):
+        op([{"x": x, "y": x}, {"x": x, "y": x}], x=x)
 
 
 def test_an_op_name_is_found_from_anywhere_and_documents_itself(tmp_path):

@@ -144,8 +144,50 @@ class Operator:
             columns = [col]
         self._runner.prebuild([(spec, self.chip, k) for k in columns])
 
+    def _call_ranks(self, args: tuple, kwargs: dict[str, Any], dtype: Any, chip: str | None) -> list[Any]:
+        """A multi-rank (MC2) call: one mapping of tensors per rank (rank order), the attrs once for all ranks."""
+        spec = self.spec
+        if len(args) != 1 or not isinstance(args[0], (list, tuple)) or not args[0] or \
+                not all(isinstance(m, Mapping) for m in args[0]):
+            raise UsageError(f"{spec.name} is a multi-rank (MC2) operator: call it with one mapping of tensors per "
+                             f"rank, in rank order (op([{{'{self.inputs[0]}': ...}}, ...], attr=...)), not "
+                             f"{', '.join(tensors.describe(a) for a in args) or 'no positional argument'}")
+        target, soc = spec.target(self.chip if chip is None else chip)
+        calls = []
+        for r, mapping in enumerate(args[0]):
+            clash = sorted(set(mapping) & set(kwargs))
+            if clash:
+                raise UsageError(f"{spec.name}: rank {r}'s mapping and the keyword arguments both give '{clash[0]}'")
+            calls.append(bind(spec, (), {**mapping, **kwargs}, dtype))
+        column = calls[0].column
+        for r, c in enumerate(calls[1:], 1):
+            if c.column != column:
+                raise UsageError(f"{spec.name}: rank {r}'s tensors are of dtype column {c.column} "
+                                 f"({spec.column_label(c.column)}), rank 0's of column {column} "
+                                 f"({spec.column_label(column)}): every rank runs one column")
+        if not soc.supports(column):
+            raise UsageError(f"{spec.name}: {soc.key} (chip {target}) does not support the dtype column {column} "
+                             f"({spec.column_label(column)}) (op.yaml socs)")
+        for c in calls:
+            check_case(spec, c.case, column)
+        results = self._runner.run_ranks(spec, calls[0].case, column, target, [c.inputs for c in calls])
+        produced = [o.name for o in spec.produced_outputs(calls[0].case.attrs)]
+        self.last_info = {"ranks": [dict(res.info) for res in results]}
+        out = []
+        for r, (res, c) in enumerate(zip(results, calls, strict=True)):
+            missing = [n for n in produced if n not in res.outputs]
+            if missing:
+                raise OpkitError(f"{spec.name}: rank {r}'s kernel run produced no output '{missing[0]}'")
+            for w in res.info.get("warnings", []):
+                warnings.warn(f"{spec.name} on {target}, rank {r}: {w}", SimulatorWarning, stacklevel=4)
+            values = [tensors.from_numpy(res.outputs[n], c.as_torch) for n in produced]
+            out.append(values[0] if len(values) == 1 else self._result_type(tuple(produced))(*values))
+        return out
+
     def _call(self, args: tuple, kwargs: dict[str, Any], dtype: Any, chip: str | None) -> Any:
         spec = self.spec
+        if spec.family == "mc2":
+            return self._call_ranks(args, kwargs, dtype, chip)
         target, soc = spec.target(self.chip if chip is None else chip)
         call = bind(spec, args, kwargs, dtype)
         if not soc.supports(call.column):
@@ -198,9 +240,9 @@ def load(name_or_path: str | os.PathLike[str], *, chip: str | None = None, backe
     runner = _runner(backend, float(timeout), jobs, dict(backend_options or {}))
     here = Path(cwd).resolve() if cwd is not None else Path.cwd()
     spec = load_spec(_package(name_or_path, here).resolve())
-    if spec.family == "mc2":
-        raise UsageError(f"{spec.name} is a multi-rank (MC2) operator: its call takes one mapping of tensors per "
-                         "rank (docs/python-api.md), and the simulator does not run multi-rank operators yet")
+    if spec.family == "mc2" and not hasattr(runner, "run_ranks"):
+        raise UsageError(f"{spec.name} is a multi-rank (MC2) operator: the {backend} backend does not run "
+                         "multi-rank operators; use backend='sim'")
     if not spec.modelled_socs:
         raise UsageError(f"{spec.path}: socs {[s.key for s in spec.socs]}: the simulator models none of them")
     target = spec.target(chip if chip is not None else spec.modelled_socs[0].key)[0]

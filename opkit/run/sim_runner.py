@@ -265,3 +265,64 @@ class SimRunner:
                 if "trace_file" not in info:
                     raise KernelError(f"{label}: the harness wrote no trace")
             return RunOutput(outputs, info)
+
+    def run_ranks(self, spec: Spec, case: Case, column: int, chip: str, inputs: list[dict[str, Any]],
+                  trace_only: bool = False) -> list[RunOutput]:
+        """Run one case of a multi-rank (MC2) operator: ``inputs[r]`` are rank r's tensors, the world size is
+        their number; every rank is a device of one harness process (``harness run-ranks``, one request per
+        rank). Returns each rank's RunOutput in rank order; a trace, when one is written, goes per rank to
+        the trace path with ``.rank<r>`` before ``.trace.json``."""
+        art = self.artifact(spec, chip, column)
+        label = f"{spec.name}::{case.name}[{spec.column_label(column)}@{chip}, {len(inputs)} ranks]"
+        if not inputs:
+            raise KernelError(f"{label}: a multi-rank run needs the inputs of at least one rank")
+        with tempfile.TemporaryDirectory(prefix="opkit-ranks-") as tmp:
+            paths, reqs = [], []
+            for r, ins in enumerate(inputs):
+                work = Path(tmp) / f"rank{r}"
+                work.mkdir()
+                req = self.request(spec, case, column, chip, ins, work, trace_only=trace_only)
+                if req["trace"]:
+                    tp = Path(req["trace"])
+                    req["trace"] = str(tp.with_name(tp.name.removesuffix(".trace.json") + f".rank{r}.trace.json"))
+                    tp.parent.mkdir(parents=True, exist_ok=True)
+                    Path(req["trace"]).unlink(missing_ok=True)
+                req_path = work / "request.json"
+                req_path.write_text(json.dumps(req), encoding="utf-8")
+                paths.append(req_path)
+                reqs.append(req)
+            env = {k: v for k, v in os.environ.items() if k != "OPKIT_SIM_TRACE"}
+            try:
+                r = subprocess.run([str(art.exe), "run-ranks", *map(str, paths)], capture_output=True, text=True,
+                                   timeout=self.timeout_s, env=env)
+            except subprocess.TimeoutExpired:
+                raise KernelError(f"{label}: no result after {self.timeout_s:.0f} s: the kernel hangs or the case is "
+                                  "too large") from None
+            if r.returncode != 0:
+                raise KernelError(failure_message(r.returncode, r.stderr, label))
+            _relay_op_log(r.stderr, label)
+            return [self._rank_output(spec, column, req, path, trace_only, label)
+                    for req, path in zip(reqs, paths, strict=True)]
+
+    def _rank_output(self, spec: Spec, column: int, req: dict[str, Any], req_path: Path, trace_only: bool,
+                     label: str) -> RunOutput:
+        try:
+            result = json.loads(req_path.with_name(req_path.name + ".result.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise KernelError(f"{label}: the harness wrote no readable result for {req_path.parent.name} "
+                              f"({exc})") from None
+        outputs = {}
+        for o in ([] if trace_only else spec.outputs):
+            shape = result.get("output_shapes", {}).get(o.opdef_name)
+            if shape is None:
+                continue
+            count = int(np.prod(shape, dtype=np.int64))
+            data = _read_output(req_path.parent / f"out_{o.name}.bin", np_dtype(o.dtypes[column]), o.dtypes[column],
+                                count)
+            outputs[o.name] = data.reshape(shape)
+        info = {k: result[k] for k in ("block_dim", "tiling_key", "workspace_bytes", "tiling_bytes") if k in result}
+        if req["trace"] and Path(req["trace"]).is_file():
+            info["trace_file"] = req["trace"]
+        if trace_only:
+            info["trace_only"] = True
+        return RunOutput(outputs, info)

@@ -3,6 +3,7 @@
 //   harness describe                      print the registered OpDef(s) as one JSON object
 //   harness run REQUEST.json [...]        InferShape, InferDataType, tiling, launch, write outputs
 //   harness tiling REQUEST.json [...]     InferShape, InferDataType and tiling only (no kernel needed)
+//   harness run-ranks R0.json R1.json ... one multi-rank run: request r is rank r's (world size = their count)
 //
 // Linked with the package's op_host/*.cpp, its kernel and a generated shim that defines
 // opkit_launch_kernel(). The request/result contract is documented in README.md next to this file;
@@ -16,6 +17,7 @@
 #include "harness_opdef.h"
 #include "harness_output.h"
 #include "harness_platform.h"
+#include "harness_ranks.h"
 #include "harness_request.h"
 #include "harness_tiling.h"
 
@@ -61,6 +63,7 @@ int Usage() {
                  "usage: harness describe\n"
                  "       harness run REQUEST.json [REQUEST2.json ...]\n"
                  "       harness tiling REQUEST.json [REQUEST2.json ...]\n"
+                 "       harness run-ranks RANK0.json RANK1.json [...]\n"
                  "(the request and result formats: opkit/sim/host/README.md)\n");
     return 2;
 }
@@ -88,6 +91,12 @@ int main(int argc, char** argv) {
             else unsetenv("OPKIT_SIM_TRACE");
             RunOne(argv[i]);
         }
+        return 0;
+    }
+    if (cmd == "run-ranks" && argc >= 3) {  // one request per rank
+        if (opkit_launch_kernel == nullptr)
+            fail("harness run-ranks", "this harness was linked without a kernel (no opkit_launch_kernel); it can only describe");
+        RunRanks(std::vector<std::string>(argv + 2, argv + argc));
         return 0;
     }
     if (cmd == "tiling" && argc >= 3) {  // host only: works in a harness linked without a kernel

@@ -245,18 +245,52 @@ struct CoreSummary {
     uint64_t events_dropped = 0;
 };
 
+// One emulated device (an NPU of a multi-rank run): its rank in the world, its launch's core
+// summaries and trace, its tiling key and HCCL contexts. Ranks run as threads of one process; the
+// threads of a rank's cores see it through cur_device() (nullptr: the single-device run of before).
+struct Device {
+    int rank = 0;
+    int rank_dim = 1;
+    uint64_t tiling_key = 0;
+    bool tiling_key_set = false;
+    uint8_t* hccl_ctx[2] = {nullptr, nullptr};
+    std::vector<CoreSummary> summaries;
+    std::string trace_path;  // OPKIT_SIM_TRACE with ".rank<r>" before its extension (multi-rank runs)
+};
+inline Device*& cur_device() { static thread_local Device* d = nullptr; return d; }
+inline void set_cur_device(Device* d) {
+    cur_device() = d;
+    cur_rank() = d ? d->rank : -1;
+}
+// The device of the calling thread and the global state's tiling key of a single-device run.
+inline uint64_t& tiling_key_ref() { Device* d = cur_device(); return d ? d->tiling_key : G().tiling_key; }
+inline bool& tiling_key_set_ref() { Device* d = cur_device(); return d ? d->tiling_key_set : G().tiling_key_set; }
+
 inline std::mutex& summary_mu() { static std::mutex m; return m; }
-inline std::vector<CoreSummary>& summaries() { static std::vector<CoreSummary> v; return v; }
+inline std::vector<CoreSummary>& summaries() {
+    static std::vector<CoreSummary> v;
+    Device* d = cur_device();
+    return d ? d->summaries : v;
+}
+// The trace file of the calling device's launch: OPKIT_SIM_TRACE, per rank in multi-rank runs.
+inline std::string trace_path() {
+    Device* d = cur_device();
+    if (d && d->rank_dim > 1) return d->trace_path;
+    const char* p = std::getenv("OPKIT_SIM_TRACE");
+    return p ? p : "";
+}
 
 inline void write_trace(const std::string& name, int64_t n) {
-    const char* path = std::getenv("OPKIT_SIM_TRACE");
-    if (!path || !*path) return;
-    FILE* f = std::fopen(path, "w");
+    const std::string path = trace_path();
+    if (path.empty()) return;
+    FILE* f = std::fopen(path.c_str(), "w");
     if (!f) return;
     auto& v = summaries();
     std::sort(v.begin(), v.end(), [](const CoreSummary& a, const CoreSummary& b) { return a.tid < b.tid; });
-    std::fprintf(f, "{\"kernel\":\"%s\",\"soc\":\"%s\",\"blocks\":%lld,\"trace_only\":%s,\"cores\":[", name.c_str(), OPKIT_SIM_SOC,
-                 (long long)n, trace_only() ? "true" : "false");
+    const Device* dev = cur_device();
+    std::fprintf(f, "{\"kernel\":\"%s\",\"soc\":\"%s\",\"blocks\":%lld,\"trace_only\":%s,\"rank\":%d,\"rank_dim\":%d,\"cores\":[",
+                 name.c_str(), OPKIT_SIM_SOC, (long long)n, trace_only() ? "true" : "false", dev ? dev->rank : 0,
+                 dev ? dev->rank_dim : 1);
     for (size_t i = 0; i < v.size(); ++i) {
         std::fprintf(f, "%s\n {\"block\":%lld,\"core_type\":\"%s\",\"pipes\":{", i ? "," : "", (long long)v[i].block,
                      v[i].core_type == CT_AIC ? "AIC" : "AIV");
@@ -322,8 +356,10 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
     std::condition_variable done_cv;
     int64_t done = 0;
     const int64_t T = L.T;
+    Device* const dev = cur_device();
     for (int64_t t = 0; t < T; ++t) {
         ts.emplace_back([&, t] {
+            set_cur_device(dev);
             std::unique_ptr<CoreState> cs(new CoreState());
             cs->kernel = name;
             cs->tid = t;
@@ -357,6 +393,7 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
             }
             cur_launch() = nullptr;
             cur_core_ptr() = nullptr;
+            set_cur_device(nullptr);
             std::lock_guard<std::mutex> lk(done_mu);
             ++done;
             done_cv.notify_all();
@@ -388,6 +425,53 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
     write_trace(name, n);
 }
 
+// Hooks of a multi-rank run (the communicator of adv_api/hccl/hccl.h registers them): called on
+// each rank's thread before its body and after it returned (the end-of-run checks).
+struct RankHooks {
+    std::function<void(Device&)> start, end;
+};
+inline RankHooks& rank_hooks() { static RankHooks h; return h; }
+
+// A run of world size R: R devices (rank 0..R-1) as threads of this process, each running
+// `body(rank)` (its host work and its launches) with its own launch state, core summaries,
+// trace file and HCCL context. Returns when every rank returned.
+inline void run_ranks(int R, const std::function<void(int)>& body) {
+    if (R < 1 || R > 64) {
+        std::fprintf(stderr, "opkit-sim: error: world size %d: a multi-rank run takes 1 to 64 ranks\n", R);
+        std::_Exit(G().exit_code);
+    }
+    std::vector<std::unique_ptr<Device>> devs;
+    const char* tp = std::getenv("OPKIT_SIM_TRACE");
+    for (int r = 0; r < R; ++r) {
+        devs.emplace_back(new Device());
+        Device& d = *devs.back();
+        d.rank = r;
+        d.rank_dim = R;
+        d.tiling_key = G().tiling_key;
+        d.tiling_key_set = G().tiling_key_set;
+        if (tp && *tp) {
+            std::string p = tp;
+            size_t dot = p.rfind('.'), slash = p.rfind('/');
+            if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) dot = p.size();
+            d.trace_path = p.substr(0, dot) + ".rank" + std::to_string(r) + p.substr(dot);
+        }
+    }
+    if (rank_hooks().start)
+        for (auto& d : devs) rank_hooks().start(*d);
+    std::vector<std::thread> ts;
+    for (int r = 0; r < R; ++r)
+        ts.emplace_back([&, r] {
+            set_cur_device(devs[size_t(r)].get());
+            body(r);
+            if (rank_hooks().end) rank_hooks().end(*devs[size_t(r)]);
+            set_cur_device(nullptr);
+        });
+    for (auto& t : ts) t.join();
+}
+// The calling thread's rank and world size (0 and 1 outside a multi-rank run).
+inline int rank_id() { Device* d = cur_device(); return d ? d->rank : 0; }
+inline int rank_dim() { Device* d = cur_device(); return d ? d->rank_dim : 1; }
+
 }  // namespace sim
 }  // namespace opkit
 
@@ -418,19 +502,22 @@ inline GM_ADDR GetUserWorkspace(GM_ADDR ws, OPKIT_LOC) {
 }
 }  // namespace AscendC
 
-// HCCL contexts of the two communication domains (set by CPU-debug harnesses by name).
+// HCCL contexts of the two communication domains (set by CPU-debug harnesses by name); in a
+// multi-rank run each device holds its own (the rank's communicator, adv_api/hccl/hccl.h).
 inline uint8_t* g_hcclContextReserved[2] = {nullptr, nullptr};
 
 namespace AscendC {
 template <uint32_t index>
 inline GM_ADDR GetHcclContext() {
     static_assert(index < 2, "GetHcclContext: index 0 or 1");
-    return g_hcclContextReserved[index];
+    opkit::sim::Device* d = opkit::sim::cur_device();
+    return d ? d->hccl_ctx[index] : g_hcclContextReserved[index];
 }
 template <uint32_t index>
 inline void SetHcclContext(GM_ADDR ctx) {
     static_assert(index < 2, "SetHcclContext: index 0 or 1");
-    g_hcclContextReserved[index] = ctx;
+    opkit::sim::Device* d = opkit::sim::cur_device();
+    (d ? d->hccl_ctx[index] : g_hcclContextReserved[index]) = ctx;
 }
 // Task-to-task overlap hints: no effect in a single-stream simulation.
 template <bool FORCE = false>
@@ -452,9 +539,9 @@ inline void SetSysWorkSpacePtr(GM_ADDR ws) {
 using AscendC::GetUserWorkspace;
 
 // Tiling-key and tiling-data macros (kernel side).
-#define TILING_KEY_IS(k) (::opkit::sim::G().tiling_key == (uint64_t)(k))
+#define TILING_KEY_IS(k) (::opkit::sim::tiling_key_ref() == (uint64_t)(k))
 #define TILING_KEY_LIST(k1, k2) (TILING_KEY_IS(k1) || TILING_KEY_IS(k2))
-#define TILING_KEY_VAR (::opkit::sim::G().tiling_key)
+#define TILING_KEY_VAR (::opkit::sim::tiling_key_ref())
 #define REGISTER_TILING_DEFAULT(T) using opkit_tiling_default_t__ = T
 #define REGISTER_TILING_FOR_TILINGKEY(expr, T) using opkit_tiling_default_t__ = T
 #define REGISTER_NONE_TILING static_assert(true, "")

@@ -25,7 +25,7 @@ inline void icpu_run(const char* name, F f, int64_t n, A... args) {
     static_assert(sizeof...(A) <= 32, "ICPU_RUN_KF takes at most 32 kernel arguments");
     uint8_t* ptrs[sizeof...(A) + 1] = {as_gm(args)..., nullptr};
     uint8_t* ws = sizeof...(A) >= 2 ? ptrs[sizeof...(A) - 2] : nullptr;
-    if (!G().tiling_key_set) G().tiling_key = 0;
+    if (!tiling_key_set_ref()) tiling_key_ref() = 0;
     // Kernel type: the runner's choice, else SetKernelMode (MIX -> 1 AIC + 2 AIV per block), else
     // vector cores only (CANN's CPU twin defaults to MIX; opkit defaults to AIV, see README).
     int kt = G().kernel_type;
@@ -40,7 +40,7 @@ inline void icpu_run(const char* name, F f, int64_t n, A... args) {
 
 #define ICPU_SET_TILING_KEY(key)                              \
     do {                                                      \
-        ::opkit::sim::G().tiling_key = (uint64_t)(key);       \
-        ::opkit::sim::G().tiling_key_set = true;              \
+        ::opkit::sim::tiling_key_ref() = (uint64_t)(key);     \
+        ::opkit::sim::tiling_key_set_ref() = true;            \
     } while (0)
 #define ICPU_RUN_KF(func, blockDim, ...) ::opkit::sim::icpu_run(#func, func, (int64_t)(blockDim), ##__VA_ARGS__)

@@ -9,9 +9,11 @@
 // (tiling/opkit_softmax_tiling.h: SoftMaxTilingFunc, SoftMaxFlashV2TilingFunc, Get*TmpSize, ...),
 // TopK's (tiling/opkit_topk_tiling.h: TopKTilingFunc, GetTopKMaxMinTmpSize),
 // AscendC::ONE_BLK_SIZE / BLOCK_CUBE / CUBE_MAX_SIZE (adv_api/transpose/confusion_transpose_tiling.h).
-// Not provided yet: the layernorm, HCCL ... tiling functions; code that
+// Mc2CcTilingConfig with Mc2InitTiling/Mc2CcTiling (adv_api/hccl/hccl_tiling.h).
+// Not provided yet: the layernorm ... tiling functions; code that
 // uses them fails to compile here ("not declared"), never silently.
 #pragma once
+#include "adv_api/hccl/hccl_tiling.h"
 #include "adv_api/transpose/confusion_transpose_tiling.h"
 #include "graph/tensor.h"
 #include "register/tilingdata_base.h"

@@ -11,7 +11,10 @@ struct Global {
     std::mutex err_mu;
     std::atomic<bool> failed{false};
     std::mutex gm_mu;
-    struct GmEntry { uint64_t size; uint64_t raw_size; void* raw; std::string name; void* map_base = nullptr; uint64_t map_len = 0; };
+    struct GmEntry {
+        uint64_t size; uint64_t raw_size; void* raw; std::string name; void* map_base = nullptr; uint64_t map_len = 0;
+        int device = -1;  // the rank whose device owns it (-1: the host of a single-device run)
+    };
     std::map<uintptr_t, GmEntry> gm;  // user pointer -> entry
     std::mutex atomic_mu;
     std::mutex warn_mu;
@@ -33,6 +36,12 @@ inline void set_kernel_type(int t) { G().kernel_type = t; }
 // bytes") checks are off, since no values exist to check. Outputs of such a run are not results.
 inline void set_trace_only(bool on) { G().trace_only = on; }
 inline bool trace_only() { return G().trace_only; }
+
+// The rank of the device the calling thread runs on (-1: single-device run); set with the device
+// (kernel_launch.h), read by the GM table to record which device owns an allocation.
+inline int& cur_rank() { static thread_local int r = -1; return r; }
+// "rank r: " in the diagnostics of a multi-rank run, "" otherwise.
+inline std::string rank_tag() { return cur_rank() >= 0 ? "rank " + std::to_string(cur_rank()) + ": " : std::string(); }
 
 struct CoreState;
 inline CoreState*& cur_core_ptr() { static thread_local CoreState* c = nullptr; return c; }

@@ -39,7 +39,7 @@ inline void* gm_alloc(uint64_t size, const char* name = "", bool zero = true) {
     std::memset(user + size, 0xA5, raw_size - guard - size);
     if (zero) std::memset(user, 0, size);
     std::lock_guard<std::mutex> lk(G().gm_mu);
-    G().gm[uintptr_t(user)] = Global::GmEntry{size, raw_size, raw, name ? name : "", map_base, map_len};
+    G().gm[uintptr_t(user)] = Global::GmEntry{size, raw_size, raw, name ? name : "", map_base, map_len, cur_rank()};
     return user;
 }
 // A GM allocation holding the `size` bytes of file `path`, mapped copy-on-write (Linux, large
@@ -67,7 +67,7 @@ inline void* gm_map_file(const char* path, uint64_t size, const char* name = "",
     std::memset(raw, 0xA5, guard);
     std::memset(user + size, 0xA5, raw_size - guard - size);
     std::lock_guard<std::mutex> lk(G().gm_mu);
-    G().gm[uintptr_t(user)] = Global::GmEntry{size, raw_size, raw, name ? name : "", m, map_len};
+    G().gm[uintptr_t(user)] = Global::GmEntry{size, raw_size, raw, name ? name : "", m, map_len, cur_rank()};
     return user;
 #else
     (void)path; (void)size; (void)name;
@@ -128,7 +128,7 @@ inline void gm_free(void* p) {
 // Register memory the caller owns (e.g. a runner's buffers) as a GM allocation.
 inline void gm_register(void* p, uint64_t size, const char* name = "") {
     std::lock_guard<std::mutex> lk(G().gm_mu);
-    G().gm[uintptr_t(p)] = Global::GmEntry{size, 0, nullptr, name ? name : ""};
+    G().gm[uintptr_t(p)] = Global::GmEntry{size, 0, nullptr, name ? name : "", nullptr, 0, cur_rank()};
 }
 inline void gm_unregister(void* p) {
     std::lock_guard<std::mutex> lk(G().gm_mu);
@@ -159,6 +159,15 @@ inline void gm_check(const void* p, uint64_t bytes, const char* api, const SrcLo
     }
     fail_at(api, loc, "GM %s of %llu bytes at %p is outside every host allocation%s", what,
             (unsigned long long)bytes, p, near.c_str());
+}
+// The rank whose device owns the allocation holding p (-1: a single-device run's, or none).
+inline int gm_owner(const void* p) {
+    std::lock_guard<std::mutex> lk(G().gm_mu);
+    auto& m = G().gm;
+    auto it = m.upper_bound(uintptr_t(p));
+    if (it == m.begin()) return -1;
+    --it;
+    return uintptr_t(p) < it->first + it->second.size ? it->second.device : -1;
 }
 inline uint64_t gm_alloc_size(const void* p, uint64_t* offset = nullptr) {
     std::lock_guard<std::mutex> lk(G().gm_mu);

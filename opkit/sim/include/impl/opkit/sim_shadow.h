@@ -174,7 +174,8 @@ inline std::string core_desc() {
     CoreState* c = cur_core_ptr();
     if (!c) return "host";
     const char* t = c->core_type == CT_AIC ? "AIC" : (c->core_type == CT_AIV ? "AIV" : "core");
-    return fmt("kernel '%s' %s block %lld/%lld", c->kernel.c_str(), t, (long long)c->block_idx, (long long)c->block_num);
+    return fmt("%skernel '%s' %s block %lld/%lld", rank_tag().c_str(), c->kernel.c_str(), t, (long long)c->block_idx,
+               (long long)c->block_num);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,44 @@
+// Kernel and entry shim of the rank_sum test operator (rank_sum_op.cpp).
+#include <cstdio>
+
+#include "kernel_operator.h"
+#include "lib/hccl/hccl.h"
+#include "rank_sum_tiling.h"
+#include "tikicpulib.h"
+
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void rank_sum(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
+    const RankSumTiling t = *reinterpret_cast<const RankSumTiling*>(tiling);
+    GM_ADDR stage = GetUserWorkspace(workspace);
+    Hccl<HCCL_SERVER_TYPE_AICPU> hccl;
+    hccl.Init(GetHcclContext<0>());
+    const bool lead = GetBlockIdx() == 0;
+    HcclHandle h = -1;
+    uint8_t repeat = uint8_t(t.tileCnt);
+    if (TILING_KEY_IS(1) && hccl.GetRankId() == 1) repeat = uint8_t(repeat + 1);
+    if (lead) h = hccl.AllReduce(stage, y, t.tileLen, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, repeat);  // @rank_sum_prepare
+    GlobalTensor<float> xg, sg;
+    xg.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x), t.n);
+    sg.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(stage), t.n);
+    for (uint32_t i = 0; i < t.tileCnt; ++i) {
+        for (uint64_t j = i * uint64_t(t.tileLen) + GetBlockIdx(); j < (i + 1) * uint64_t(t.tileLen); j += GetBlockNum())
+            sg.SetValue(j, xg.GetValue(j) * 2.0f);
+        SyncAll();
+        if (lead) hccl.Commit(h);
+    }
+    if (lead) {
+        for (uint32_t i = 0; i < t.tileCnt; ++i) hccl.Wait(h);
+        hccl.Finalize();
+    }
+}
+
+extern "C" int opkit_launch_kernel(uint32_t block_dim, uint64_t tiling_key, void** args, int n_args) {
+    if (n_args != 4) {
+        std::fprintf(stderr, "opkit-sim: error: rank_sum: %d kernel arguments given, 4 expected\n", n_args);
+        return 3;
+    }
+    ICPU_SET_TILING_KEY(tiling_key);
+    ICPU_RUN_KF(rank_sum, block_dim, (uint8_t*)args[0], (uint8_t*)args[1], (uint8_t*)args[2], (uint8_t*)args[3]);
+    return 0;
+}
