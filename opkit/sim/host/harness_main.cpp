@@ -16,6 +16,7 @@
 #include "harness_opdef.h"
 #include "harness_output.h"
 #include "harness_platform.h"
+#include "harness_poison.h"
 #include "harness_request.h"
 #include "harness_tiling.h"
 
@@ -48,7 +49,9 @@ void RunOne(const std::string& path, bool tiling_only = false) {
     }
     KernelArgs ka;
     AllocateArgs(&r, t, &ka);
+    PoisonOutputs(r);
     Launch(r, t, &ka);
+    CheckUnwrittenOutputs(r);
     WriteOutputs(r);
     WriteRunResult(r, pl, t, ka);
     FreeArgs(ka);

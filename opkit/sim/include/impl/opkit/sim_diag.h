@@ -11,7 +11,12 @@ struct Global {
     std::mutex err_mu;
     std::atomic<bool> failed{false};
     std::mutex gm_mu;
-    struct GmEntry { uint64_t size; uint64_t raw_size; void* raw; std::string name; void* map_base = nullptr; uint64_t map_len = 0; };
+    struct GmEntry {
+        uint64_t size; uint64_t raw_size; void* raw; std::string name; void* map_base = nullptr; uint64_t map_len = 0;
+        uint8_t* wr = nullptr;  // poisoned output: per-byte written-shadow (sim_poison.h)
+        uint8_t pat[8] = {};    // its element pattern
+        uint8_t esz = 1;        // and element size
+    };
     std::map<uintptr_t, GmEntry> gm;  // user pointer -> entry
     std::mutex atomic_mu;
     std::mutex warn_mu;
