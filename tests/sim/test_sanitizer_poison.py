@@ -1,0 +1,66 @@
+"""Poisoned outputs: bytes of an output nothing wrote, and reads of them, are reported (msSanitizer initcheck)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import numpy as np
+import pytest
+from sim_util import CPP, build, marked_line
+
+SRC = CPP / "sanitizer_harness.cpp"
+
+
+@pytest.fixture(scope="module")
+def exe():
+    return build(SRC)
+
+
+def run(exe, scenario: str, *extra: str):
+    return subprocess.run([str(exe), scenario, *extra], capture_output=True, timeout=60)
+
+
+def unwritten(r) -> tuple[int, list[tuple[int, int]]]:
+    assert r.returncode == 0, r.stderr.decode()
+    m = re.search(r"^unwritten (\d+)(.*)$", r.stdout.decode(), re.M)
+    assert m, r.stdout.decode()
+    return int(m.group(1)), [(int(a), int(b)) for a, b in re.findall(r"\[(\d+),(\d+)\)", m.group(2))]
+
+
+@pytest.mark.parametrize("scenario", ["clean", "read_after_write", "raw_write", "int8_poison_value", "int8_clean",
+                                      "untouched_ok"])
+def test_clean_kernels_leave_nothing_unwritten(exe, scenario):
+    assert unwritten(run(exe, scenario)) == (0, [])
+
+
+@pytest.mark.parametrize("scenario, ranges", [
+    ("unwritten_none", [(0, 4096)]),            # nothing written at all
+    ("unwritten_tail", [(4064, 4096)]),         # the last block 16 halves short
+    ("unwritten_block", [(2048, 3072)]),        # block 2 returned early
+    ("untouched_partial", [(2048, 3072)]),      # the mask covers block 3 only
+    ("int8_half", [(2048, 4096)]),              # integer output: the byte pattern
+])
+def test_unwritten_ranges(exe, scenario, ranges):
+    assert unwritten(run(exe, scenario)) == (sum(b - a for a, b in ranges), ranges)
+
+
+def test_poison_is_a_quiet_nan_for_floats_and_untouched_elements_keep_their_value(exe, tmp_path):
+    out = tmp_path / "y.bin"
+    unwritten(run(exe, "untouched_partial", str(out)))
+    y = np.fromfile(out, dtype=np.uint16)
+    assert (y[1024:1536] == 0x7EA5).all()   # block 2: poisoned, a quiet NaN carrying 0xA5
+    assert np.isnan(y[1024:1536].view(np.float16)).all()
+    assert (y[1536:] == 0).all()            # untouched by contract: the initial value
+    assert not np.isnan(y[:1024].view(np.float16)).any()
+
+
+@pytest.mark.parametrize("scenario, offset", [("read_before_write", 0), ("getvalue_before_write", 10)])
+def test_uninitialised_read_of_an_output(exe, scenario, offset):
+    r = run(exe, scenario)
+    err = r.stderr.decode()
+    assert r.returncode == 3, err
+    assert "uninitialised read" in err and "that nothing has written" in err and "InitValue" in err, err
+    assert re.search(rf"reaches bytes \[{offset}, \d+\)", err), err
+    assert f"sanitizer_harness.cpp:{marked_line(SRC, scenario)}" in err, err
+    assert "Traceback" not in err
