@@ -1,4 +1,5 @@
-"""Poisoned outputs: bytes of an output nothing wrote, and reads of them, are reported (msSanitizer initcheck)."""
+"""Poisoned outputs: bytes of an output nothing wrote, and reads of them, are reported (msSanitizer initcheck);
+use after free of a TQue buffer (CPU-debug illegal access)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def unwritten(r) -> tuple[int, list[tuple[int, int]]]:
 
 
 @pytest.mark.parametrize("scenario", ["clean", "read_after_write", "raw_write", "int8_poison_value", "int8_clean",
-                                      "untouched_ok"])
+                                      "untouched_ok", "uaf_realloc_ok"])
 def test_clean_kernels_leave_nothing_unwritten(exe, scenario):
     assert unwritten(run(exe, scenario)) == (0, [])
 
@@ -64,3 +65,15 @@ def test_uninitialised_read_of_an_output(exe, scenario, offset):
     assert re.search(rf"reaches bytes \[{offset}, \d+\)", err), err
     assert f"sanitizer_harness.cpp:{marked_line(SRC, scenario)}" in err, err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("scenario, what", [("uaf_vector_read", "reads UB bytes [0, 1024)"),
+                                            ("uaf_vector_write", "writes UB bytes [0, 1024)"),
+                                            ("uaf_copy_out", "reads UB bytes [1024, 2048)")])
+def test_use_after_free(exe, scenario, what):
+    r = run(exe, scenario)
+    err = r.stderr.decode()
+    assert r.returncode == 3, err
+    assert f"use after free: {what} of a queue buffer that FreeTensor at " in err, err
+    assert re.search(r"FreeTensor at .*sanitizer_harness.cpp:\d+ gave back", err), err
+    assert f"sanitizer_harness.cpp:{marked_line(SRC, scenario)}" in err, err

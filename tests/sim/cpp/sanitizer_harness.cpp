@@ -1,4 +1,5 @@
-// Scenarios for the poisoned-output checks (unwritten output bytes, uninitialised reads of outputs).
+// Scenarios for the poisoned-output checks (unwritten output bytes, uninitialised reads of outputs) and
+// use after free of TQue buffers.
 // usage: sanitizer_harness SCENARIO. The output y (2048 x half, 4 blocks of 512) is poisoned before the
 // launch as the harness does; after it the program prints "unwritten TOTAL" and the ranges, then y's bytes
 // go to stdout's file named by the second argument (if any). A line marked "// @name" is where scenario
@@ -68,6 +69,48 @@ extern "C" __global__ __aicore__ void int8_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR 
     for (uint32_t off = 0; off < n; off += 1024) DataCopy(gy[off], t, 1024);
 }
 
+// Use after free: a LocalTensor of a TQue used after its FreeTensor, before AllocTensor hands the buffer out again.
+extern "C" __global__ __aicore__ void uaf_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
+    GlobalTensor<half> gx, gy;
+    gx.SetGlobalBuffer((__gm__ half*)x, N);
+    gy.SetGlobalBuffer((__gm__ half*)y, N);
+    TPipe pipe;
+    TQue<TPosition::VECIN, 1> qin;
+    TQue<TPosition::VECOUT, 1> qout;
+    pipe.InitBuffer(qin, 1, BLK * sizeof(half));
+    pipe.InitBuffer(qout, 1, BLK * sizeof(half));
+    for (uint32_t k = 0; k < 4; ++k) {
+        LocalTensor<half> a = qin.AllocTensor<half>();
+        DataCopy(a, gx[k * BLK], BLK);
+        qin.EnQue(a);
+        LocalTensor<half> in = qin.DeQue<half>();
+        LocalTensor<half> out = qout.AllocTensor<half>();
+        if (S == "uaf_vector_read" && k == 1) {
+            qin.FreeTensor(in);
+            Muls(out, in, half(2.0f), BLK);  // @uaf_vector_read
+        } else {
+            Muls(out, in, half(2.0f), BLK);
+            qin.FreeTensor(in);
+        }
+        if (S == "uaf_vector_write" && k == 2) Duplicate(in, half(0.0f), BLK);  // @uaf_vector_write
+        qout.EnQue(out);
+        LocalTensor<half> o = qout.DeQue<half>();
+        if (S == "uaf_copy_out" && k == 3) {
+            qout.FreeTensor(o);
+            DataCopy(gy[k * BLK], o, BLK);  // @uaf_copy_out
+        } else {
+            DataCopy(gy[k * BLK], o, BLK);
+            qout.FreeTensor(o);
+        }
+        if (S == "uaf_realloc_ok" && k == 0) {
+            // the freed buffer handed out again: the new tensor (same bytes) is valid
+            LocalTensor<half> again = qin.AllocTensor<half>();
+            Duplicate(again, half(1.0f), BLK);
+            qin.FreeTensor(again);
+        }
+    }
+}
+
 int main(int argc, char** argv) {
     S = argv[1];
     uint8_t* x = (uint8_t*)GmAlloc(N * sizeof(half));
@@ -75,7 +118,11 @@ int main(int argc, char** argv) {
     uint8_t* y = (uint8_t*)GmAlloc(4096);
     uint8_t* tiling = (uint8_t*)GmAlloc(64);
     uint8_t pat[8];
-    if (S.rfind("int8", 0) == 0) {
+    if (S.rfind("uaf", 0) == 0) {
+        opkit::sim::poison_pattern(2, true, opkit::sim::kPoisonByte, false, pat);
+        opkit::sim::gm_poison(y, 2, pat);
+        ICPU_RUN_KF(uaf_kernel, 1, x, y, tiling);
+    } else if (S.rfind("int8", 0) == 0) {
         opkit::sim::poison_pattern(1, false, opkit::sim::kPoisonByte, false, pat);
         opkit::sim::gm_poison(y, 1, pat);
         ICPU_RUN_KF(int8_kernel, 1, x, y, tiling);
