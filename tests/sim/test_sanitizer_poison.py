@@ -1,5 +1,6 @@
 """Poisoned outputs: bytes of an output nothing wrote, and reads of them, are reported (msSanitizer initcheck);
-use after free of a TQue buffer (CPU-debug illegal access)."""
+use after free of a TQue buffer (CPU-debug illegal access); two cores writing the same GM bytes in one SyncAll
+phase without atomics (CPU-debug's cross-core overlap)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ def unwritten(r) -> tuple[int, list[tuple[int, int]]]:
 
 
 @pytest.mark.parametrize("scenario", ["clean", "read_after_write", "raw_write", "int8_poison_value", "int8_clean",
-                                      "untouched_ok", "uaf_realloc_ok"])
+                                      "untouched_ok", "uaf_realloc_ok",
+                                      "overlap_atomic_ok", "overlap_phases_ok"])
 def test_clean_kernels_leave_nothing_unwritten(exe, scenario):
     assert unwritten(run(exe, scenario)) == (0, [])
 
@@ -62,7 +64,8 @@ def test_uninitialised_read_of_an_output(exe, scenario, offset):
     err = r.stderr.decode()
     assert r.returncode == 3, err
     assert "uninitialised read" in err and "that nothing has written" in err and "InitValue" in err, err
-    assert re.search(rf"reaches bytes \[{offset}, \d+\)", err), err
+    m = re.search(r"AIV block (\d)/4: .* reaches bytes \[(\d+), \d+\)", err)  # whichever block reads first
+    assert m and int(m.group(2)) == int(m.group(1)) * 1024 + offset, err
     assert f"sanitizer_harness.cpp:{marked_line(SRC, scenario)}" in err, err
     assert "Traceback" not in err
 
@@ -77,3 +80,23 @@ def test_use_after_free(exe, scenario, what):
     assert f"use after free: {what} of a queue buffer that FreeTensor at " in err, err
     assert re.search(r"FreeTensor at .*sanitizer_harness.cpp:\d+ gave back", err), err
     assert f"sanitizer_harness.cpp:{marked_line(SRC, scenario)}" in err, err
+
+
+@pytest.mark.parametrize("scenario", ["overlap_off_by_one", "overlap_setvalue"])
+def test_cross_core_write_overlap(exe, scenario):
+    r = run(exe, scenario)
+    err = r.stderr.decode()
+    assert r.returncode == 3, err
+    m = re.search(r"AIV block (\d)/4: (\S+): cross-core write overlap: writes bytes \[(\d+), (\d+)\) of '[^']*' that "
+                  r"kernel 'overlap_kernel' AIV block (\d)/4 wrote \((\S+) at .*sanitizer_harness.cpp:(\d+)\) in the same "
+                  r"SyncAll phase", err)
+    assert m, err
+    me, other = int(m.group(1)), int(m.group(5))
+    lo, hi = int(m.group(3)), int(m.group(4))
+    line = marked_line(SRC, scenario)
+    if scenario == "overlap_off_by_one":  # whichever of two neighbours writes last reports
+        assert abs(me - other) == 1 and (lo, hi) == (max(me, other) * 1024, max(me, other) * 1024 + 32), err
+        assert int(m.group(7)) == line and f"sanitizer_harness.cpp:{line}" in err, err
+    else:  # blocks 1 and 2 write element 512
+        assert {me, other} == {1, 2} and (lo, hi) == (1024, 1026), err
+        assert f"sanitizer_harness.cpp:{line}" in err or int(m.group(7)) == line, err

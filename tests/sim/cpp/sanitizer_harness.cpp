@@ -1,5 +1,5 @@
 // Scenarios for the poisoned-output checks (unwritten output bytes, uninitialised reads of outputs) and
-// use after free of TQue buffers.
+// use after free of TQue buffers, cross-core GM write overlap.
 // usage: sanitizer_harness SCENARIO. The output y (2048 x half, 4 blocks of 512) is poisoned before the
 // launch as the harness does; after it the program prints "unwritten TOTAL" and the ranges, then y's bytes
 // go to stdout's file named by the second argument (if any). A line marked "// @name" is where scenario
@@ -111,6 +111,43 @@ extern "C" __global__ __aicore__ void uaf_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR t
     }
 }
 
+// Cross-core GM write overlap: two cores writing the same output bytes in one SyncAll phase without atomics.
+extern "C" __global__ __aicore__ void overlap_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
+    GlobalTensor<half> gx, gy;
+    gx.SetGlobalBuffer((__gm__ half*)x, N);
+    gy.SetGlobalBuffer((__gm__ half*)y, N);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 2 * BLK * sizeof(half));
+    LocalTensor<half> t = b.Get<half>();
+    const uint32_t blk = GetBlockIdx();
+    DataCopy(t, gx, 2 * BLK);
+    SetFlag<HardEvent::MTE2_MTE3>(0);
+    WaitFlag<HardEvent::MTE2_MTE3>(0);
+    if (S == "overlap_off_by_one") {
+        // each block's range one 32-byte block too long: it reaches into the next block's first elements
+        const uint32_t len = blk == 3 ? BLK : BLK + 16;
+        DataCopy(gy[blk * BLK], t, len);  // @overlap_off_by_one
+    } else if (S == "overlap_setvalue") {
+        gy.SetValue(blk * BLK, half(1.0f));
+        // block 1 writes element BLK too
+        if (blk == 2) gy.SetValue(BLK, half(2.0f));  // @overlap_setvalue
+        SyncAll();
+        DataCopy(gy[blk * BLK], t, BLK);  // after the SyncAll: a new phase, no overlap
+    } else if (S == "overlap_atomic_ok") {
+        // every block adds into the whole output: atomic stores are exempt
+        SetAtomicAdd<half>();
+        DataCopy(gy, t, 2 * BLK);
+        DataCopy(gy[2 * BLK], t, 2 * BLK);
+        SetAtomicNone();
+    } else if (S == "overlap_phases_ok") {
+        // block 0 writes everything, then after SyncAll every block rewrites its own quarter
+        if (blk == 0) DataCopy(gy, t, 2 * BLK), DataCopy(gy[2 * BLK], t, 2 * BLK);
+        SyncAll();
+        DataCopy(gy[blk * BLK], t, BLK);
+    }
+}
+
 int main(int argc, char** argv) {
     S = argv[1];
     uint8_t* x = (uint8_t*)GmAlloc(N * sizeof(half));
@@ -118,7 +155,11 @@ int main(int argc, char** argv) {
     uint8_t* y = (uint8_t*)GmAlloc(4096);
     uint8_t* tiling = (uint8_t*)GmAlloc(64);
     uint8_t pat[8];
-    if (S.rfind("uaf", 0) == 0) {
+    if (S.rfind("overlap", 0) == 0) {
+        opkit::sim::poison_pattern(2, true, opkit::sim::kPoisonByte, false, pat);
+        opkit::sim::gm_poison(y, 2, pat);
+        ICPU_RUN_KF(overlap_kernel, 4, x, y, tiling);
+    } else if (S.rfind("uaf", 0) == 0) {
         opkit::sim::poison_pattern(2, true, opkit::sim::kPoisonByte, false, pat);
         opkit::sim::gm_poison(y, 2, pat);
         ICPU_RUN_KF(uaf_kernel, 1, x, y, tiling);

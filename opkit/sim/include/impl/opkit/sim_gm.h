@@ -154,7 +154,7 @@ inline void gm_check(const void* p, uint64_t bytes, const char* api, const SrcLo
             uint64_t size = prev->second.size;
             if (a >= base && a + bytes <= base + size) {
                 if (!prev->second.wr) return;
-                shadow = gm_shadow_access(prev->second, base, a, bytes, what);
+                shadow = gm_shadow_access(prev->second, base, a, bytes, what, api, loc);
                 if (shadow.empty()) return;
             }
             if (a < base + size + OPKIT_SIM_GM_GUARD * 64)

@@ -2,7 +2,8 @@
 // An output allocation can be poisoned before the launch: its bytes are set to a pattern (a quiet NaN for
 // floating-point elements, a byte pattern otherwise) and a per-byte written-shadow is kept. Every GM write
 // the simulator performs (DataCopy, DataCopyPad, Fixpipe, SetValue, InitGlobalMemory, HCCL) marks its
-// bytes; a GM read of bytes that nothing wrote, and that still hold the pattern, is an uninitialised read;
+// bytes with its writer's tag; a GM read of bytes that nothing wrote, and that still hold the pattern, is an
+// uninitialised read; two cores writing the same bytes in one SyncAll phase without atomics are reported;
 // after the launch the bytes nobody wrote are reported with their ranges (gm_unwritten_ranges).
 // A byte counts as unwritten only while the shadow says so AND it still holds the pattern, so writes
 // through raw pointers (GlobalTensor::operator(), __gm__ stores) that no API saw count as writes too.
@@ -32,6 +33,45 @@ inline void poison_pattern_bf16(uint8_t byte, bool float_bytes, uint8_t out[8]) 
     std::memcpy(out, &v, 8);
 }
 
+// Writer tags: every written byte of a poisoned output holds the tag of its last writer (a core, a call site,
+// the core's SyncAll phase, whether the store was atomic), so that two cores writing the same bytes in one
+// phase without atomics are reported (CPU-debug's cross-core overlap check; msSanitizer racecheck on GM).
+constexpr uint16_t kTagOther = 0xFFFF;  // written, writer unknown (host, HCCL, or the tag table full)
+struct Writer { uint64_t launch; int64_t tid; int ctype; uint32_t epoch; bool atomic; const char* api; const char* file; int line;
+                std::string core; };
+inline std::vector<Writer>& writers() { static std::vector<Writer> w{Writer{}}; return w; }  // [0]: unwritten
+inline std::map<std::tuple<uint64_t, int64_t, uint32_t, bool, const char*, const char*, int>, uint16_t>& writer_idx() {
+    static std::map<std::tuple<uint64_t, int64_t, uint32_t, bool, const char*, const char*, int>, uint16_t> m;
+    return m;
+}
+// The running core's identity (sim_shadow.h): thread id, core type, SyncAll phase, atomic mode, description.
+inline bool current_writer(int64_t* tid, int* ctype, uint32_t* epoch, bool* atomic);
+// The tag of a write by the running core at `api`/`loc` (under gm_mu).
+inline uint16_t writer_tag_locked(const char* api, const SrcLoc& loc) {
+    int64_t tid = 0;
+    int ctype = 0;
+    uint32_t epoch = 0;
+    bool atomic = false;
+    if (!current_writer(&tid, &ctype, &epoch, &atomic)) return kTagOther;
+    auto key = std::make_tuple(G().launch_serial, tid, epoch, atomic, api, loc.file, loc.line);
+    auto& idx = writer_idx();
+    auto it = idx.find(key);
+    if (it != idx.end()) return it->second;
+    auto& w = writers();
+    if (w.size() >= kTagOther) return kTagOther;
+    const uint16_t tag = uint16_t(w.size());
+    w.push_back(Writer{G().launch_serial, tid, ctype, epoch, atomic, api, loc.file, loc.line, core_desc()});
+    idx[key] = tag;
+    return tag;
+}
+// Two tags whose writes race: one launch, one SyncAll phase, two cores of one type, no atomic store.
+inline bool writers_race(uint16_t a, uint16_t b) {
+    if (a == b || a == 0 || b == 0 || a == kTagOther || b == kTagOther) return false;
+    const Writer& x = writers()[a];
+    const Writer& y = writers()[b];
+    return x.launch == y.launch && x.tid != y.tid && x.ctype == y.ctype && x.epoch == y.epoch && !x.atomic && !y.atomic;
+}
+
 inline Global::GmEntry* gm_entry_locked(const void* p) {
     auto& m = G().gm;
     auto it = m.find(uintptr_t(p));
@@ -45,7 +85,7 @@ inline void gm_poison(void* p, int esz, const uint8_t pat[8], const uint8_t* kee
     Global::GmEntry* e = gm_entry_locked(p);
     if (!e || e->size == 0 || esz <= 0 || esz > 8) return;
     if (!e->wr) {
-        e->wr = static_cast<uint8_t*>(std::calloc(e->size, 1));
+        e->wr = static_cast<uint16_t*>(std::calloc(e->size, sizeof(uint16_t)));
         if (!e->wr) { std::fprintf(stderr, "opkit-sim: error: out of host memory for the written-shadow of '%s'\n", e->name.c_str()); std::_Exit(G().exit_code); }
     }
     e->esz = uint8_t(esz);
@@ -54,7 +94,7 @@ inline void gm_poison(void* p, int esz, const uint8_t pat[8], const uint8_t* kee
     uint8_t* u = static_cast<uint8_t*>(p);
     const uint64_t n = e->size / uint64_t(esz);
     for (uint64_t i = 0; i < n; ++i) {
-        if (keep && keep[i]) { std::memset(e->wr + i * esz, 1, esz); continue; }
+        if (keep && keep[i]) { std::fill(e->wr + i * esz, e->wr + (i + 1) * esz, kTagOther); continue; }
         std::memcpy(u + i * esz, pat, size_t(esz));
     }
     for (uint64_t off = n * esz; off < e->size; ++off) u[off] = pat[off % esz];
@@ -68,22 +108,37 @@ inline void gm_unpoison_locked(Global::GmEntry& e) {
 // The first unwritten byte of [off, off + bytes) of a poisoned entry (the shadow says unwritten and the
 // byte still holds the pattern), or `bytes` when there is none.
 inline uint64_t gm_first_unwritten(const Global::GmEntry& e, uintptr_t base, uint64_t off, uint64_t bytes) {
-    const uint8_t* w = e.wr + off;
+    const uint16_t* w = e.wr + off;
     const uint8_t* u = reinterpret_cast<const uint8_t*>(base) + off;
-    const void* z = std::memchr(w, 0, bytes);
-    if (!z) return bytes;
-    for (uint64_t i = uint64_t(static_cast<const uint8_t*>(z) - w); i < bytes; ++i)
+    for (uint64_t i = 0; i < bytes; ++i)
         if (!w[i] && u[i] == e.pat[(off + i) % e.esz]) return i;
     return bytes;
 }
 
 // Called by gm_check for an access inside entry `e` (at user address `base`), under gm_mu: a write marks
 // its bytes; a read of unwritten bytes returns the diagnostic (the caller fails with it, outside the lock).
-inline std::string gm_shadow_access(Global::GmEntry& e, uintptr_t base, uintptr_t a, uint64_t bytes, const char* what) {
+inline std::string gm_shadow_access(Global::GmEntry& e, uintptr_t base, uintptr_t a, uint64_t bytes, const char* what,
+                                    const char* api, const SrcLoc& loc) {
     if (trace_only()) return "";
     const uint64_t off = a - base;
     if (what[0] == 'w') {
-        std::memset(e.wr + off, 1, bytes);
+        const uint16_t tag = writer_tag_locked(api, loc);
+        uint16_t* w = e.wr + off;
+        for (uint64_t i = 0; i < bytes; ++i) {
+            const uint16_t old = w[i];
+            if (old != tag && old != 0 && writers_race(old, tag)) {
+                uint64_t j = i;
+                while (j < bytes && w[j] == old) ++j;
+                const Writer& x = writers()[old];
+                return fmt("cross-core write overlap: writes bytes [%llu, %llu) of '%s' that %s wrote (%s at %s:%d) in the "
+                           "same SyncAll phase, neither store atomic: the result depends on which core writes last (a "
+                           "block offset off by one, an offset that overflows?); give each core its own range, or "
+                           "accumulate with SetAtomicAdd",
+                           (unsigned long long)(off + i), (unsigned long long)(off + j), e.name.c_str(), x.core.c_str(),
+                           x.api ? x.api : "?", x.file ? x.file : "?", x.line);
+            }
+            w[i] = tag;
+        }
         return "";
     }
     if (what[0] != 'r') return "";
@@ -109,7 +164,8 @@ inline void gm_note_write(const void* p, uint64_t bytes) {
     Global::GmEntry& e = it->second;
     const uintptr_t a = uintptr_t(p);
     if (!e.wr || a >= it->first + e.size) return;
-    std::memset(e.wr + (a - it->first), 1, std::min<uint64_t>(bytes, it->first + e.size - a));
+    uint16_t* w = e.wr + (a - it->first);
+    std::fill(w, w + std::min<uint64_t>(bytes, it->first + e.size - a), kTagOther);
 }
 
 // After the launch: the byte ranges of the poisoned allocation at `p` that nothing wrote, as [begin, end)
@@ -123,10 +179,7 @@ inline std::vector<std::pair<uint64_t, uint64_t>> gm_unwritten_ranges(const void
     const uint8_t* u = static_cast<const uint8_t*>(p);
     uint64_t i = 0;
     while (i < e->size) {
-        const void* z = std::memchr(e->wr + i, 0, e->size - i);
-        if (!z) break;
-        i = uint64_t(static_cast<const uint8_t*>(z) - e->wr);
-        if (u[i] != e->pat[i % e->esz]) { ++i; continue; }
+        if (e->wr[i] || u[i] != e->pat[i % e->esz]) { ++i; continue; }
         uint64_t j = i;
         while (j < e->size && !e->wr[j] && u[j] == e->pat[j % e->esz]) ++j;
         *total += j - i;

@@ -114,6 +114,7 @@ struct CoreState {
     // there goes through a LocalTensor that no longer owns the memory (use after free).
     struct Freed { int arena; uint64_t off, end; const char* file; int line; };
     std::vector<Freed> freed;
+    uint32_t sync_epoch = 0;  // SyncAll / CrossCoreWaitFlag calls so far: GM writes across them are ordered
     uint32_t oob_read_seq = 0;  // the last instruction that read past its tensor, and the bytes it read there
     int oob_read_arena = -1;
     uint64_t oob_read_lo = 0, oob_read_hi = 0;
@@ -174,6 +175,15 @@ inline CoreState& core() {
     return *c;
 }
 inline bool on_aic() { return core().core_type == CT_AIC; }
+inline bool current_writer(int64_t* tid, int* ctype, uint32_t* epoch, bool* atomic) {
+    CoreState* c = cur_core_ptr();
+    if (!c) return false;  // the host
+    *tid = c->tid;
+    *ctype = c->core_type;
+    *epoch = c->sync_epoch;
+    *atomic = c->atomic_mode != 0;
+    return true;
+}
 inline std::string core_desc() {
     CoreState* c = cur_core_ptr();
     if (!c) return "host";
