@@ -87,6 +87,9 @@ inline void PoisonOutputs(const Request& r) {
     for (size_t i = 0; i < r.pout.size(); ++i) {
         const Tensor& t = r.pout[i].tensors[0];
         if (t.ref >= 0 || r.outs[i]->has_init_ || t.bytes == 0) continue;  // in place / InitValue: the kernel's start values
+        const Value* outs = r.json.find("outputs");
+        const Value* own = outs && outs->type == Value::Array && i < outs->items.size() ? outs->items[i].find("poison") : nullptr;
+        if (own && own->type == Value::Bool && !own->b) continue;  // an output this call does not produce
         PoisonOutput(r, i, t, o);
     }
 }
