@@ -58,6 +58,14 @@ def test_poison_is_a_quiet_nan_for_floats_and_untouched_elements_keep_their_valu
     assert not np.isnan(y[:1024].view(np.float16)).any()
 
 
+def test_atomic_add_into_an_unwritten_output(exe):
+    r = run(exe, "atomic_into_poison")
+    err = r.stderr.decode()
+    assert r.returncode == 3, err
+    assert "uninitialised read: an atomic store adds into bytes" in err and "InitValue(0)" in err, err
+    assert f"sanitizer_harness.cpp:{marked_line(SRC, 'atomic_into_poison')}" in err, err
+
+
 @pytest.mark.parametrize("scenario, offset", [("read_before_write", 0), ("getvalue_before_write", 10)])
 def test_uninitialised_read_of_an_output(exe, scenario, offset):
     r = run(exe, scenario)

@@ -140,6 +140,10 @@ extern "C" __global__ __aicore__ void overlap_kernel(GM_ADDR x, GM_ADDR y, GM_AD
         DataCopy(gy, t, 2 * BLK);
         DataCopy(gy[2 * BLK], t, 2 * BLK);
         SetAtomicNone();
+    } else if (S == "atomic_into_poison") {
+        SetAtomicAdd<half>();
+        DataCopy(gy[blk * BLK], t, BLK);  // @atomic_into_poison
+        SetAtomicNone();
     } else if (S == "overlap_phases_ok") {
         // block 0 writes everything, then after SyncAll every block rewrites its own quarter
         if (blk == 0) DataCopy(gy, t, 2 * BLK), DataCopy(gy[2 * BLK], t, 2 * BLK);
@@ -155,9 +159,10 @@ int main(int argc, char** argv) {
     uint8_t* y = (uint8_t*)GmAlloc(4096);
     uint8_t* tiling = (uint8_t*)GmAlloc(64);
     uint8_t pat[8];
-    if (S.rfind("overlap", 0) == 0) {
+    if (S.rfind("overlap", 0) == 0 || S == "atomic_into_poison") {
         opkit::sim::poison_pattern(2, true, opkit::sim::kPoisonByte, false, pat);
         opkit::sim::gm_poison(y, 2, pat);
+        if (S == "overlap_atomic_ok") opkit::sim::gm_note_write(y, 4096);  // an InitValue(0) output: started, not poison
         ICPU_RUN_KF(overlap_kernel, 4, x, y, tiling);
     } else if (S.rfind("uaf", 0) == 0) {
         opkit::sim::poison_pattern(2, true, opkit::sim::kPoisonByte, false, pat);

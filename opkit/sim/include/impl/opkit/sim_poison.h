@@ -93,11 +93,16 @@ inline void gm_poison(void* p, int esz, const uint8_t pat[8], const uint8_t* kee
     if (trace_only()) return;  // no data bytes: nothing to poison, nothing checked
     uint8_t* u = static_cast<uint8_t*>(p);
     const uint64_t n = e->size / uint64_t(esz);
-    for (uint64_t i = 0; i < n; ++i) {
-        if (keep && keep[i]) { std::fill(e->wr + i * esz, e->wr + (i + 1) * esz, kTagOther); continue; }
-        std::memcpy(u + i * esz, pat, size_t(esz));
-    }
-    for (uint64_t off = n * esz; off < e->size; ++off) u[off] = pat[off % esz];
+    // the pattern, then the filled prefix copied onto what follows (doubling: a few large copies)
+    for (uint64_t off = 0; off < std::min<uint64_t>(e->size, 8 * uint64_t(esz)); ++off) u[off] = pat[off % esz];
+    for (uint64_t have = 8 * uint64_t(esz); have < e->size; have *= 2)
+        std::memcpy(u + have, u, size_t(std::min(have, e->size - have)));
+    if (keep)
+        for (uint64_t i = 0; i < n; ++i)
+            if (keep[i]) {
+                std::memset(u + i * esz, 0, size_t(esz));  // left as it was: its initial value
+                std::fill(e->wr + i * esz, e->wr + (i + 1) * esz, kTagOther);
+            }
 }
 
 inline void gm_unpoison_locked(Global::GmEntry& e) {
@@ -124,8 +129,24 @@ inline std::string gm_shadow_access(Global::GmEntry& e, uintptr_t base, uintptr_
     if (what[0] == 'w') {
         const uint16_t tag = writer_tag_locked(api, loc);
         uint16_t* w = e.wr + off;
+        const bool atomic = tag != kTagOther && writers()[tag].atomic;
+        const uint8_t* u = reinterpret_cast<const uint8_t*>(base) + off;
+        if (!atomic) {  // the common case: every byte unwritten or last written by this same writer (vectorised scan)
+            uint16_t other = 0;
+            for (uint64_t i = 0; i < bytes; ++i) other |= uint16_t(w[i] != 0 && w[i] != tag);
+            if (!other) {
+                std::fill(w, w + bytes, tag);
+                return "";
+            }
+        }
         for (uint64_t i = 0; i < bytes; ++i) {
             const uint16_t old = w[i];
+            if (atomic && old == 0 && u[i] == e.pat[(off + i) % e.esz])
+                return fmt("uninitialised read: an atomic store adds into bytes [%llu, %llu) of '%s' that nothing has "
+                           "written (the simulator fills outputs with a poison pattern before the launch; on the NPU "
+                           "they hold whatever the memory held): declare the output InitValue(0) in the OpDef, as "
+                           "CANN's accumulating kernels do, or clear it (InitGlobalMemory) before a SyncAll",
+                           (unsigned long long)(off + i), (unsigned long long)(off + bytes), e.name.c_str());
             if (old != tag && old != 0 && writers_race(old, tag)) {
                 uint64_t j = i;
                 while (j < bytes && w[j] == old) ++j;
@@ -179,6 +200,13 @@ inline std::vector<std::pair<uint64_t, uint64_t>> gm_unwritten_ranges(const void
     const uint8_t* u = static_cast<const uint8_t*>(p);
     uint64_t i = 0;
     while (i < e->size) {
+        // skip written stretches 4 KiB at a time (vectorised: any zero tag in the chunk?)
+        if (e->wr[i]) {
+            const uint64_t end = std::min<uint64_t>(e->size, (i | 4095) + 1);
+            uint16_t zero = 0;
+            for (uint64_t k = i; k < end; ++k) zero |= uint16_t(e->wr[k] == 0);
+            if (!zero) { i = end; continue; }
+        }
         if (e->wr[i] || u[i] != e->pat[i % e->esz]) { ++i; continue; }
         uint64_t j = i;
         while (j < e->size && !e->wr[j] && u[j] == e->pat[j % e->esz]) ++j;
