@@ -85,7 +85,7 @@ inline void gm_poison(void* p, int esz, const uint8_t pat[8], const uint8_t* kee
     Global::GmEntry* e = gm_entry_locked(p);
     if (!e || e->size == 0 || esz <= 0 || esz > 8) return;
     if (!e->wr) {
-        e->wr = static_cast<uint16_t*>(std::calloc(e->size, sizeof(uint16_t)));
+        e->wr = static_cast<uint16_t*>(std::calloc((e->size + esz - 1) / esz, sizeof(uint16_t)));  // one tag per element
         if (!e->wr) { std::fprintf(stderr, "opkit-sim: error: out of host memory for the written-shadow of '%s'\n", e->name.c_str()); std::_Exit(G().exit_code); }
     }
     e->esz = uint8_t(esz);
@@ -101,7 +101,7 @@ inline void gm_poison(void* p, int esz, const uint8_t pat[8], const uint8_t* kee
         for (uint64_t i = 0; i < n; ++i)
             if (keep[i]) {
                 std::memset(u + i * esz, 0, size_t(esz));  // left as it was: its initial value
-                std::fill(e->wr + i * esz, e->wr + (i + 1) * esz, kTagOther);
+                e->wr[i] = kTagOther;
             }
 }
 
@@ -113,10 +113,9 @@ inline void gm_unpoison_locked(Global::GmEntry& e) {
 // The first unwritten byte of [off, off + bytes) of a poisoned entry (the shadow says unwritten and the
 // byte still holds the pattern), or `bytes` when there is none.
 inline uint64_t gm_first_unwritten(const Global::GmEntry& e, uintptr_t base, uint64_t off, uint64_t bytes) {
-    const uint16_t* w = e.wr + off;
     const uint8_t* u = reinterpret_cast<const uint8_t*>(base) + off;
     for (uint64_t i = 0; i < bytes; ++i)
-        if (!w[i] && u[i] == e.pat[(off + i) % e.esz]) return i;
+        if (!e.wr[(off + i) / e.esz] && u[i] == e.pat[(off + i) % e.esz]) return i;
     return bytes;
 }
 
@@ -128,19 +127,20 @@ inline std::string gm_shadow_access(Global::GmEntry& e, uintptr_t base, uintptr_
     const uint64_t off = a - base;
     if (what[0] == 'w') {
         const uint16_t tag = writer_tag_locked(api, loc);
-        uint16_t* w = e.wr + off;
+        const uint64_t k0 = off / e.esz, k1 = (off + bytes + e.esz - 1) / e.esz, nk = k1 - k0;  // the elements written
+        uint16_t* w = e.wr + k0;
         const bool atomic = tag != kTagOther && writers()[tag].atomic;
         const uint8_t* u = reinterpret_cast<const uint8_t*>(base) + off;
         if (!atomic) {  // the common case: every byte unwritten or last written by this same writer (vectorised scan)
             uint16_t other = 0;
-            for (uint64_t i = 0; i < bytes; ++i) other |= uint16_t(w[i] != 0 && w[i] != tag);
+            for (uint64_t i = 0; i < nk; ++i) other |= uint16_t(w[i] != 0 && w[i] != tag);
             if (!other) {
-                std::fill(w, w + bytes, tag);
+                std::fill(w, w + nk, tag);
                 return "";
             }
         }
         for (uint64_t i = 0; i < bytes; ++i) {
-            const uint16_t old = w[i];
+            const uint16_t old = e.wr[(off + i) / e.esz];
             if (atomic && old == 0 && u[i] == e.pat[(off + i) % e.esz])
                 return fmt("uninitialised read: an atomic store adds into bytes [%llu, %llu) of '%s' that nothing has "
                            "written (the simulator fills outputs with a poison pattern before the launch; on the NPU "
@@ -149,7 +149,7 @@ inline std::string gm_shadow_access(Global::GmEntry& e, uintptr_t base, uintptr_
                            (unsigned long long)(off + i), (unsigned long long)(off + bytes), e.name.c_str());
             if (old != tag && old != 0 && writers_race(old, tag)) {
                 uint64_t j = i;
-                while (j < bytes && w[j] == old) ++j;
+                while (j < bytes && e.wr[(off + j) / e.esz] == old) ++j;
                 const Writer& x = writers()[old];
                 return fmt("cross-core write overlap: writes bytes [%llu, %llu) of '%s' that %s wrote (%s at %s:%d) in the "
                            "same SyncAll phase, neither store atomic: the result depends on which core writes last (a "
@@ -158,15 +158,15 @@ inline std::string gm_shadow_access(Global::GmEntry& e, uintptr_t base, uintptr_
                            (unsigned long long)(off + i), (unsigned long long)(off + j), e.name.c_str(), x.core.c_str(),
                            x.api ? x.api : "?", x.file ? x.file : "?", x.line);
             }
-            w[i] = tag;
         }
+        std::fill(w, w + nk, tag);
         return "";
     }
     if (what[0] != 'r') return "";
     const uint64_t k = gm_first_unwritten(e, base, off, bytes);
     if (k == bytes) return "";
     uint64_t end = off + k;
-    while (end < off + bytes && !e.wr[end] && reinterpret_cast<const uint8_t*>(base)[end] == e.pat[end % e.esz]) ++end;
+    while (end < off + bytes && !e.wr[end / e.esz] && reinterpret_cast<const uint8_t*>(base)[end] == e.pat[end % e.esz]) ++end;
     return fmt("uninitialised read: GM read of %llu bytes at byte offset %llu of '%s' reaches bytes [%llu, %llu) that nothing "
                "has written (the simulator fills outputs with a poison pattern before the launch; on the NPU they hold "
                "whatever the memory held): write them before reading them, or declare the output InitValue in the OpDef",
@@ -185,8 +185,8 @@ inline void gm_note_write(const void* p, uint64_t bytes) {
     Global::GmEntry& e = it->second;
     const uintptr_t a = uintptr_t(p);
     if (!e.wr || a >= it->first + e.size) return;
-    uint16_t* w = e.wr + (a - it->first);
-    std::fill(w, w + std::min<uint64_t>(bytes, it->first + e.size - a), kTagOther);
+    const uint64_t o = a - it->first, end = std::min<uint64_t>(o + bytes, e.size);
+    std::fill(e.wr + o / e.esz, e.wr + (end + e.esz - 1) / e.esz, kTagOther);
 }
 
 // After the launch: the byte ranges of the poisoned allocation at `p` that nothing wrote, as [begin, end)
@@ -201,15 +201,16 @@ inline std::vector<std::pair<uint64_t, uint64_t>> gm_unwritten_ranges(const void
     uint64_t i = 0;
     while (i < e->size) {
         // skip written stretches 4 KiB at a time (vectorised: any zero tag in the chunk?)
-        if (e->wr[i]) {
-            const uint64_t end = std::min<uint64_t>(e->size, (i | 4095) + 1);
+        const uint64_t esz = e->esz;
+        if (e->wr[i / esz]) {  // skip written elements 2048 at a time (vectorised: any zero tag in the chunk?)
+            const uint64_t k = i / esz, kend = std::min<uint64_t>((e->size + esz - 1) / esz, (k | 2047) + 1);
             uint16_t zero = 0;
-            for (uint64_t k = i; k < end; ++k) zero |= uint16_t(e->wr[k] == 0);
-            if (!zero) { i = end; continue; }
+            for (uint64_t q = k; q < kend; ++q) zero |= uint16_t(e->wr[q] == 0);
+            if (!zero) { i = kend * esz; continue; }
         }
-        if (e->wr[i] || u[i] != e->pat[i % e->esz]) { ++i; continue; }
+        if (e->wr[i / esz] || u[i] != e->pat[i % esz]) { ++i; continue; }
         uint64_t j = i;
-        while (j < e->size && !e->wr[j] && u[j] == e->pat[j % e->esz]) ++j;
+        while (j < e->size && !e->wr[j / esz] && u[j] == e->pat[j % esz]) ++j;
         *total += j - i;
         if (out.size() < max_ranges) out.emplace_back(i, j);
         i = j;
