@@ -22,7 +22,7 @@ import numpy as np
 from opkit import soc as socdata
 from opkit.build import opdef_check, sim_backend
 from opkit.dtypes import DTYPES
-from opkit.errors import OpkitError
+from opkit.errors import OpkitError, UsageError
 from opkit.numerics import from_device, np_dtype, to_device
 from opkit.run.types import RunOutput
 from opkit.spec import Case, Spec
@@ -118,8 +118,33 @@ def output_shapes_from_spec(spec: Spec, case: Case, exe: Path, req: dict[str, An
                               f"bind (now: {list(o.shape) if o.shape else 'none'})")
 
 
+def poison_option(value: str | None = None) -> bool | dict[str, Any] | None:
+    """The request's ``poison`` from OPKIT_SIM_POISON: unset -> the default (outputs poisoned, NaN for floats,
+    0xA5 bytes otherwise); ``off`` -> not poisoned; ``0xNN`` or ``N`` -> that byte pattern; ``,bytes`` after
+    it -> floats get the byte pattern too instead of a NaN."""
+    text = os.environ.get("OPKIT_SIM_POISON") if value is None else value
+    if text is None or not text.strip():
+        return None
+    text = text.strip().lower()
+    if text in ("off", "no", "false"):
+        return False
+    if text in ("on", "yes", "true"):
+        return True
+    byte, _, mode = text.partition(",")
+    try:
+        n = int(byte, 0)
+    except ValueError:
+        n = -1
+    if not 0 <= n <= 255 or mode not in ("", "nan", "bytes"):
+        raise UsageError(f"OPKIT_SIM_POISON={text!r}: give 'off', a byte 0..255 (e.g. 0xA5) or a byte and ',bytes' "
+                         "(floats poisoned with the byte pattern instead of a NaN)")
+    return {"byte": n, "float": mode or "nan"}
+
+
 class SimRunner:
     """Builds (or reuses) the harness of each op × chip × column and runs cases in it."""
+
+    takes_untouched = True  # run(untouched=...): the elements of outputs left as they were, not poisoned
 
     def __init__(self, timeout_s: float = DEFAULT_TIMEOUT_S, trace_dir: Path | None = None, jobs: int | None = None):
         self.timeout_s = timeout_s
@@ -163,7 +188,7 @@ class SimRunner:
         return None
 
     def request(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any],
-                work: Path, trace_only: bool = False) -> dict[str, Any]:
+                work: Path, trace_only: bool = False, untouched: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
         ins = []
         for p in spec.inputs:
             value = inputs.get(p.name)
@@ -195,11 +220,24 @@ class SimRunner:
                "attrs": attrs, "trace": str(tp) if tp else None}
         if trace_only:
             req["trace_only"] = True
+        poison = poison_option()
+        if poison is not None:
+            req["poison"] = poison
+        produced = {o.name for o in spec.produced_outputs(case.attrs)}
+        for o, entry in zip(spec.device_outputs, outs, strict=True):
+            if o.name not in produced:  # a conditional output this call does not produce: the kernel need not write it
+                entry["poison"] = False
+            if untouched and o.name in untouched:
+                f = work / f"untouched_{o.name}.bin"
+                np.ascontiguousarray(untouched[o.name], dtype=np.uint8).tofile(f)
+                entry["untouched"] = str(f)
         return req
 
     def run(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any],
-            trace_only: bool = False) -> RunOutput:
-        """Run one case. With ``trace_only`` the kernel runs without arithmetic or data bytes (see
+            trace_only: bool = False, untouched: dict[str, np.ndarray] | None = None) -> RunOutput:
+        """Run one case. ``untouched``: per output, the mask of elements the operator leaves as they were
+        (op.yaml ``untouched``): not poisoned, not reported when unwritten.
+        With ``trace_only`` the kernel runs without arithmetic or data bytes (see
         docs/simulator.md): the RunOutput has no outputs, ``info["trace_only"]`` is True and
         ``info["trace_file"]`` names the trace."""
         art = self.artifact(spec, chip, column)
@@ -208,7 +246,7 @@ class SimRunner:
             label += " (trace-only)"
         with tempfile.TemporaryDirectory(prefix="opkit-run-") as tmp:
             work = Path(tmp)
-            req = self.request(spec, case, column, chip, inputs, work, trace_only=trace_only)
+            req = self.request(spec, case, column, chip, inputs, work, trace_only=trace_only, untouched=untouched)
             output_shapes_from_spec(spec, case, art.exe, req, label)
             if req["trace"]:
                 Path(req["trace"]).parent.mkdir(parents=True, exist_ok=True)

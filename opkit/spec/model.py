@@ -47,6 +47,7 @@ class Param:
     when: Condition | None = None
     inplace: str | None = None  # an output the kernel writes into this input's buffer (not an OpDef output)
     ref: str | None = None  # GE's reference form: the OpDef output of this input's name, the kernel given its buffer
+    untouched: str | None = None  # golden.py function: the mask of elements the operator leaves as they were
 
     @property
     def opdef_name(self) -> str:

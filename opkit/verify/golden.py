@@ -280,3 +280,31 @@ def run_reference(spec: Spec, case: Case, inputs: dict[str, Any], column: int) -
             with np.errstate(over="ignore", invalid="ignore"):
                 out[o.name] = np.asarray(result[o.name]).astype(np_dtype(o.dtypes[column]))
     return out
+
+
+def run_untouched(spec: Spec, case: Case, inputs: dict[str, Any],
+                  golden: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The ``untouched`` masks of the case's outputs (op.yaml outputs[].untouched): {output: bool array of the
+    golden output's shape}, True where the operator leaves the element as it was by contract."""
+    path = spec.dir / spec.golden_file
+    masks: dict[str, np.ndarray] = {}
+    for o in spec.outputs:
+        if o.untouched is None or o.name not in golden:
+            continue
+        fn = getattr(user_module(spec), o.untouched, None)
+        if not callable(fn):
+            raise GoldenError(f"{path}: no function '{o.untouched}' (op.yaml outputs: {o.name}: untouched)")
+        kwargs = {k: as_golden_input(v) for k, v in inputs.items()}
+        kwargs.update(case.attrs)
+        try:
+            mask = np.asarray(fn(**kwargs))
+        except Exception as exc:
+            raise GoldenError(f"{path}: the untouched hook {o.untouched}() failed on case '{case.name}': "
+                              f"{_where(exc, path)}") from None
+        want = golden[o.name].shape
+        if mask.dtype != np.bool_ or mask.shape != want:
+            raise GoldenError(f"{path}: {o.untouched}() must return a bool array of output '{o.name}''s shape "
+                              f"{list(want)}; on case '{case.name}' it returned {mask.dtype} of shape "
+                              f"{list(mask.shape)}")
+        masks[o.name] = mask
+    return masks

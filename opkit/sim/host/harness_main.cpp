@@ -18,6 +18,7 @@
 #include "harness_output.h"
 #include "harness_platform.h"
 #include "harness_ranks.h"
+#include "harness_poison.h"
 #include "harness_request.h"
 #include "harness_tiling.h"
 
@@ -50,7 +51,9 @@ void RunOne(const std::string& path, bool tiling_only = false) {
     }
     KernelArgs ka;
     AllocateArgs(&r, t, &ka);
+    PoisonOutputs(r);
     Launch(r, t, &ka);
+    CheckUnwrittenOutputs(r);
     WriteOutputs(r);
     WriteRunResult(r, pl, t, ka);
     FreeArgs(ka);

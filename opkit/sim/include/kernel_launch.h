@@ -62,6 +62,7 @@ inline bool launch_is_mix() {
 }
 
 inline void sync_all_impl(bool aiv_only, const SrcLoc& loc) {
+    ++core().sync_epoch;  // GM writes before and after are ordered (cross-core overlap, sim_poison.h)
     barrier_all();
     trace_event(aiv_only ? "{\"ev\":\"sync_all\"}" : "{\"ev\":\"sync_all\",\"all_cores\":true}");
     Launch* L = cur_launch();
@@ -158,6 +159,7 @@ inline void cross_core_set(int mode, int flag, const SrcLoc& loc) {
 }
 inline void cross_core_wait(int mode, int flag, const SrcLoc& loc) {
     const char* api = "CrossCoreWaitFlag";
+    ++core().sync_epoch;  // ordered after the setter's writes (cross-core overlap, sim_poison.h)
     Launch* L;
     cross_core_check(0, flag, api, loc, L);
     (void)mode;
@@ -349,6 +351,7 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
     L.bar[0].size = L.n_aiv;
     L.bar[1].size = L.T;
     summaries().clear();
+    ++G().launch_serial;  // GM writer tags (sim_poison.h) compare within one launch
     bool trace_on = std::getenv("OPKIT_SIM_TRACE") != nullptr;
     std::vector<std::thread> ts;
     ts.reserve(L.T);

@@ -128,8 +128,13 @@ def check(c: Checker, d: dict[str, Any], attrs: dict[str, Attr]) -> tuple[list[P
                     if taken is not None:
                         c.err(path + (key,), f"'{target_name}' already holds output '{taken.name}'; one input's buffer "
                               "holds one result")
+            untouched = p.get("untouched")
+            if untouched is not None and (group != "outputs" or inplace is not None or ref is not None):
+                c.err(path + ("untouched",), "only an output the kernel owns has an 'untouched' mask (an input, an "
+                      "in-place or a reference-form output starts from the input's values, which are never poisoned)")
+                untouched = None
             params.append(Param(pname, dtypes, formats, kind, shape, group == "outputs", i,
-                                p.get("description", ""), when, inplace, ref))
+                                p.get("description", ""), when, inplace, ref, untouched))
     return params, n_columns
 
 

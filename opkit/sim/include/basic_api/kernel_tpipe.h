@@ -234,6 +234,7 @@ public:
         }
         m.used = off + bytes;
         for (int i = 0; i < num; ++i) m.regions.push_back({off + uint64_t(i) * len, len, loc.file, loc.line});
+        if (!core().freed.empty()) freed_clear(a, off, off + bytes);
         if (++nbuf_ > 64) fail_at(api, loc, "more than 64 buffers initialised in one TPipe");
         return off;
     }
@@ -242,6 +243,7 @@ public:
         using namespace opkit::sim;
         for (int a = 0; a < NARENA; ++a) { core().arena[a].used = 0; core().arena[a].regions.clear(); }
         core().clobbers.clear();
+        core().freed.clear();
         for (auto* q : queues_) { q->inited_ = false; q->blocks_.clear(); q->fifo_.clear(); q->next_ = 0; q->pipe_ = nullptr; }
         queues_.clear();
         for (auto& b : bufs_) { *b.first = false; *b.second = nullptr; }
@@ -319,7 +321,9 @@ public:
                 merge(prod, b.free_snap);
                 merge(P_S, b.free_snap);
                 if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"alloc\",\"buf\":%d}", id_base_ + i));
-                return make<T>(i);
+                LocalTensor<T> t = make<T>(i);
+                if (t.arena() >= 0) freed_clear(t.arena(), b.off, uint64_t(b.off) + b.len);
+                return t;
             }
         }
         fail_at(api, loc, "all %d buffers of this queue are in use (InitBuffer(que, %d, len) gives %d; FreeTensor missing?)", n, n, n);
@@ -373,6 +377,7 @@ public:
         snapshot(cons, b.free_snap);
         snapshot(P_S, b.free_snap);
         b.state = 0;
+        if (t.arena() >= 0) freed_add(t.arena(), b.off, uint64_t(b.off) + b.len, loc);
         if (::opkit::sim::core().trace_on) trace_event(fmt("{\"ev\":\"free\",\"buf\":%d}", id_base_ + i));
     }
     bool HasIdleBuffer() const {

@@ -14,6 +14,9 @@ struct Global {
     struct GmEntry {
         uint64_t size; uint64_t raw_size; void* raw; std::string name; void* map_base = nullptr; uint64_t map_len = 0;
         int device = -1;  // the rank whose device owns it (-1: the host of a single-device run)
+        uint16_t* wr = nullptr;  // poisoned output: per-byte writer tag, 0 unwritten (sim_poison.h)
+        uint8_t pat[8] = {};    // its element pattern
+        uint8_t esz = 1;        // and element size
     };
     std::map<uintptr_t, GmEntry> gm;  // user pointer -> entry
     std::mutex atomic_mu;
@@ -24,6 +27,7 @@ struct Global {
     int exit_code = 3;
     int kernel_type = -1;  // KernelMetaType chosen by the runner; -1: from SetKernelMode
     int kernel_mode = -1;  // SetKernelMode: 0 MIX, 1 AIC, 2 AIV; -1 not called
+    uint64_t launch_serial = 0;  // counts launches (writer tags of one launch are compared, sim_poison.h)
     bool trace_only = false;  // trace-only mode: bookkeeping and checks without arithmetic or data bytes
 };
 inline bool on_aic();

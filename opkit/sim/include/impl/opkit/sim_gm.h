@@ -1,6 +1,7 @@
 // opkit simulator: the GM allocation table (host allocations, guard zones; every GM move is checked against it).
 #pragma once
 #include "impl/opkit/sim_diag.h"
+#include "impl/opkit/sim_poison.h"
 
 namespace opkit {
 namespace sim {
@@ -123,6 +124,7 @@ inline void gm_free(void* p) {
     else
 #endif
         std::free(it->second.raw);
+    gm_unpoison_locked(it->second);
     G().gm.erase(it);
 }
 // Register memory the caller owns (e.g. a runner's buffers) as a GM allocation.
@@ -132,13 +134,16 @@ inline void gm_register(void* p, uint64_t size, const char* name = "") {
 }
 inline void gm_unregister(void* p) {
     std::lock_guard<std::mutex> lk(G().gm_mu);
-    G().gm.erase(uintptr_t(p));
+    auto it = G().gm.find(uintptr_t(p));
+    if (it == G().gm.end()) return;
+    gm_unpoison_locked(it->second);
+    G().gm.erase(it);
 }
 // Returns the allocation containing [p, p+bytes) or fails with a precise diagnostic.
 inline void gm_check(const void* p, uint64_t bytes, const char* api, const SrcLoc& loc, const char* what = "access") {
     if (bytes == 0) return;
     uintptr_t a = uintptr_t(p);
-    std::string near;
+    std::string near, shadow;
     {
         std::lock_guard<std::mutex> lk(G().gm_mu);
         auto& m = G().gm;
@@ -147,7 +152,11 @@ inline void gm_check(const void* p, uint64_t bytes, const char* api, const SrcLo
             auto prev = std::prev(it);
             uintptr_t base = prev->first;
             uint64_t size = prev->second.size;
-            if (a >= base && a + bytes <= base + size) return;
+            if (a >= base && a + bytes <= base + size) {
+                if (!prev->second.wr) return;
+                shadow = gm_shadow_access(prev->second, base, a, bytes, what, api, loc);
+                if (shadow.empty()) return;
+            }
             if (a < base + size + OPKIT_SIM_GM_GUARD * 64)
                 near = fmt("; nearest allocation%s%s%s is %llu bytes at %p, the access starts at byte offset %lld and ends at %lld",
                            prev->second.name.empty() ? "" : " '", prev->second.name.c_str(), prev->second.name.empty() ? "" : "'",
@@ -157,6 +166,7 @@ inline void gm_check(const void* p, uint64_t bytes, const char* api, const SrcLo
             near = fmt("; the access ends %lld bytes before the allocation at %p (%llu bytes)",
                        (long long)(it->first - (a + bytes)), (void*)it->first, (unsigned long long)it->second.size);
     }
+    if (!shadow.empty()) fail_at(api, loc, "%s", shadow.c_str());
     fail_at(api, loc, "GM %s of %llu bytes at %p is outside every host allocation%s", what,
             (unsigned long long)bytes, p, near.c_str());
 }

@@ -110,6 +110,11 @@ struct CoreState {
     // they are written again reads corrupted data (see local_oob).
     struct Clobber { int arena; uint64_t off, end; uint32_t seq; std::string by; const char* file; int line; };
     std::vector<Clobber> clobbers;
+    // Buffers of a TQue given back with FreeTensor and not yet handed out again by AllocTensor: any access
+    // there goes through a LocalTensor that no longer owns the memory (use after free).
+    struct Freed { int arena; uint64_t off, end; const char* file; int line; };
+    std::vector<Freed> freed;
+    uint32_t sync_epoch = 0;  // SyncAll / CrossCoreWaitFlag calls so far: GM writes across them are ordered
     uint32_t oob_read_seq = 0;  // the last instruction that read past its tensor, and the bytes it read there
     int oob_read_arena = -1;
     uint64_t oob_read_lo = 0, oob_read_hi = 0;
@@ -170,6 +175,15 @@ inline CoreState& core() {
     return *c;
 }
 inline bool on_aic() { return core().core_type == CT_AIC; }
+inline bool current_writer(int64_t* tid, int* ctype, uint32_t* epoch, bool* atomic) {
+    CoreState* c = cur_core_ptr();
+    if (!c) return false;  // the host
+    *tid = c->tid;
+    *ctype = c->core_type;
+    *epoch = c->sync_epoch;
+    *atomic = c->atomic_mode != 0;
+    return true;
+}
 inline std::string core_desc() {
     CoreState* c = cur_core_ptr();
     if (!c) return "host";
@@ -248,6 +262,30 @@ inline bool in_idle_kfc_reserve(int a, uint64_t end) {
 // read) of every other pipe that `pipe` has not seen yet; the first conflicting block is reported.
 inline void clobber_access(int a, uint64_t off, uint64_t bytes, bool write, uint32_t seq, const char* api,
                            const SrcLoc& loc);
+// Use after free (CPU-debug's illegal access / msSanitizer memcheck): [off, off + bytes) of arena `a` reaches a
+// TQue buffer freed with FreeTensor that no AllocTensor has handed out again.
+inline void freed_access(int a, uint64_t off, uint64_t bytes, bool write, const char* api, const SrcLoc& loc) {
+    for (const CoreState::Freed& f : core().freed) {
+        if (f.arena != a || off + bytes <= f.off || off >= f.end) continue;
+        fail_at(api, loc,
+                "use after free: %s %s bytes [%llu, %llu) of a queue buffer that FreeTensor at %s:%d gave back (a "
+                "LocalTensor still pointing there no longer owns it: the next AllocTensor hands it out again); "
+                "finish with the tensor before FreeTensor, or AllocTensor a new one",
+                write ? "writes" : "reads", arena_name(a), (unsigned long long)std::max(off, f.off),
+                (unsigned long long)std::min(off + bytes, f.end), f.file ? f.file : "?", f.line);
+    }
+}
+// FreeTensor gives [off, end) back; AllocTensor (or a new InitBuffer over it) hands it out again.
+inline void freed_add(int a, uint64_t off, uint64_t end, const SrcLoc& loc) {
+    core().freed.push_back(CoreState::Freed{a, off, end, loc.file, loc.line});
+}
+inline void freed_clear(int a, uint64_t off, uint64_t end) {
+    auto& v = core().freed;
+    v.erase(std::remove_if(v.begin(), v.end(), [&](const CoreState::Freed& f) {
+                return f.arena == a && off < f.end && f.off < end;
+            }), v.end());
+}
+
 inline void touch(int a, uint64_t off, uint64_t bytes, int pipe, bool write, uint32_t seq, uint16_t site,
                   const char* api, const SrcLoc& loc) {
     if (bytes == 0) return;
@@ -268,6 +306,7 @@ inline void touch(int a, uint64_t off, uint64_t bytes, int pipe, bool write, uin
                 (unsigned long long)(arena_phys(a) - arena_cap(a)), (unsigned long long)arena_phys(a), OPKIT_SIM_SOC);
     }
     if (!c.clobbers.empty()) clobber_access(a, off, bytes, write, seq, api, loc);
+    if (!c.freed.empty()) freed_access(a, off, bytes, write, api, loc);
     ArenaMem& m = c.mem(a);
     const uint64_t b0 = off / 32, b1 = (off + bytes + 31) / 32, nb = b1 - b0;
     const uint32_t* seen = c.seen[pipe];
