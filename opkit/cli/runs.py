@@ -240,7 +240,7 @@ def run(
     from opkit.errors import UsageError
     from opkit.run.userdata import run_on_data
     from opkit.verify import usercode
-    from opkit.verify.golden import custom_generators
+    from opkit.verify.golden import custom_generators, run_untouched
 
     if out is None:
         raise UsageError("give --out FILE.npz: where to save the outputs")
@@ -260,7 +260,7 @@ def run(
         summary = run_on_data(spec, runner, chip, out, case_name=case, inputs_npz=inputs,
                               attr_items=attr or [], dtype=sel, force=force,
                               notice=lambda m: console.print(f"[yellow]note:[/] {m}"),
-                              generators=custom_generators(spec))
+                              generators=custom_generators(spec), untouched=run_untouched)
     for w in summary.info.get("warnings", []):
         console.print(f"[yellow]simulator warning:[/] {escape(w)}")
     if backend == "cann-cpu":

@@ -196,7 +196,15 @@ class Operator:
                              f"socs), not column {call.column} ({spec.column_label(call.column)}); convert the inputs "
                              "or run on another chip")
         check_case(spec, call.case, call.column)
-        result = self._runner.run(spec, call.case, call.column, target, call.inputs)
+        masks = {}
+        if any(o.untouched for o in spec.outputs) and getattr(self._runner, "takes_untouched", False):
+            from opkit.verify.golden import run_untouched  # golden.py's hooks, guarded as verify runs them
+
+            masks = run_untouched(spec, call.case, call.inputs)
+        if masks:  # elements the operator leaves as they were by contract: not counted as unwritten
+            result = self._runner.run(spec, call.case, call.column, target, call.inputs, untouched=masks)
+        else:
+            result = self._runner.run(spec, call.case, call.column, target, call.inputs)
         produced = [o.name for o in spec.produced_outputs(call.case.attrs)]
         missing = [n for n in produced if n not in result.outputs]
         if missing:

@@ -18,6 +18,8 @@ from opkit.spec import Case, Spec
 
 # golden.py's ``init: {x: {custom: fn}}`` generators: name -> generate(shape, dtype, rng, attrs)
 Generators = Callable[[str], Callable[..., Any]]
+# golden.py's op.yaml ``untouched`` hooks for a case: (spec, case, inputs) -> {output: bool mask}
+Untouched = Callable[[Spec, Case, dict[str, Any]], dict[str, np.ndarray]]
 
 
 @dataclass
@@ -34,4 +36,4 @@ class Runner(Protocol):
     def run(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any]) -> RunOutput: ...
 
 
-__all__ = ["Generators", "RunOutput", "Runner"]
+__all__ = ["Generators", "RunOutput", "Runner", "Untouched"]

@@ -15,7 +15,7 @@ from opkit.errors import OpkitError, UsageError
 from opkit.numerics import np_dtype
 from opkit.run.inputs import make_inputs
 from opkit.run.limits import check_case
-from opkit.run.types import Generators, Runner
+from opkit.run.types import Generators, Runner, Untouched
 from opkit.spec import Case, Spec, resolve_column
 from opkit.spec.load import _bind_shape, attr_value_problem
 from opkit.spec.yamlio import load_text
@@ -184,10 +184,12 @@ def select_case(spec: Spec, case_name: str, dtype: Any | None = None,
 def run_on_data(spec: Spec, runner: Runner, chip: str, out: Path, *, case_name: str | None = None,
                 inputs_npz: Path | None = None, attr_items: list[str] | None = None, dtype: Any | None = None,
                 force: bool = False, notice: Callable[[str], None] | None = None,
-                generators: Generators | None = None) -> RunSummary:
+                generators: Generators | None = None, untouched: Untouched | None = None) -> RunSummary:
     """Run the kernel once on a case of op.yaml (inputs as verify makes them; ``generators`` is golden.py's
     lookup of ``init: {custom: fn}`` generators, :func:`opkit.verify.golden.custom_generators`) or on the
-    user's .npz data, and save the outputs (and, for a case, its inputs) to ``out``."""
+    user's .npz data, and save the outputs (and, for a case, its inputs) to ``out``. ``untouched``: golden.py's
+    op.yaml ``untouched`` hooks (:func:`opkit.verify.golden.run_untouched`), the elements the simulator must
+    not count as unwritten."""
     notice = notice or (lambda m: print(m, file=sys.stderr))
     if (case_name is None) == (inputs_npz is None):
         raise UsageError("give exactly one of --case NAME and --inputs FILE.npz")
@@ -202,7 +204,11 @@ def run_on_data(spec: Spec, runner: Runner, chip: str, out: Path, *, case_name: 
     else:
         assert inputs_npz is not None
         case, col, inputs = case_from_npz(spec, inputs_npz, dtype, attrs, notice)
-    result = runner.run(spec, case, col, chip, inputs)
+    masks = untouched(spec, case, inputs) if untouched is not None else {}
+    if masks and getattr(runner, "takes_untouched", False):  # outputs left as they were by contract
+        result = runner.run(spec, case, col, chip, inputs, untouched=masks)
+    else:
+        result = runner.run(spec, case, col, chip, inputs)
     # A conditional output whose condition does not hold is not part of the result (design §9), even
     # though the harness allocated it.
     produced = {o.name for o in spec.produced_outputs(case.attrs)}

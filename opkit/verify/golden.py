@@ -283,13 +283,16 @@ def run_reference(spec: Spec, case: Case, inputs: dict[str, Any], column: int) -
 
 
 def run_untouched(spec: Spec, case: Case, inputs: dict[str, Any],
-                  golden: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+                  golden: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """The ``untouched`` masks of the case's outputs (op.yaml outputs[].untouched): {output: bool array of the
-    golden output's shape}, True where the operator leaves the element as it was by contract."""
+    golden output's shape}, True where the operator leaves the element as it was by contract. Without
+    ``golden`` (a run on the user's data: ``opkit run``, the Python API) the masks of the outputs the case
+    produces, their size checked by the simulator's harness against the output's inferred shape."""
     path = spec.dir / spec.golden_file
     masks: dict[str, np.ndarray] = {}
+    produced = {o.name for o in spec.produced_outputs(case.attrs)}
     for o in spec.outputs:
-        if o.untouched is None or o.name not in golden:
+        if o.untouched is None or (o.name not in golden if golden is not None else o.name not in produced):
             continue
         fn = getattr(user_module(spec), o.untouched, None)
         if not callable(fn):
@@ -301,7 +304,7 @@ def run_untouched(spec: Spec, case: Case, inputs: dict[str, Any],
         except Exception as exc:
             raise GoldenError(f"{path}: the untouched hook {o.untouched}() failed on case '{case.name}': "
                               f"{_where(exc, path)}") from None
-        want = golden[o.name].shape
+        want = golden[o.name].shape if golden is not None else mask.shape
         if mask.dtype != np.bool_ or mask.shape != want:
             raise GoldenError(f"{path}: {o.untouched}() must return a bool array of output '{o.name}''s shape "
                               f"{list(want)}; on case '{case.name}' it returned {mask.dtype} of shape "
