@@ -200,6 +200,51 @@ def test_grouped_matmul_adopts_and_its_tiling_runs(cli, ot, tmp_path):
     assert _digest(folder / "op_host") + _digest(folder / "op_kernel") == before
 
 
+# The golden of GroupedMatmul's split-M form (group_type 0, split_item 3: one x, one y): each group's rows of x times
+# its weight, plus its bias, in float64; the group list as counts (group_list_type 1) or as a running sum (0).
+GMM_GOLDEN = """import numpy as np
+
+
+def grouped_matmul(*, x, weight, bias, group_list=None, group_list_type=0, **_):
+    a = np.asarray(x[0], dtype=np.float64)
+    counts = np.asarray(group_list, dtype=np.int64)
+    if group_list_type == 0:
+        counts = np.diff(np.concatenate([[0], counts]))
+    y = np.zeros((a.shape[0], weight[0].shape[-1]))
+    start = 0
+    for g, c in enumerate(counts):
+        rows = slice(start, start + int(c))
+        y[rows] = a[rows] @ np.asarray(weight[0][g], dtype=np.float64) + (bias[0][g] if bias else 0.0)
+        start += int(c)
+    return {"y": [y]}
+
+
+def uneven(shape, dtype, rng, attrs):
+    return np.array([40, 0, 88], dtype=dtype)
+"""
+GMM_RUN_CASES = """- name: uneven_groups
+  description: 3 groups of 40, 0 and 88 rows (an empty group; M, N and K not multiples of the base block)
+  shapes: {x: [[128, 320]], weight: [[3, 320, 200]], bias: [[3, 200]], scale: [], offset: [], antiquant_scale: [],
+    antiquant_offset: [], group_list: [3]}
+  init: {group_list: {custom: uneven}}
+  attrs: {split_item: 3, group_type: 0, group_list_type: 1}
+  dtype: 0
+"""
+
+
+def test_grouped_matmul_fp16_runs_and_verifies(cli, ot, tmp_path):
+    folder = ot / "gmm" / "grouped_matmul"
+    pkg = tmp_path / "grouped_matmul"
+    code, out, err = cli("adopt", folder, "--dir", pkg, "-I", ot / "common" / "include", "--soc", CHIP)
+    assert code == 0, out + err
+    text = (pkg / "op.yaml").read_text()
+    (pkg / "op.yaml").write_text(text[:text.index("cases:")] + GMM_CASES + GMM_RUN_CASES)
+    (pkg / "golden.py").write_text(GMM_GOLDEN)
+    cases = _verify(cli, pkg, tmp_path / "v")  # the float16 column: its Matmul API on the cube, a half bias
+    assert len(cases) == 3 and {c["status"] for c in cases} == {"pass"}, cases
+    assert all(c["outputs"][0]["name"] == "y[0]" for c in cases)  # the list output, tensor by tensor
+
+
 # FlashAttentionScore's OpDef declares no attrs (they come from its graph IR): the user states them in op.yaml,
 # in the order its tiling reads them (flash_attention_score_tiling_general.cpp), with the aclnn docs' defaults.
 FA_ATTRS = """attrs:

@@ -211,8 +211,12 @@ class SimRunner:
             ins.append(entry)
         # A reference-form output is the OpDef output of its input's name; the harness gives the kernel the
         # input's buffer for it and writes that buffer back as the output.
+        # A dynamic (list) output: one file per tensor, as many tensors as the first list input has.
+        count = next((len(inputs[p.name]) for p in spec.inputs if p.param == "dynamic"
+                      and isinstance(inputs.get(p.name), list)), 1)
         outs = [{"name": o.opdef_name, "dtype": o.dtypes[column], "format": o.formats[column],
-                 "file": str(work / f"out_{o.name}.bin"), **({"ref": o.ref} if o.ref else {})}
+                 "file": ([str(work / f"out_{o.name}_{i}.bin") for i in range(max(count, 1))] if o.param == "dynamic"
+                          else str(work / f"out_{o.name}.bin")), **({"ref": o.ref} if o.ref else {})}
                 for o in spec.device_outputs]
         attrs = [{"name": a.name, "type": a.type, "value": case.attrs.get(a.name)} for a in spec.attrs]
         tp = self.trace_path(spec, case, column, chip, trace_only)
@@ -232,6 +236,14 @@ class SimRunner:
                 np.ascontiguousarray(untouched[o.name], dtype=np.uint8).tofile(f)
                 entry["untouched"] = str(f)
         return req
+
+    @staticmethod
+    def _read(path: Path, dt: Any, dtype: str, shape: list[int], what: str) -> np.ndarray:
+        count = int(np.prod(shape, dtype=np.int64))
+        data = _read_output(path, dt, dtype, count)
+        if data.size != count:
+            raise KernelError(f"{what} has {data.size} elements; InferShape said {shape}")
+        return data.reshape(shape)
 
     def run(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any],
             trace_only: bool = False, untouched: dict[str, np.ndarray] | None = None) -> RunOutput:
@@ -282,11 +294,12 @@ class SimRunner:
                 if shape is None:
                     continue
                 dt = np_dtype(o.dtypes[column])
-                count = int(np.prod(shape, dtype=np.int64))
-                data = _read_output(work / f"out_{o.name}.bin", dt, o.dtypes[column], count)
-                if data.size != count:
-                    raise KernelError(f"{label}: output '{o.name}' has {data.size} elements; InferShape said {shape}")
-                outputs[o.name] = data.reshape(shape)
+                if o.param == "dynamic":  # a list output: one shape and one file per tensor
+                    outputs[o.name] = [self._read(work / f"out_{o.name}_{i}.bin", dt, o.dtypes[column], s,
+                                                  f"{label}: output '{o.name}'[{i}]") for i, s in enumerate(shape)]
+                    continue
+                outputs[o.name] = self._read(work / f"out_{o.name}.bin", dt, o.dtypes[column], shape,
+                                             f"{label}: output '{o.name}'")
             info = {k: result[k] for k in ("block_dim", "tiling_key", "workspace_bytes", "tiling_bytes")
                     if k in result}
             if req["trace"] and Path(req["trace"]).is_file():

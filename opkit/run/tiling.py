@@ -250,7 +250,7 @@ def _run(spec: Spec, case: Case, column: int, chip: str, exe: Path, described: d
                      1)
         for o, entry in zip(spec.device_outputs, req["outputs"], strict=True):
             if o.param == "dynamic":
-                entry["count"] = max(count, 1)
+                entry.update({"count": max(count, 1), "file": None})  # a tiling writes no output
         output_shapes_from_spec(spec, case, exe, req, label)
         req_path = work / "request.json"
         req_path.write_text(json.dumps(req), encoding="utf-8")

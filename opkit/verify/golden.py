@@ -136,12 +136,20 @@ def run_golden(spec: Spec, case: Case, inputs: dict[str, Any]) -> dict[str, np.n
     if missing or unknown:
         raise GoldenError(f"{path}: {spec.golden_func}() returned {sorted(result)}; expected the outputs "
                           f"{[o.name for o in produced]} for case '{case.name}'")
-    out = {o.name: np.asarray(result[o.name]) for o in produced}
+    out: dict[str, Any] = {}
+    for o in produced:
+        if o.param == "dynamic":  # a list output: a list of arrays (the tensors may differ in shape)
+            if not isinstance(result[o.name], (list, tuple)):
+                raise GoldenError(f"{path}: {spec.golden_func}() returned '{o.name}' as a "
+                                  f"{type(result[o.name]).__name__}; a dynamic (list) output is a list of arrays")
+            out[o.name] = [np.asarray(v) for v in result[o.name]]
+        else:
+            out[o.name] = np.asarray(result[o.name])
     _check_shapes(spec, case, out, path)
     return out
 
 
-def _check_shapes(spec: Spec, case: Case, out: dict[str, np.ndarray], path: Path) -> None:
+def _check_shapes(spec: Spec, case: Case, out: dict[str, Any], path: Path) -> None:
     """A golden output that is not numeric, or whose shape op.yaml's shapes refuse, is the golden's error."""
     from opkit.spec.load import _bind_shape
 
@@ -153,11 +161,13 @@ def _check_shapes(spec: Spec, case: Case, out: dict[str, np.ndarray], path: Path
     for o in spec.outputs:
         if o.name not in out:
             continue
-        arr = out[o.name]
-        if arr.dtype.kind not in "biufc":  # complex for complex64 outputs
-            raise GoldenError(f"{path}: {spec.golden_func}() returned '{o.name}' as {arr.dtype} data on case "
-                              f"'{case.name}'; each output must be a numeric (or bool) array")
-        if o.shape is not None:
+        arrs = out[o.name] if o.param == "dynamic" else [out[o.name]]
+        for arr in arrs:
+            if arr.dtype.kind not in "biufc":  # complex for complex64 outputs
+                raise GoldenError(f"{path}: {spec.golden_func}() returned '{o.name}' as {arr.dtype} data on case "
+                                  f"'{case.name}'; each output must be a numeric (or bool) array")
+        arr = arrs[0] if arrs else np.zeros(0)
+        if o.shape is not None and o.param != "dynamic":
             problem = _bind_shape(o.shape, list(arr.shape), bound)
             if problem:
                 raise GoldenError(f"{path}: {spec.golden_func}() returned '{o.name}' with shape {list(arr.shape)} "

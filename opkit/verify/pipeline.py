@@ -182,6 +182,15 @@ def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None,
             if prof == "ratio-vs-reference" and reference is None:
                 reference = run_reference(spec, case, inputs, column)
             ref = reference.get(o.name) if reference is not None else None
+            if o.param == "dynamic":  # a list output: each tensor against the golden's tensor of that index
+                got, want = list(out.outputs[o.name]), list(golden[o.name])
+                if len(got) != len(want):
+                    raise OpkitError(f"output '{o.name}': the kernel produced {len(got)} tensors, the golden "
+                                     f"{len(want)}")
+                results.extend(compare(f"{o.name}[{i}]", a, g, o.dtypes[column], prof, overrides,
+                                       reference=None if ref is None else ref[i])
+                               for i, (a, g) in enumerate(zip(got, want, strict=True)))
+                continue
             results.append(compare(o.name, out.outputs[o.name], golden[o.name], o.dtypes[column], prof, overrides,
                                    reference=ref))
         if case.compare:

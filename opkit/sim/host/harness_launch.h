@@ -49,7 +49,7 @@ inline void* ListDescriptor(const IrParam& p, const std::string& where) {
     }
     w[0] = w.size() * sizeof(uint64_t);
     for (const auto& t : p.tensors) w.push_back(reinterpret_cast<uint64_t>(t.gm));
-    void* gm = GmAllocNamed(w.size() * sizeof(uint64_t), "input " + p.name + " (ListTensorDesc)");
+    void* gm = GmAllocNamed(w.size() * sizeof(uint64_t), where + " (ListTensorDesc)");
     std::memcpy(gm, w.data(), w.size() * sizeof(uint64_t));
     return gm;
 }
@@ -81,6 +81,17 @@ inline void InputArgs(Request* r, KernelArgs* ka) {
 
 inline void OutputArgs(Request* r, KernelArgs* ka) {
     for (size_t i = 0; i < r->pout.size(); ++i) {
+        if (r->pout[i].dynamic) {  // a list output: its tensors, and a ListTensorDesc block naming them
+            for (auto& t : r->pout[i].tensors) {
+                t.gm = GmAllocNamed(t.bytes, "output " + t.name);
+                if (r->outs[i]->has_init_) InitOutput(t, r->outs[i]->init_value_);
+                ka->to_free.push_back(t.gm);
+            }
+            void* desc = ListDescriptor(r->pout[i], "output '" + r->pout[i].name + "'");
+            ka->to_free.push_back(desc);
+            ka->args.push_back(desc);
+            continue;
+        }
         Tensor& t = r->pout[i].tensors[0];
         if (t.ref >= 0) {  // the input's buffer (freed with the inputs)
             t.gm = r->pin[static_cast<size_t>(t.ref)].tensors[0].gm;

@@ -39,18 +39,17 @@ inline void WriteOutputs(const Request& r) {
     for (auto& p : r.pin)
         for (auto& t : p.tensors)
             if (!t.result_file.empty()) WriteFile(t.result_file, t.gm, t.bytes, "in-place input '" + t.name + "'");
-    for (auto& p : r.pout) {
-        const Tensor& t = p.tensors[0];
-        WriteFile(t.file, t.gm, t.bytes, "output '" + t.name + "'");
-    }
+    for (auto& p : r.pout)
+        for (const Tensor& t : p.tensors) WriteFile(t.file, t.gm, t.bytes, "output '" + t.name + "'");
 }
 
 // `harness run`: REQUEST.json.result.json.
 inline void WriteRunResult(const Request& r, const Platform& pl, const Tiling& t, const KernelArgs& ka) {
     std::string shapes;
     for (auto& p : r.pout) {
-        const Tensor& o = p.tensors[0];
-        shapes += (shapes.empty() ? "" : ", ") + json::quote(o.name) + ": " + ShapeStr(o.shape.GetStorageShape());
+        std::string list;  // a dynamic output: the list of its tensors' shapes
+        for (const auto& o : p.tensors) list += (list.empty() ? "" : ", ") + ShapeStr(o.shape.GetStorageShape());
+        shapes += (shapes.empty() ? "" : ", ") + json::quote(p.name) + ": " + (p.dynamic ? "[" + list + "]" : list);
     }
     const gert::TilingContext& tctx = *t.ctx;
     std::string res = "{\"output_shapes\": {" + shapes + "}, \"block_dim\": " + std::to_string(tctx.block_dim_) +

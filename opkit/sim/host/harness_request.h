@@ -111,15 +111,27 @@ inline void* GmAllocNamed(uint64_t bytes, const std::string& name, bool zero = t
 }
 
 // A dynamic (list) output of a tiling-only request: "count" tensors (default 1) without files.
-inline void ReadDynamicOutput(const Value& v, const ops::OpParamDef& def, const std::string& where, IrParam* out) {
+// A run request gives a dynamic output as a list of files (one per tensor); a tiling-only one may give its count.
+inline void ReadDynamicOutput(const Value& v, const ops::OpParamDef& def, const std::string& where, IrParam* out,
+                              bool tiling_only) {
+    const Value* file = v.find("file");
+    const bool files = file != nullptr && !file->is_null();
+    if (files && file->type != Value::Array)
+        fail(kRun, "%s: a dynamic (list) output takes a list of files, one per tensor", where.c_str());
+    if (!files && !tiling_only) fail(kRun, "%s: a dynamic (list) output needs \"file\": a list of files", where.c_str());
     const Value* cnt = v.find("count");
-    const int64_t n = cnt && !cnt->is_null() ? Int(*cnt, where + " count") : 1;
+    const int64_t n = files ? static_cast<int64_t>(file->items.size())
+                            : cnt && !cnt->is_null() ? Int(*cnt, where + " count") : 1;
     if (n < 1 || n > 1024) fail(kRun, "%s: count %lld: a dynamic output has 1 to 1024 tensors", where.c_str(), (long long)n);
     for (int64_t k = 0; k < n; ++k) {
         Tensor t;
         t.name = def.name_ + "[" + std::to_string(k) + "]";
         t.dt = out->dt;
         t.fmt = out->fmt;
+        if (files) {
+            if (file->items[k].type != Value::String) fail(kRun, "%s: file[%lld] must be a path", where.c_str(), (long long)k);
+            t.file = file->items[k].text;
+        }
         out->tensors.push_back(t);
     }
 }
@@ -225,8 +237,7 @@ inline void ReadParam(const Value& v, const ops::OpParamDef& def, bool is_input,
     if (fmt && !fmt->is_null() && !ParseFormat(fmt->text, &out->fmt)) fail(kRun, "%s: unknown format '%s'", where.c_str(), fmt->text.c_str());
     out->dynamic = def.param_type_ == ops::DYNAMIC;
     if (!is_input && out->dynamic) {
-        if (!tiling_only) fail(kRun, "%s: dynamic (list) outputs are not supported by the opkit harness yet", where.c_str());
-        ReadDynamicOutput(v, def, where, out);
+        ReadDynamicOutput(v, def, where, out, tiling_only);
     } else if (!is_input) {
         ReadOutput(v, def, where, out);
     } else {

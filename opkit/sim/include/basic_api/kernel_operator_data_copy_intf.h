@@ -48,6 +48,48 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
                            uint64_t(p.dstStride) * 32, "DataCopy", loc);
 }
 
+// ---- DataCopy L1 (C1) -> BiasTable (C2) with a dtype conversion (the third form of the L1ToBiasTable page) ------
+// On Atlas A2/A3 the only converting pair is half -> float; blockLen and dstGap count 64-B units of the BiasTable,
+// srcGap 32-B units of L1. Each float of the BiasTable comes from one half of L1 (exact: every half is a float).
+template <class T, class U, typename std::enable_if<!std::is_same<T, U>::value, int>::type = 0>
+inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const DataCopyParams& p, OPKIT_LOC) {
+    using namespace opkit::sim;
+    const char* api = "DataCopy (L1 -> BiasTable)";
+    if (!std::is_same<T, float>::value || !std::is_same<U, half>::value)
+        fail_at(api, loc, "from %s to %s: a DataCopy between LocalTensors of two dtypes is L1 (C1) -> BiasTable (C2) "
+                "from half to float on Atlas A2/A3; copy the same dtype otherwise", dtype_name<U>(), dtype_name<T>());
+    check_dcp(p, loc);
+    const int sa = local_arena(src, api, loc);
+    const int da = local_arena(dst, api, loc);
+    if (sa != A_L1 || da != A_BT)
+        fail_at(api, loc, "the source is in %s and the destination in %s: the converting DataCopy goes from L1 (C1) to "
+                "the BiasTable (C2)", arena_name(sa), arena_name(da));
+    if (dst.address_.bufferAddr % 64) fail_at(api, loc, "BiasTable address %u is not 64-byte aligned", dst.address_.bufferAddr);
+    if (p.blockCount == 0 || p.blockLen == 0) return;  // a NOP, as documented
+    CoreState& c = core();
+    const uint32_t seq = issue(P_MTE1);
+    const uint16_t site = c.site(api, loc);
+    const uint64_t dlen = uint64_t(p.blockLen) * 64, n = dlen / sizeof(T), slen = n * sizeof(U);
+    uint64_t so = 0, dof = 0;
+    for (uint32_t i = 0; i < p.blockCount; ++i) {
+        local_touch(src, so, slen, P_MTE1, false, seq, site, api, loc, "source");
+        local_touch(dst, dof, dlen, P_MTE1, true, seq, site, api, loc, "destination");
+        if (!trace_only()) {
+            const U* sp = reinterpret_cast<const U*>(src.address_.absAddr + so);
+            T* dp = reinterpret_cast<T*>(dst.address_.absAddr + dof);
+            const uint8_t* si = c.mem(sa).init.data() + src.address_.bufferAddr + so;
+            uint8_t* di = c.mem(da).init.data() + dst.address_.bufferAddr + dof;
+            for (uint64_t e = 0; e < n; ++e) {
+                dp[e] = static_cast<T>(static_cast<float>(sp[e]));
+                std::memset(di + e * sizeof(T), si[e * sizeof(U)] && si[e * sizeof(U) + 1], sizeof(T));  // the written-state
+            }
+        }
+        so += slen + uint64_t(p.srcStride) * 32;
+        dof += dlen + uint64_t(p.dstStride) * 64;
+    }
+    trace(P_MTE1, dlen * p.blockCount, p.blockCount, api, dtype_name<U>());
+}
+
 // ---- DataCopyPad ------------------------------------------------------------------------------
 template <class T>
 inline void data_copy_pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count, uint64_t blen,

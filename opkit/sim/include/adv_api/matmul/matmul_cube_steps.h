@@ -126,7 +126,11 @@ public:
             DataCopy(b1, gbias[c0], Nd2NzParams(1, 1, uint16_t(cols), 0, uint16_t(cols), 1, 1, 0), loc);
             SetFlag<HardEvent::MTE2_MTE1>(0);
             WaitFlag<HardEvent::MTE2_MTE1>(0);
-            DataCopy(bt, b1.template ReinterpretCast<Acc>(), uint32_t(up(cols, 32 / int(sizeof(Acc)))), loc);
+            if constexpr (std::is_same<BiasT, Acc>::value) {
+                DataCopy(bt, b1.template ReinterpretCast<Acc>(), uint32_t(up(cols, 32 / int(sizeof(Acc)))), loc);
+            } else {  // half -> float on the way (blockLen in 64-B units of the BiasTable)
+                DataCopy(bt, b1, DataCopyParams(1, uint16_t(up(cols, 64 / int(sizeof(Acc))) * sizeof(Acc) / 64), 0, 0), loc);
+            }
         }
         const int K = op.k;
         const int kL1 = stepK_ * bk_;
