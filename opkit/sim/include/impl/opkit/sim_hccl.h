@@ -126,6 +126,7 @@ struct RankState {
     std::string owner_desc;
     int state = 0;              // 0 running, 1 blocked in Wait/Finalize, 2 finished (Finalize or kernel returned)
     std::string blocked;        // what it waits for
+    int wait_k = -1, wait_i = -1;  // the slice it waits for (task, slice), -1: none
     bool finalized = false;
     uint8_t* ctx = nullptr;     // its HCCL context in GM (GetHcclContext<0>())
 };
@@ -236,8 +237,13 @@ inline std::string rank_report(const World& w, int k, int i) {
 
 // Every rank blocked or finished while a slice it waits for has not moved: the run can never go on.
 inline void check_deadlock(World& w, std::unique_lock<std::mutex>& lk, const char* api, const SrcLoc& loc, int k, int i) {
-    for (auto& rs : w.ranks)
+    for (auto& rs : w.ranks) {
         if (rs.state == 0) return;
+        // A waiter whose slice has moved goes on once it wakes: not blocked.
+        if (rs.state == 1 && rs.wait_k >= 0 && size_t(rs.wait_k) < rs.tasks.size() &&
+            rs.tasks[size_t(rs.wait_k)].done > rs.wait_i)
+            return;
+    }
     std::string rep = rank_report(w, k, i);
     const Task& t = w.ranks[size_t(rank_id())].tasks[size_t(k)];
     lk.unlock();
@@ -253,6 +259,8 @@ inline void wait_slice(World& w, std::unique_lock<std::mutex>& lk, int k, int i,
     while (me.tasks[size_t(k)].done <= i) {
         if (owner) {
             me.state = 1;
+            me.wait_k = k;
+            me.wait_i = i;
             me.blocked = fmt("slice %d of %s", i, me.tasks[size_t(k)].desc(k).c_str());
             check_deadlock(w, lk, api, loc, k, i);
         }
@@ -264,7 +272,10 @@ inline void wait_slice(World& w, std::unique_lock<std::mutex>& lk, int k, int i,
                     me.tasks[size_t(k)].desc(k).c_str(), limit, rep.c_str());
         }
     }
-    if (owner) me.state = 0;
+    if (owner) {
+        me.state = 0;
+        me.wait_k = me.wait_i = -1;
+    }
 }
 
 // Rank hooks: a context per rank at the start of a run, the end-of-kernel checks after it.
