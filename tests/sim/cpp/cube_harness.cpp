@@ -158,8 +158,8 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
         Mmad(c1, a2, b2, mp);
     }
     qa2.FreeTensor(a2);
-    LocalTensor<T> b2keep = b2;  // (the chain scenario multiplies by B again; a freed queue buffer is not reused here)
-    qb2.FreeTensor(b2);
+    const bool chain = S == "chain" || S == "chain_nosync";  // multiplies by B again: B is freed after that
+    if (!chain) qb2.FreeTensor(b2);
     if (BIAS) qbias2.FreeTensor(bias2);
     if (S == "m_fix_flag") {
         SetFlag<HardEvent::M_FIX>(EVENT_ID0);
@@ -208,11 +208,12 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
             WaitFlag<HardEvent::FIX_M>(EVENT_ID0);
             MmadParams p2;
             p2.m = M; p2.n = N; p2.k = N;
-            Mmad(c1, a2c, b2keep, p2);
+            Mmad(c1, a2c, b2, p2);
             SetFlag<HardEvent::M_FIX>(EVENT_ID0);
             WaitFlag<HardEvent::M_FIX>(EVENT_ID0);
             Fixpipe(cg, c1, fp);
         }
+        qb2.FreeTensor(b2);
         qc.FreeTensor(c1);
     } else if (S == "nz_out") {
         fp.dstStride = mPad * 16 * sizeof(OutT) / 32;  // 32-B blocks between the fractal columns of the NZ result
