@@ -542,7 +542,9 @@ def _run_request(exe, run_dir, x, bias, attrs, dtype):
                        "file": str(run_dir / "bias.bin")})
     outputs = [{"name": "y", "dtype": dtype, "format": "ND", "file": str(run_dir / "y.bin")},
                {"name": "expert_idx", "dtype": "int32", "format": "ND", "file": str(run_dir / "idx.bin")},
-               {"name": "out", "dtype": "float32", "format": "ND", "file": str(run_dir / "out.bin")}]
+               {"name": "out", "dtype": "float32", "format": "ND", "file": str(run_dir / "out.bin"),
+                # written only with out_flag (op.yaml `when`); otherwise not poisoned, as the runner asks
+                **({} if attrs.get("out_flag") else {"poison": False})}]
     request = {"op_type": "MoeGatingTopK", "chip": {k: v for k, v in socdata.chip(CHIP).items() if k != "sources"},
                "inputs": inputs, "outputs": outputs,
                "attrs": [{"name": k, "value": v} for k, v in attrs.items()], "trace": None}
