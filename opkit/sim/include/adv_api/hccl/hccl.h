@@ -163,7 +163,7 @@ private:
                                              HcclCMDType::HCCL_CMD_REDUCE_SCATTER, HcclCMDType::HCCL_CMD_ALLTOALL};
         if (static_cast<uint32_t>(kTypes[kind]) != cc_.opType)
             opkit::sim::fail_at(api, loc, "the Mc2CcTiling set by SetCcTiling is for HcclCMDType %u, not %s (%u): set the "
-                                "task's own Mc2CcTiling before preparing it", cc_.opType, opkit::sim::hccl::kind_name(kind),
+                                "task's own Mc2CcTiling before preparing it", cc_.opType, opkit::sim::hccl::collective_name(kind),
                                 static_cast<uint32_t>(kTypes[kind]));
         const bool reduces = kind == opkit::sim::hccl::K_ALLREDUCE || kind == opkit::sim::hccl::K_REDUCESCATTER;
         if (reduces && cc_.reduceType != HCCL_REDUCE_RESERVED && int(cc_.reduceType) != op)

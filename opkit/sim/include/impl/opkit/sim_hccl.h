@@ -18,7 +18,7 @@ namespace sim {
 namespace hccl {
 
 enum Kind : int { K_ALLREDUCE = 0, K_ALLGATHER, K_REDUCESCATTER, K_ALLTOALL };
-inline const char* kind_name(int k) {
+inline const char* collective_name(int k) {
     static const char* n[] = {"AllReduce", "AllGather", "ReduceScatter", "AlltoAll"};
     return n[k];
 }
@@ -111,7 +111,7 @@ struct Task {
     int committed = 0, done = 0;
     SrcLoc loc{nullptr, 0};
     std::string desc(int k) const {
-        std::string s = fmt("%s #%d (%llu %s", kind_name(kind), k, (unsigned long long)count, dtype_name(dtype));
+        std::string s = fmt("%s #%d (%llu %s", collective_name(kind), k, (unsigned long long)count, dtype_name(dtype));
         if (kind == K_ALLREDUCE || kind == K_REDUCESCATTER) s += std::string(", ") + op_name(op);
         if (kind != K_ALLREDUCE) s += fmt(", stride %llu", (unsigned long long)stride);
         return s + fmt(", repeat %d)", repeat);
