@@ -172,7 +172,10 @@ def test_a_killed_worker_process_is_an_error_not_a_hang(monkeypatch, cli, tmp_pa
     import opkit.verify.session as session
 
     install_fake_sim(monkeypatch)
+    import opkit.run.sim_runner
+
     monkeypatch.setattr(session, "SimRunner", DiesOnTiny)
+    monkeypatch.setattr(opkit.run.sim_runner, "SimRunner", DiesOnTiny)  # what opkit.backends.runner("sim") makes
     PARENT[0] = os.getpid()
     pkg = hostile_package(tmp_path)
     code, out, err = cli("verify", pkg, "-k", "tiny", "--workers", "2", "--out", tmp_path / "v")
@@ -473,8 +476,10 @@ LAUNCH = """
 import sys
 sys.path.insert(0, sys.argv[1])
 import hostile
+import opkit.run.sim_runner
 import opkit.verify.session as session
 session.SimRunner = hostile.FakeSim
+opkit.run.sim_runner.SimRunner = hostile.FakeSim
 session.opdef_check.check = lambda spec, exe: None
 from opkit.cli import main
 sys.argv = ["opkit", "verify", sys.argv[2], "--workers", "2", "--out", sys.argv[3]]
