@@ -24,6 +24,7 @@ from opkit.ops import tensors
 from opkit.ops.arguments import bind, signature
 from opkit.run.limits import check_case
 from opkit.run.sim_runner import KernelError
+from opkit.run.types import run_case
 from opkit.spec import Spec, resolve_column
 from opkit.spec import load as load_spec
 
@@ -55,7 +56,7 @@ def _runner(backend: str, timeout_s: float, jobs: int | None, options: dict[str,
         raise UsageError(f"backend_options {unknown}: unknown (backend='cann' takes vendor, device, sanitize)")
     ready = backends.readiness(backend, command="opkit verify" if backend == "cann" else "opkit build")
     if not ready.ready:  # the backends' own refusal, worded for this call
-        first, _, rest = ready.message("opkit").partition("\n")
+        rest = ready.message("opkit").partition("\n")[2]
         raise backends.BackendUnavailable(f"opkit.ops.load(..., backend={backend!r}) cannot run on this machine:\n"
                                           + rest)
     return backends.runner(backend, timeout_s=timeout_s, jobs=jobs, **options)
@@ -201,10 +202,7 @@ class Operator:
             from opkit.verify.golden import run_untouched  # golden.py's hooks, guarded as verify runs them
 
             masks = run_untouched(spec, call.case, call.inputs)
-        if masks:  # elements the operator leaves as they were by contract: not counted as unwritten
-            result = self._runner.run(spec, call.case, call.column, target, call.inputs, untouched=masks)
-        else:
-            result = self._runner.run(spec, call.case, call.column, target, call.inputs)
+        result = run_case(self._runner, spec, call.case, call.column, target, call.inputs, masks)
         produced = [o.name for o in spec.produced_outputs(call.case.attrs)]
         missing = [n for n in produced if n not in result.outputs]
         if missing:

@@ -36,4 +36,13 @@ class Runner(Protocol):
     def run(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any]) -> RunOutput: ...
 
 
-__all__ = ["Generators", "RunOutput", "Runner", "Untouched"]
+def run_case(runner: Runner, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any],
+             untouched: dict[str, np.ndarray] | None = None) -> RunOutput:
+    """``runner.run`` with the outputs' ``untouched`` masks for a runner that takes them (the simulator, which
+    poisons outputs); other runners run the case as it is."""
+    if untouched and getattr(runner, "takes_untouched", False):
+        return runner.run(spec, case, column, chip, inputs, untouched=untouched)  # type: ignore[call-arg]
+    return runner.run(spec, case, column, chip, inputs)
+
+
+__all__ = ["Generators", "RunOutput", "Runner", "Untouched", "run_case"]

@@ -15,7 +15,7 @@ from opkit.errors import OpkitError, UsageError
 from opkit.numerics import np_dtype
 from opkit.run.inputs import make_inputs
 from opkit.run.limits import check_case
-from opkit.run.types import Generators, Runner, Untouched
+from opkit.run.types import Generators, Runner, Untouched, run_case
 from opkit.spec import Case, Spec, resolve_column
 from opkit.spec.load import _bind_shape, attr_value_problem
 from opkit.spec.yamlio import load_text
@@ -205,10 +205,7 @@ def run_on_data(spec: Spec, runner: Runner, chip: str, out: Path, *, case_name: 
         assert inputs_npz is not None
         case, col, inputs = case_from_npz(spec, inputs_npz, dtype, attrs, notice)
     masks = untouched(spec, case, inputs) if untouched is not None else {}
-    if masks and getattr(runner, "takes_untouched", False):  # outputs left as they were by contract
-        result = runner.run(spec, case, col, chip, inputs, untouched=masks)
-    else:
-        result = runner.run(spec, case, col, chip, inputs)
+    result = run_case(runner, spec, case, col, chip, inputs, masks)  # outputs left as they were by contract
     # A conditional output whose condition does not hold is not part of the result (design §9), even
     # though the harness allocated it.
     produced = {o.name for o in spec.produced_outputs(case.attrs)}

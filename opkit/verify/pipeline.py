@@ -16,7 +16,7 @@ import numpy as np
 
 from opkit.errors import OpkitError, UsageError
 from opkit.run.inputs import make_inputs
-from opkit.run.types import Runner
+from opkit.run.types import Runner, run_case
 from opkit.spec import Case, Spec
 from opkit.verify.compare import DEFAULT_PROFILE, OutputResult, compare
 from opkit.verify.golden import (
@@ -161,10 +161,7 @@ def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None,
         inputs = make_inputs(spec, case, column, custom_generators(spec))
         golden = run_golden(spec, case, inputs)
         untouched = run_untouched(spec, case, inputs, golden)
-        if untouched and getattr(runner, "takes_untouched", False):  # the simulator's poisoned outputs
-            out = runner.run(spec, case, column, job.chip, inputs, untouched=untouched)
-        else:
-            out = runner.run(spec, case, column, job.chip, inputs)
+        out = run_case(runner, spec, case, column, job.chip, inputs, untouched)
         for name, mask in untouched.items():  # left as they were by contract: their initial value, 0
             golden[name] = np.where(mask, np.zeros((), golden[name].dtype), golden[name])
         res.warnings = list(out.info.get("warnings", []))
