@@ -68,7 +68,7 @@ def test_ranks_disagreeing_on_the_repeat_count_end_in_the_diagnostic(harness, tm
     first = r.stderr.splitlines()[0]
     assert first.startswith("opkit-sim: error: rank "), r.stderr
     assert "Hccl::AllReduce: mismatched collective sequences across ranks" in first, r.stderr
-    assert "repeat 4" in first and "repeat 5" in first
+    assert "repeat 4" in first and "repeat 3" in first
     assert "shim_rank_sum.cpp" in r.stderr
 
 

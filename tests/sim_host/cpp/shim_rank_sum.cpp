@@ -16,7 +16,9 @@ extern "C" __global__ __aicore__ void rank_sum(GM_ADDR x, GM_ADDR y, GM_ADDR wor
     const bool lead = GetBlockIdx() == 0;
     HcclHandle h = -1;
     uint8_t repeat = uint8_t(t.tileCnt);
-    if (TILING_KEY_IS(1) && hccl.GetRankId() == 1) repeat = uint8_t(repeat + 1);
+    // The broken variant: rank 1 prepares one slice fewer (and commits and waits only those), so the only
+    // defect is the disagreement itself, whichever rank prepares first.
+    if (TILING_KEY_IS(1) && hccl.GetRankId() == 1) repeat = uint8_t(repeat - 1);
     if (lead) h = hccl.AllReduce(stage, y, t.tileLen, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, repeat);  // @rank_sum_prepare
     GlobalTensor<float> xg, sg;
     xg.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x), t.n);
@@ -25,10 +27,10 @@ extern "C" __global__ __aicore__ void rank_sum(GM_ADDR x, GM_ADDR y, GM_ADDR wor
         for (uint64_t j = i * uint64_t(t.tileLen) + GetBlockIdx(); j < (i + 1) * uint64_t(t.tileLen); j += GetBlockNum())
             sg.SetValue(j, xg.GetValue(j) * 2.0f);
         SyncAll();
-        if (lead) hccl.Commit(h);
+        if (lead && i < repeat) hccl.Commit(h);
     }
     if (lead) {
-        for (uint32_t i = 0; i < t.tileCnt; ++i) hccl.Wait(h);
+        for (uint32_t i = 0; i < repeat; ++i) hccl.Wait(h);
         hccl.Finalize();
     }
 }
