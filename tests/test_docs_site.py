@@ -162,7 +162,7 @@ def test_mkdocs_build_strict_makes_both_languages(tmp_path):
     assert "opkit verify" in commands and "--sweep-values" in commands
     assert (site / "reference" / "op-yaml" / "index.html").is_file()
     assert (site / "zh" / "reference" / "commands" / "index.html").is_file()  # English text on the zh site
-    zh_first = (site / "zh" / "tutorials" / "index.html").read_text()
-    assert "每篇教程" in zh_first and 'hreflang="en"' in zh_first
+    zh_first = (site / "zh" / "tutorials" / "first-operator" / "index.html").read_text()
+    assert "生成算子工程" in zh_first and 'hreflang="en"' in zh_first
     assert re.search(r'<html lang="zh"', zh_first)
     assert (site / "search" / "search_index.json").is_file()
