@@ -212,6 +212,14 @@ def run_tutorial(page: Path, folder: Path) -> list[str]:
     return problems
 
 
+_REQUIRES = re.compile(r"<!--\s*tutorial-requires:\s*([^>]*?)\s*-->")
+
+
+def required_tools(markdown: str) -> list[str]:
+    """The programs a page declares it needs beyond opkit's own (`<!-- tutorial-requires: gdb -->`)."""
+    return [t for m in _REQUIRES.finditer(markdown) for t in re.split(r"[\s,]+", m.group(1)) if t]
+
+
 def english_pages() -> list[Path]:
     return sorted(p for p in TUTORIALS.glob("*.md") if not p.name.endswith(".zh.md") and p.name not in NOT_RUN)
 
@@ -227,6 +235,11 @@ def test_steps_pair_each_command_block_with_the_output_block_right_after_it():
     assert [(x.command.text, x.output.text if x.output else None) for x in s] == [
         ("opkit new a", "created a"), ("ls", None), ("echo hi", "hi")]
     assert s[0].command.line == 4
+
+
+def test_required_tools_are_read_from_the_page_comment():
+    assert required_tools("x\n<!-- tutorial-requires: gdb, g++ -->\n<!--tutorial-requires:cmake-->") == ["gdb", "g++", "cmake"]
+    assert required_tools("<!-- other comment -->") == []
 
 
 def test_normalise_masks_folder_cache_times_hashes_and_timestamps(tmp_path):
@@ -298,5 +311,10 @@ def test_chinese_page_has_the_same_blocks(page):
 @pytest.mark.slow
 @pytest.mark.parametrize("page", english_pages(), ids=lambda p: p.stem)
 def test_tutorial_runs_as_written(page, tmp_path):
+    import shutil
+
+    missing = [t for t in required_tools(page.read_text(encoding="utf-8")) if shutil.which(t) is None]
+    if missing:
+        pytest.skip(f"{page.name} needs {', '.join(missing)}, not found on PATH")
     problems = run_tutorial(page, tmp_path / "tutorial")
     assert not problems, "\n\n".join(problems)
