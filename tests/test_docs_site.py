@@ -35,7 +35,7 @@ def test_command_reference_lists_every_command_and_option_with_help_and_default(
     page = reference.commands_markdown()
     root = typer.main.get_command(app)
     seen = 0
-    for path, cmd in reference._walk(root, ["opkit"]):
+    for path, cmd, _ctx in reference._walk(root, ["opkit"]):
         if len(path) == 1:
             continue
         section = _section(page, " ".join(path))
@@ -52,6 +52,8 @@ def test_command_reference_lists_every_command_and_option_with_help_and_default(
     assert "| `--timeout` `SECONDS` | option |  | `300.0` |" in verify
     assert "| `--force`, `--no-force` | option |  | --no-force |" in verify
     assert "opkit verify [OPTIONS] [OP...]..." in verify
+    # the app's help option names (-h too) reach the subcommands
+    assert re.search(r"^\| `(-h`, `--help|--help`, `-h)` \| option \|", verify, re.M)
     # the groups list their subcommands, linked to their sections
     assert "| [`merge`](#opkit-report-merge) |" in _section(page, "opkit report")
     assert "## `opkit ci init`" in page and "## `opkit spec schema`" in page

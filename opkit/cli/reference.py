@@ -23,10 +23,13 @@ from typing import Any
 Command = Any
 
 
-def _context(cmd: Command, name: str) -> Any:
+def _context(cmd: Command, name: str, parent: Any = None) -> Any:
+    """A context as the command line makes it: the app's settings (its help option names) reach every
+    subcommand through its parent."""
     import typer
 
-    return typer.Context(cmd, info_name=name)
+    settings = dict(getattr(cmd, "context_settings", None) or {}) if parent is None else {}
+    return typer.Context(cmd, info_name=name, parent=parent, **settings)
 
 
 def _is_option(param: Any) -> bool:
@@ -41,15 +44,16 @@ def _root_command() -> Command:
     return typer.main.get_command(app)
 
 
-def _walk(cmd: Command, path: list[str]) -> Iterator[tuple[list[str], Command]]:
-    """Every command under `cmd`, groups before their subcommands, in the order `--help` lists them."""
-    yield path, cmd
+def _walk(cmd: Command, path: list[str], parent: Any = None) -> Iterator[tuple[list[str], Command, Any]]:
+    """Every command under `cmd` with its context, groups before their subcommands, in the order `--help`
+    lists them."""
+    ctx = _context(cmd, path[-1], parent)
+    yield path, cmd, ctx
     if hasattr(cmd, "list_commands"):
-        ctx = _context(cmd, path[-1])
         for name in cmd.list_commands(ctx):
             sub = cmd.get_command(ctx, name)
             if sub is not None and not sub.hidden:
-                yield from _walk(sub, [*path, name])
+                yield from _walk(sub, [*path, name], ctx)
 
 
 def _cell(text: str | None) -> str:
@@ -105,8 +109,7 @@ def commands_markdown() -> str:
         "[The opkit command](../cli.md).",
         "",
     ]
-    for path, cmd in _walk(root, ["opkit"]):
-        ctx = _context(cmd, " ".join(path))
+    for path, cmd, ctx in _walk(root, ["opkit"]):
         if len(path) > 1:
             lines += [f"## `{' '.join(path)}`", ""]
         usage = " ".join(cmd.collect_usage_pieces(ctx))
@@ -124,7 +127,7 @@ def commands_markdown() -> str:
             lines.append("")
         params = [p for p in cmd.get_params(ctx) if not getattr(p, "hidden", False)]
         if params:
-            lines += ["| parameter | kind | | default | help |", "|---|---|---|---|---|"]
+            lines += ["| parameter | kind | notes | default | help |", "|---|---|---|---|---|"]
             lines += [_param_row(p) for p in params]
             lines.append("")
     return "\n".join(lines)
