@@ -21,6 +21,7 @@ TUTORIALS = ROOT / "docs" / "tutorials"
 # Pages of docs/tutorials/ that teach no commands (their ```bash blocks, if any, are not run).
 NOT_RUN = {"index.md", "writing.md"}
 FOLDER_SHOWN_AS = "~/tutorial"
+CANN_SHOWN_AS = "/usr/local/Ascend/ascend-toolkit/latest"  # where CANN installs by default
 REL_TOL = 0.05  # decimal figures (with a point or an exponent) agree within 5 %; integers exactly
 BLOCK_TIMEOUT_S = 600
 
@@ -86,9 +87,11 @@ _MASKS = [
 ]
 
 
-def normalise(text: str, folder: Path | None = None, cache: Path | None = None) -> list[str]:
-    """What a comparison sees: paths, timestamps, hashes and wall times masked, trailing blanks dropped."""
-    masks = []
+def normalise(text: str, folder: Path | None = None, cache: Path | None = None,
+              paths: dict[str, str] | None = None) -> list[str]:
+    """What a comparison sees: paths, timestamps, hashes and wall times masked, trailing blanks dropped.
+    `paths` maps more folders to what the page shows for them."""
+    masks = list((paths or {}).items())
     if cache is not None:
         masks += [(str(cache.resolve()), "<cache>"), (str(cache), "<cache>")]
     if folder is not None:
@@ -194,10 +197,16 @@ def run_tutorial(page: Path, folder: Path) -> list[str]:
     folder.mkdir(parents=True, exist_ok=True)
     cache = _cache_dir()
     env, cwd, state = tutorial_env(folder, cache), folder, folder.parent / ".tutorial-cwd"
+    markdown = page.read_text(encoding="utf-8")
+    paths: dict[str, str] = {}
+    for name in setups(markdown):
+        if name not in SETUPS:
+            return [f"{page}: unknown tutorial-setup {name!r} (known: {', '.join(SETUPS)})"]
+        paths.update(SETUPS[name](folder, env))
     problems = []
-    for step in steps(page.read_text(encoding="utf-8")):
+    for step in steps(markdown):
         printed, cwd = run_block(step.command.text, cwd, state, env)
-        got = normalise(printed, folder, cache)
+        got = normalise(printed, folder, cache, paths)
         where = f"{page.relative_to(ROOT) if page.is_relative_to(ROOT) else page}:{step.command.line}"
         if step.output is None:
             if got and got[-1].startswith("[exit "):
@@ -212,6 +221,28 @@ def run_tutorial(page: Path, folder: Path) -> list[str]:
     return problems
 
 
+_SETUP = re.compile(r"<!--\s*tutorial-setup:\s*([\w-]+)\s*-->")
+
+
+def setups(markdown: str) -> list[str]:
+    """What a page asks the runner to provide (`<!-- tutorial-setup: fake-cann -->`)."""
+    return _SETUP.findall(markdown)
+
+
+def fake_cann_setup(folder: Path, env: dict[str, str]) -> dict[str, str]:
+    """`fake-cann`: the stand-in CANN toolkit of the backends' tests (tests/fake_cann.py) beside the page's
+    folder, its set_env.sh applied to every block; its path is shown as CANN's default install folder."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fake_cann import make_fake_cann
+
+    fake = make_fake_cann(folder.parent / "cann")
+    with_cann = fake.env(base=env)
+    env.clear()
+    env.update(with_cann)
+    return {str(fake.root): CANN_SHOWN_AS}
+
+
+SETUPS = {"fake-cann": fake_cann_setup}
 _REQUIRES = re.compile(r"<!--\s*tutorial-requires:\s*([^>]*?)\s*-->")
 
 
@@ -235,6 +266,16 @@ def test_steps_pair_each_command_block_with_the_output_block_right_after_it():
     assert [(x.command.text, x.output.text if x.output else None) for x in s] == [
         ("opkit new a", "created a"), ("ls", None), ("echo hi", "hi")]
     assert s[0].command.line == 4
+
+
+def test_fake_cann_setup_is_applied_to_every_block_and_its_path_masked(tmp_path):
+    page = tmp_path / "t.md"
+    page.write_text("<!-- tutorial-setup: fake-cann -->\n\n```bash\necho $ASCEND_HOME_PATH; command -v bisheng\n```\n\n"
+                    f"```text\n{CANN_SHOWN_AS}\n{CANN_SHOWN_AS}/bin/bisheng\n```\n")
+    assert run_tutorial(page, tmp_path / "folder") == []
+    page.write_text("<!-- tutorial-setup: no-such -->\n```bash\ntrue\n```\n")
+    (problem,) = run_tutorial(page, tmp_path / "folder2")
+    assert "unknown tutorial-setup 'no-such'" in problem
 
 
 def test_required_tools_are_read_from_the_page_comment():
