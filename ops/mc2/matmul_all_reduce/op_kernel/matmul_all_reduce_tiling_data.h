@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "adv_api/hccl/hccl_tiling_struct.h"
 #include "kernel_tiling/kernel_tiling.h"
 
 struct MatmulAllReduceTilingData {
