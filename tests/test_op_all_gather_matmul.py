@@ -60,13 +60,13 @@ def test_every_non_full_case_passes_on_every_rank(spec):
 @pytest.mark.slow
 def test_the_tiling_cuts_x1_into_tiles_and_a_short_tail(spec, monkeypatch, capsys):
     monkeypatch.setenv("OPKIT_LOG_LEVEL", "info")
-    case = spec.case("cut.r4")
+    case = spec.case("cut")
     SimRunner(jobs=1).run_ranks(spec, case, 0, CHIP, make_rank_inputs(spec, case, 0))
-    cuts = set(re.findall(r"cut of M = 500 on 4 ranks: (\d+) tile\(s\) of (\d+) rows \+ (\d) tail of (\d+) rows",
+    cuts = set(re.findall(r"cut of M = 240 on 4 ranks: (\d+) tile\(s\) of (\d+) rows \+ (\d) tail of (\d+) rows",
                           capsys.readouterr().err))
     assert len(cuts) == 1
     tiles, tile_m, tails, tail_m = map(int, cuts.pop())
-    assert tails == 1 and 0 < tail_m < tile_m and tiles * tile_m + tail_m == 500
+    assert tails == 1 and 0 < tail_m < tile_m and tiles * tile_m + tail_m == 240
 
 
 @pytest.mark.slow
