@@ -260,7 +260,8 @@ class SimRunner:
         if groups:
             raise UsageError(f"{label}: {spec.op_type}'s OpDef declares the HCCL group '{groups[0]}' "
                              "(MC2().HcclGroup): it is a multi-rank operator and runs on several ranks, one set of "
-                             "tensors each (op.yaml: give the case a world_size; opkit run: --world-size)")
+                             "tensors each (op.yaml: give the case a world_size; opkit run: --world-size; Python: "
+                             "one mapping of tensors per rank)")
         with tempfile.TemporaryDirectory(prefix="opkit-run-") as tmp:
             work = Path(tmp)
             req = self.request(spec, case, column, chip, inputs, work, trace_only=trace_only, untouched=untouched)
