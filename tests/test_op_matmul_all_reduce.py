@@ -154,3 +154,11 @@ def test_the_unbroken_copy_passes(broken, monkeypatch):
     monkeypatch.delenv("MAR_BROKEN", raising=False)
     (r,) = verify_spec(spec, runner, Selection(keyword="odd", dtype="float16"))
     assert r.status == "pass", r.message
+
+
+@pytest.mark.slow
+def test_opkit_tiling_of_a_multi_rank_case_is_its_rank_0s(cli):
+    code, out, err = cli("tiling", PKG, "--case", "cut.r4", "-j", "1")
+    assert code == 0, err
+    fields = dict(re.findall(r"^\s+(rankDim|tileCnt|tailCnt|tileM|tailM)\s+(\d+)", out, re.M))
+    assert fields == {"rankDim": "4", "tileM": "512", "tileCnt": "1", "tailM": "488", "tailCnt": "1"}, out

@@ -1,9 +1,11 @@
 // opkit simulator: the host-side HCCL queries an MC2 tiling makes of its communicator (CANN's hccl/hcom.h names
 // and signatures): the world size and this rank of the group the OpDef names (MC2().HcclGroup). In a multi-rank
-// run each rank's host steps run on that rank's thread, so they answer for that rank; a one-device run is a world
-// of one. A null group or result pointer is HCCL_E_PARA, as on CANN.
+// run each rank's host steps run on that rank's thread, so they answer for that rank. Outside one (`opkit tiling`
+// of a multi-rank case, host only) the world is OPKIT_SIM_WORLD_SIZE ranks (1 to 64; default 1) and this is rank
+// OPKIT_SIM_RANK_ID (default 0). A null group or result pointer is HCCL_E_PARA, as on CANN.
 #pragma once
 #include <cstdint>
+#include <cstdlib>
 
 #include "kernel_launch.h"
 
@@ -37,16 +39,36 @@ typedef enum {
 } HcclResult;
 #endif
 
+namespace opkit {
+namespace sim {
+// OPKIT_SIM_WORLD_SIZE / OPKIT_SIM_RANK_ID outside a multi-rank run: a number in [lo, hi], else `fallback`.
+inline uint32_t hcom_env(const char* name, long lo, long hi, uint32_t fallback) {
+    const char* e = std::getenv(name);
+    if (e == nullptr || *e == '\0') return fallback;
+    char* end = nullptr;
+    const long v = std::strtol(e, &end, 10);
+    return end != nullptr && *end == '\0' && v >= lo && v <= hi ? static_cast<uint32_t>(v) : fallback;
+}
+}  // namespace sim
+}  // namespace opkit
+
 // The number of ranks in the group.
 inline HcclResult HcomGetRankSize(const char* group, uint32_t* rankSize) {
     if (group == nullptr || rankSize == nullptr) return HCCL_E_PARA;
-    *rankSize = static_cast<uint32_t>(opkit::sim::rank_dim());
+    *rankSize = opkit::sim::cur_device() ? static_cast<uint32_t>(opkit::sim::rank_dim())
+                                         : opkit::sim::hcom_env("OPKIT_SIM_WORLD_SIZE", 1, 64, 1);
     return HCCL_SUCCESS;
 }
 
 // This rank's id in the group (0 .. rank size - 1).
 inline HcclResult HcomGetRankId(const char* group, uint32_t* rankId) {
     if (group == nullptr || rankId == nullptr) return HCCL_E_PARA;
-    *rankId = static_cast<uint32_t>(opkit::sim::rank_id());
+    if (opkit::sim::cur_device()) {
+        *rankId = static_cast<uint32_t>(opkit::sim::rank_id());
+    } else {
+        uint32_t size = 1;
+        HcomGetRankSize(group, &size);
+        *rankId = opkit::sim::hcom_env("OPKIT_SIM_RANK_ID", 0, long(size) - 1, 0);
+    }
     return HCCL_SUCCESS;
 }
