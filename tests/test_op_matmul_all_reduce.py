@@ -99,17 +99,20 @@ def test_unsupported_attrs_are_refused_by_the_tiling(spec, attrs, message):
 
 
 # Broken copies of the kernel, chosen at run time by MAR_BROKEN: 1 never commits the last tile (and waits for
-# none), 2 waits before the first Commit, 3 makes rank 1 prepare one slice more than the others.
+# none), 2 waits before the first Commit, 3 makes rank 1 cut its tiles into twice as many slices (the repeat count
+# doubled, each slice half as long: the same bytes, so the disagreement is the only defect).
 BROKEN = [
     ('#include "matmul_all_reduce_tiling_data.h"\n',
      '#include "matmul_all_reduce_tiling_data.h"\n#include <cstdlib>\n'
-     'static inline int Broken() { const char* e = std::getenv("MAR_BROKEN"); return e ? std::atoi(e) : 0; }\n'),
+     'static inline int Broken() { const char* e = std::getenv("MAR_BROKEN"); return e ? std::atoi(e) : 0; }\n'
+     'static inline uint32_t Split(uint32_t rank) { return Broken() == 3 && rank == 1 ? 2 : 1; }\n'),
     ("if (lead_) hccl_.Commit(tail ? tailHandle_ : tileHandle_);  // @commit",
      "if (lead_ && !(Broken() == 1 && tile + 1 == t_.tileCnt + t_.tailCnt)) hccl_.Commit(tail ? tailHandle_ : tileHandle_);"),
     ("for (uint32_t i = 0; i < t_.tileCnt; ++i) hccl_.Wait(tileHandle_);  // @wait",
      "for (uint32_t i = 0; Broken() != 1 && i < t_.tileCnt; ++i) hccl_.Wait(tileHandle_);"),
-    ("HCCL_REDUCE_SUM, uint8_t(t_.tileCnt));  // @prepare_tile",
-     "HCCL_REDUCE_SUM, uint8_t(t_.tileCnt + (Broken() == 3 && hccl_.GetRankId() == 1 ? 1 : 0)));\n"
+    ("hccl_.AllReduce(staging_, y_, tileElems, dtype, HCCL_REDUCE_SUM, uint8_t(t_.tileCnt));  // @prepare_tile",
+     "hccl_.AllReduce(staging_, y_, tileElems / Split(hccl_.GetRankId()), dtype, HCCL_REDUCE_SUM, "
+     "uint8_t(t_.tileCnt * Split(hccl_.GetRankId())));\n"
      "            if (Broken() == 2) hccl_.Wait(tileHandle_);"),
 ]
 

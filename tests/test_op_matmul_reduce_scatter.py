@@ -79,12 +79,18 @@ def test_ranks_disagreeing_on_the_repeat_count_end_in_the_diagnostic(tmp_path):
     shutil.copytree(PKG, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
     header = dst / "op_kernel" / "matmul_reduce_scatter.h"
     text = header.read_text()
-    old = "uint8_t(t_.tileCnt));  // @prepare_tile"
-    assert text.count(old) == 1
-    header.write_text(text.replace(old, "uint8_t(t_.tileCnt + (hccl_.GetRankId() == 1 ? 1 : 0)));"))
+    # Rank 1 cuts its tiles into twice as many slices, each half as long: the same bytes, another repeat count.
+    for old, new in (("ReduceScatter(staging_, y_, tileElems, dtype",
+                      "ReduceScatter(staging_, y_, tileElems / (hccl_.GetRankId() == 1 ? 2 : 1), dtype"),
+                     ("uint8_t(t_.tileCnt));  // @prepare_tile",
+                      "uint8_t(t_.tileCnt * (hccl_.GetRankId() == 1 ? 2 : 1)));")):
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    header.write_text(text)
     broken = load(dst)
     case = broken.case("smoke.r2")
     with pytest.raises(KernelError) as exc:
         SimRunner(jobs=1, timeout_s=120).run_ranks(broken, case, 0, CHIP, make_rank_inputs(broken, case, 0))
     assert "Hccl::ReduceScatter: mismatched collective sequences across ranks" in exc.value.message
+    assert re.search(r"repeat 1\).*repeat 2\)|repeat 2\).*repeat 1\)", exc.value.message), exc.value.message
     assert "no result after" not in exc.value.message
