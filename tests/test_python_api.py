@@ -5,6 +5,7 @@ any build; kernel diagnostics; torch tensors; the build cache."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import types
@@ -53,6 +54,18 @@ class ApiRunner:
         values = result._asdict() if len(produced) > 1 else {produced[0]: result}
         assert list(values) == produced
         return RunOutput(dict(values), self.op.last_info)
+
+    def run_ranks(self, spec, case, column, chip, inputs, trace_only=False):
+        """A multi-rank case: one mapping per rank, the attrs once; a RunOutput per rank."""
+        ranks = [{k: v for k, v in i.items() if v is not None} for i in inputs]
+        results = self.op(ranks, **case.attrs)
+        produced = [o.name for o in spec.produced_outputs(case.attrs)]
+        outs = []
+        for res, info in zip(results, self.op.last_info["ranks"], strict=True):
+            values = res._asdict() if len(produced) > 1 else {produced[0]: res}
+            assert list(values) == produced
+            outs.append(RunOutput(dict(values), info))
+        return outs
 
 
 def _smoke(spec):
@@ -258,7 +271,10 @@ def test_backends_and_packages_that_cannot_run_are_refused(tmp_path, monkeypatch
     with pytest.raises(OpkitError, match="timeout=0"):
         opkit.ops.load("axpy_relu", cwd=ROOT, timeout=0)
     mc2 = _fresh_copy(tmp_path, "ops/examples/axpy_relu")
-    (mc2 / "op.yaml").write_text((mc2 / "op.yaml").read_text().replace("family: examples", "family: mc2"))
+    head, cases = (mc2 / "op.yaml").read_text().replace("family: examples", "family: mc2").split("\ncases:\n")
+    cases = re.sub(r"^  - \{name: ", "  - {world_size: 2, name: ", cases, flags=re.M)  # every case names its ranks
+    cases = re.sub(r"^  - name: (\w+)$", r"  - name: \1\n    world_size: 2", cases, flags=re.M)
+    (mc2 / "op.yaml").write_text(head + "\ncases:\n" + cases)
     op = opkit.ops.load(mc2)  # a multi-rank operator: its call takes one mapping per rank
     x = np.ones(4, np.float32)
     with pytest.raises(OpkitError, match=r"axpy_relu is a multi-rank \(MC2\) operator: call it with one mapping of "

@@ -187,7 +187,7 @@ class Operator:
 
     def _call(self, args: tuple, kwargs: dict[str, Any], dtype: Any, chip: str | None) -> Any:
         spec = self.spec
-        if spec.family == "mc2":
+        if spec.multi_rank:
             return self._call_ranks(args, kwargs, dtype, chip)
         target, soc = spec.target(self.chip if chip is None else chip)
         call = bind(spec, args, kwargs, dtype)
@@ -246,7 +246,7 @@ def load(name_or_path: str | os.PathLike[str], *, chip: str | None = None, backe
     runner = _runner(backend, float(timeout), jobs, dict(backend_options or {}))
     here = Path(cwd).resolve() if cwd is not None else Path.cwd()
     spec = load_spec(_package(name_or_path, here).resolve())
-    if spec.family == "mc2" and not hasattr(runner, "run_ranks"):
+    if spec.multi_rank and not hasattr(runner, "run_ranks"):
         raise UsageError(f"{spec.name} is a multi-rank (MC2) operator: the {backend} backend does not run "
                          "multi-rank operators; use backend='sim'")
     if not spec.modelled_socs:

@@ -12,6 +12,7 @@ shapes only.
 from __future__ import annotations
 
 import json
+import os
 import struct
 import subprocess
 import tempfile
@@ -255,7 +256,11 @@ def _run(spec: Spec, case: Case, column: int, chip: str, exe: Path, described: d
         req_path = work / "request.json"
         req_path.write_text(json.dumps(req), encoding="utf-8")
         try:
-            r = subprocess.run([str(exe), "tiling", str(req_path)], capture_output=True, text=True, timeout=timeout_s)
+            env = dict(os.environ)
+            if case.world_size is not None:  # a multi-rank case: the tiling of its rank 0 (hccl/hcom.h)
+                env.update({"OPKIT_SIM_WORLD_SIZE": str(case.world_size), "OPKIT_SIM_RANK_ID": "0"})
+            r = subprocess.run([str(exe), "tiling", str(req_path)], capture_output=True, text=True, timeout=timeout_s,
+                               env=env)
         except subprocess.TimeoutExpired:
             raise KernelError(f"{label}: the tiling gave no result after {timeout_s:.0f} s") from None
         if r.returncode != 0:  # the diagnostic carries what the op logged and the simulator's warnings before it

@@ -1,0 +1,195 @@
+// AllGatherMatmul: the kernel class, gather_out = AllGather(x1) and y = gather_out @ x2 + bias over the ranks of
+// attr group, as a mix kernel (AIC:AIV = 1:2). The code below runs on the vector cores; REGIST_MATMUL_OBJ in the
+// entry keeps the cube cores in the Matmul API's server loop.
+//
+// Each rank's x1 is cut along M into communication tiles (op_host/all_gather_matmul_tiling.cpp): tileCnt tiles
+// of tileM rows, then tailCnt (0 or 1) short tail of tailM rows.
+//
+//   1. vector core 0 prepares the AllGathers (tiles, tail) and commits every slice at once: x1 is an input, so
+//      the slices can travel from the start; rank p's slice t lands in gather_out at rows p * M + t * tileM;
+//   2. every vector core computes its pieces of this rank's own block of y (rows rank * M ...) from its local
+//      x1: no communication needed, so it hides the first slices' travel;
+//   3. for each tile t, every vector core waits for slice t (Wait: it has landed from every rank), then computes
+//      its pieces of tile t of every other rank's block of y from gather_out.
+// A piece: x1 or gather_out rows @ x2 (Matmul API, fp32 into the worker's GM buffer), + bias in fp32, rounded once
+// to fp16/bf16 into y.
+#ifndef ALL_GATHER_MATMUL_H
+#define ALL_GATHER_MATMUL_H
+
+#include "kernel_operator.h"
+#include "lib/hccl/hccl.h"
+#include "lib/matmul_intf.h"
+#include "all_gather_matmul_tiling_data.h"
+
+namespace AllGatherMatmulKernel {
+using namespace AscendC;
+
+constexpr uint32_t ALIGN = 16;
+
+template <typename T>
+struct HcclType;
+template <>
+struct HcclType<half> {
+    static constexpr HcclDataType value = HCCL_DATA_TYPE_FP16;
+};
+template <>
+struct HcclType<bfloat16_t> {
+    static constexpr HcclDataType value = HCCL_DATA_TYPE_BFP16;
+};
+
+__aicore__ inline uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+template <typename T>
+class AllGatherMatmul {
+    using AType = MatmulType<TPosition::GM, CubeFormat::ND, T>;
+    using BType = MatmulType<TPosition::GM, CubeFormat::ND, T>;
+    using CType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+    using BiasType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+
+public:
+    __aicore__ inline AllGatherMatmul() {}
+
+    // Bound to its tiling by REGIST_MATMUL_OBJ in the kernel entry, before any InitBuffer.
+    Matmul<AType, BType, CType, BiasType> mm;
+
+    __aicore__ inline void Init(GM_ADDR x1, GM_ADDR x2, GM_ADDR bias, GM_ADDR y, GM_ADDR gatherOut,
+                                GM_ADDR userWorkspace, GM_ADDR tilingGm, const AllGatherMatmulTilingData& tiling,
+                                TPipe* pipe)
+    {
+        t_ = tiling;
+        worker_ = GetBlockIdx();  // counts vector cores
+        const uint64_t rows = static_cast<uint64_t>(t_.M) * t_.rankDim;
+        x1_ = x1;
+        gather_ = t_.gatherInWorkspace ? userWorkspace + t_.gatherOffset : gatherOut;
+        x1Gm_.SetGlobalBuffer((__gm__ T*)x1, static_cast<uint64_t>(t_.M) * t_.K);
+        gatherGm_.SetGlobalBuffer((__gm__ T*)gather_, rows * t_.K);
+        x2Gm_.SetGlobalBuffer((__gm__ T*)x2, static_cast<uint64_t>(t_.K) * t_.N);
+        if (t_.hasBias) biasGm_.SetGlobalBuffer((__gm__ T*)bias, t_.N);
+        yGm_.SetGlobalBuffer((__gm__ T*)y, rows * t_.N);
+        const uint64_t pieceElems = static_cast<uint64_t>(t_.mmTiling.singleCoreM) * t_.pieceStride;
+        pieceGm_.SetGlobalBuffer((__gm__ float*)userWorkspace + worker_ * pieceElems, pieceElems);
+        const uint32_t chunk = t_.rowsPerChunk * t_.pieceStride;
+        pipe->InitBuffer(cBuf_, chunk * sizeof(float));
+        pipe->InitBuffer(outBuf_, chunk * sizeof(T));
+        pipe->InitBuffer(biasBuf_, t_.pieceStride * sizeof(T));
+        pipe->InitBuffer(biasfBuf_, t_.pieceStride * sizeof(float));
+        lead_ = worker_ == 0;
+        hccl_.InitV2(GetHcclContext<0>(), tilingGm + offsetof(AllGatherMatmulTilingData, mc2InitTiling));
+        hccl_.SetCcTiling(tilingGm + offsetof(AllGatherMatmulTilingData, allGatherTiling));
+        rank_ = hccl_.GetRankId();
+    }
+
+    __aicore__ inline void Process()
+    {
+        // 1. The AllGathers: slice i of rank p lands at recv + (p * M * K + i * count) elements.
+        const uint64_t tileElems = static_cast<uint64_t>(t_.tileM) * t_.K;
+        const uint64_t stride = static_cast<uint64_t>(t_.M) * t_.K;
+        const uint64_t tailStart = tileElems * t_.tileCnt * sizeof(T);
+        const auto dtype = HcclType<T>::value;
+        if (lead_) {
+            tileHandle_ = hccl_.AllGather(x1_, gather_, tileElems, dtype, stride, uint8_t(t_.tileCnt));  // @prepare_tile
+            if (t_.tailCnt > 0)
+                tailHandle_ = hccl_.AllGather(x1_ + tailStart, gather_ + tailStart, static_cast<uint64_t>(t_.tailM) * t_.K,
+                                              dtype, stride, uint8_t(t_.tailCnt));
+            for (uint32_t i = 0; i < t_.tileCnt; ++i) hccl_.Commit(tileHandle_);  // @commit
+            for (uint32_t i = 0; i < t_.tailCnt; ++i) hccl_.Commit(tailHandle_);
+        }
+        SyncAll<true>();  // the handles exist before any core waits on them
+        tileHandle_ = 0;  // the handles the lead prepared, in order
+        tailHandle_ = t_.tailCnt > 0 ? 1 : -1;
+        mm.SetOrgShape(t_.M * t_.rankDim, t_.N, t_.K, t_.K, t_.pieceStride);
+        // 2. This rank's own block from its local x1.
+        ComputeRows(x1Gm_, 0, rank_ * t_.M, t_.M, 0, 1);
+        // 3. Tile by tile, once it has landed, the other ranks' rows.
+        for (uint32_t tile = 0; tile < t_.tileCnt + t_.tailCnt; ++tile) {
+            const bool tail = tile >= t_.tileCnt;
+            hccl_.Wait(tail ? tailHandle_ : tileHandle_);  // @wait
+            const uint32_t rows = tail ? t_.tailM : t_.tileM;
+            ComputeRows(gatherGm_, tile * t_.tileM, tile * t_.tileM, rows, rank_, t_.rankDim);
+        }
+        if (lead_) hccl_.Finalize();
+        mm.End();
+    }
+
+private:
+    // The rows [row0, row0 + rows) of the block of every rank p != skip (one block when ranks is 1: src rows
+    // srcRow0.. of the local x1 into y rows dstRow0..; else gather_out's rows p * M + row0.. into y's).
+    __aicore__ inline void ComputeRows(const GlobalTensor<T>& src, uint32_t srcRow0, uint32_t dstRow0, uint32_t rows,
+                                       uint32_t skip, uint32_t ranks)
+    {
+        const uint32_t pm = t_.mmTiling.singleCoreM;
+        const uint32_t pn = t_.mmTiling.singleCoreN;
+        const uint32_t colPieces = CeilDiv(t_.N, pn);
+        const uint32_t perBlock = CeilDiv(rows, pm) * colPieces;
+        const uint32_t blocks = ranks == 1 ? 1 : ranks - 1;
+        for (uint32_t q = worker_; q < perBlock * blocks; q += t_.workers) {
+            uint32_t base = 0;
+            uint32_t ybase = dstRow0;
+            if (ranks > 1) {
+                const uint32_t j = q / perBlock;
+                const uint32_t p = j < skip ? j : j + 1;  // every rank but this one
+                base = p * t_.M + srcRow0;
+                ybase = p * t_.M + dstRow0;
+            } else {
+                base = srcRow0;
+            }
+            const uint32_t p = q % perBlock;
+            const uint32_t r = (p / colPieces) * pm;
+            const uint32_t n0 = (p % colPieces) * pn;
+            ComputePiece(src, base + r, ybase + r, n0, std::min(pm, rows - r), std::min(pn, t_.N - n0));
+        }
+    }
+
+    // y[yRow : yRow + m, n0 : n0 + n] = round(src[aRow : aRow + m] @ x2[:, n0 : n0 + n] (+ bias)).
+    __aicore__ inline void ComputePiece(const GlobalTensor<T>& src, uint32_t aRow, uint32_t yRow, uint32_t n0,
+                                        uint32_t m, uint32_t n)
+    {
+        mm.SetTensorA(src[static_cast<uint64_t>(aRow) * t_.K]);
+        mm.SetTensorB(t_.isTransB ? x2Gm_[static_cast<uint64_t>(n0) * t_.K] : x2Gm_[n0], t_.isTransB != 0);
+        mm.SetTail(m, n, t_.K);
+        mm.IterateAll(pieceGm_);  // synchronous: the fp32 piece is in GM on return
+        const uint32_t s = t_.pieceStride;
+        const uint32_t nPad = CeilDiv(n, ALIGN) * ALIGN;
+        LocalTensor<float> biasF = biasfBuf_.Get<float>();
+        if (t_.hasBias) {
+            LocalTensor<T> b = biasBuf_.Get<T>();
+            DataCopyPad(b, biasGm_[n0], DataCopyExtParams{1, static_cast<uint32_t>(n * sizeof(T)), 0, 0, 0},
+                        DataCopyPadExtParams<T>{false, 0, 0, 0});
+            PipeBarrier<PIPE_ALL>();
+            Cast(biasF, b, RoundMode::CAST_NONE, n);
+            PipeBarrier<PIPE_ALL>();
+        }
+        for (uint32_t r = 0; r < m; r += t_.rowsPerChunk) {
+            const uint32_t rows = std::min(t_.rowsPerChunk, m - r);
+            LocalTensor<float> c = cBuf_.Get<float>();
+            DataCopy(c, pieceGm_[static_cast<uint64_t>(r) * s], rows * s);
+            PipeBarrier<PIPE_ALL>();
+            if (t_.hasBias)
+                for (uint32_t i = 0; i < rows; ++i) Add(c[i * s], c[i * s], biasF, n);
+            PipeBarrier<PIPE_V>();
+            LocalTensor<T> out = outBuf_.Get<T>();
+            Cast(out, c, RoundMode::CAST_RINT, rows * s);  // fp32 -> fp16/bf16, round to nearest even
+            PipeBarrier<PIPE_ALL>();
+            const DataCopyExtParams o{static_cast<uint16_t>(rows), static_cast<uint32_t>(n * sizeof(T)), (s - nPad) / ALIGN,
+                                      static_cast<uint32_t>((t_.N - n) * sizeof(T)), 0};
+            DataCopyPad(yGm_[static_cast<uint64_t>(yRow + r) * t_.N + n0], out, o);
+            PipeBarrier<PIPE_ALL>();
+        }
+    }
+
+    Hccl<HCCL_SERVER_TYPE_AICPU> hccl_;
+    HcclHandle tileHandle_ = -1;
+    HcclHandle tailHandle_ = -1;
+    TBuf<TPosition::VECCALC> cBuf_, outBuf_, biasBuf_, biasfBuf_;
+    GlobalTensor<T> x1Gm_, gatherGm_, x2Gm_, biasGm_, yGm_;
+    GlobalTensor<float> pieceGm_;
+    GM_ADDR x1_ = nullptr;
+    GM_ADDR gather_ = nullptr;
+    AllGatherMatmulTilingData t_;
+    uint32_t worker_ = 0;
+    uint32_t rank_ = 0;
+    bool lead_ = false;
+};
+}  // namespace AllGatherMatmulKernel
+
+#endif  // ALL_GATHER_MATMUL_H

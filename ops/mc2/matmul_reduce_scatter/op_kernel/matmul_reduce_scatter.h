@@ -1,0 +1,178 @@
+// MatmulReduceScatter: the kernel class, y_r = rows [r * M / R, (r + 1) * M / R) of sum_p (x1_p @ x2_p + bias_p)
+// over the ranks of attr group, as a mix kernel (AIC:AIV = 1:2). The code below runs on the vector cores;
+// REGIST_MATMUL_OBJ in the entry keeps the cube cores in the Matmul API's server loop.
+//
+// The product [M, N] is R blocks of blockM = M / R rows, block p the rows rank p receives. Each block is cut alike
+// into communication tiles (op_host/matmul_reduce_scatter_tiling.cpp): tileCnt tiles of tileM rows, then tailCnt
+// (0 or 1) short tail of tailM rows. For each tile t, in order:
+//
+//   1. every vector core ("worker") takes its pieces of tile t of every block p (rows p * blockM + t * tileM ...):
+//        x1 rows @ x2 cols -- Matmul API, IterateAll on the cube core -->  piece fp32 (GM)
+//        + bias in fp32, rounded once to fp16/bf16 --> staging (GM workspace, the ReduceScatter's send buffer)
+//   2. SyncAll: tile t of every block is in staging;
+//   3. vector core 0 commits tile t's ReduceScatter: rank p receives the sum over the ranks of tile t of block p
+//      while every core goes on with the next tile.
+// At the end vector core 0 waits for every slice and finalizes.
+#ifndef MATMUL_REDUCE_SCATTER_H
+#define MATMUL_REDUCE_SCATTER_H
+
+#include "kernel_operator.h"
+#include "lib/hccl/hccl.h"
+#include "lib/matmul_intf.h"
+#include "matmul_reduce_scatter_tiling_data.h"
+
+namespace MatmulReduceScatterKernel {
+using namespace AscendC;
+
+constexpr uint32_t ALIGN = 16;
+
+template <typename T>
+struct HcclType;
+template <>
+struct HcclType<half> {
+    static constexpr HcclDataType value = HCCL_DATA_TYPE_FP16;
+};
+template <>
+struct HcclType<bfloat16_t> {
+    static constexpr HcclDataType value = HCCL_DATA_TYPE_BFP16;
+};
+
+__aicore__ inline uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+template <typename T>
+class MatmulReduceScatter {
+    using AType = MatmulType<TPosition::GM, CubeFormat::ND, T>;
+    using BType = MatmulType<TPosition::GM, CubeFormat::ND, T>;
+    using CType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+    using BiasType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+
+public:
+    __aicore__ inline MatmulReduceScatter() {}
+
+    // Bound to its tiling by REGIST_MATMUL_OBJ in the kernel entry, before any InitBuffer.
+    Matmul<AType, BType, CType, BiasType> mm;
+
+    __aicore__ inline void Init(GM_ADDR x1, GM_ADDR x2, GM_ADDR bias, GM_ADDR y, GM_ADDR userWorkspace,
+                                GM_ADDR tilingGm, const MatmulReduceScatterTilingData& tiling, TPipe* pipe)
+    {
+        t_ = tiling;
+        worker_ = GetBlockIdx();  // counts vector cores
+        const uint64_t mn = static_cast<uint64_t>(t_.M) * t_.N;
+        x1Gm_.SetGlobalBuffer((__gm__ T*)x1, static_cast<uint64_t>(t_.M) * t_.K);
+        x2Gm_.SetGlobalBuffer((__gm__ T*)x2, static_cast<uint64_t>(t_.K) * t_.N);
+        if (t_.hasBias) biasGm_.SetGlobalBuffer((__gm__ T*)bias, t_.N);
+        y_ = y;
+        staging_ = userWorkspace + t_.stagingOffset;
+        stagingGm_.SetGlobalBuffer((__gm__ T*)staging_, mn);
+        const uint64_t pieceElems = static_cast<uint64_t>(t_.mmTiling.singleCoreM) * t_.pieceStride;
+        pieceGm_.SetGlobalBuffer((__gm__ float*)userWorkspace + worker_ * pieceElems, pieceElems);
+        const uint32_t chunk = t_.rowsPerChunk * t_.pieceStride;
+        pipe->InitBuffer(cBuf_, chunk * sizeof(float));
+        pipe->InitBuffer(outBuf_, chunk * sizeof(T));
+        pipe->InitBuffer(biasBuf_, t_.pieceStride * sizeof(T));
+        pipe->InitBuffer(biasfBuf_, t_.pieceStride * sizeof(float));
+        lead_ = worker_ == 0;
+        if (lead_) {
+            hccl_.InitV2(GetHcclContext<0>(), tilingGm + offsetof(MatmulReduceScatterTilingData, mc2InitTiling));
+            hccl_.SetCcTiling(tilingGm + offsetof(MatmulReduceScatterTilingData, reduceScatterTiling));
+        }
+    }
+
+    __aicore__ inline void Process()
+    {
+        // The ReduceScatters: slice i of a handle sends block p's rows at staging + (p * blockM * N + i * count)
+        // elements to rank p, which receives their sum at y + i * count.
+        const uint64_t tileElems = static_cast<uint64_t>(t_.tileM) * t_.N;
+        const uint64_t stride = static_cast<uint64_t>(t_.blockM) * t_.N;
+        const uint64_t tailStart = tileElems * t_.tileCnt * sizeof(T);
+        const auto dtype = HcclType<T>::value;
+        if (lead_) {
+            tileHandle_ = hccl_.ReduceScatter(staging_, y_, tileElems, dtype, HCCL_REDUCE_SUM, stride,
+                                              uint8_t(t_.tileCnt));  // @prepare_tile
+            if (t_.tailCnt > 0)
+                tailHandle_ = hccl_.ReduceScatter(staging_ + tailStart, y_ + tailStart, static_cast<uint64_t>(t_.tailM) * t_.N,
+                                                  dtype, HCCL_REDUCE_SUM, stride, uint8_t(t_.tailCnt));
+        }
+        mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.pieceStride);
+        for (uint32_t tile = 0; tile < t_.tileCnt + t_.tailCnt; ++tile) {
+            const bool tail = tile >= t_.tileCnt;
+            ComputeTile(tile * t_.tileM, tail ? t_.tailM : t_.tileM);
+            SyncAll<true>();  // every worker's pieces of this tile (of every block) are in staging
+            if (lead_) hccl_.Commit(tail ? tailHandle_ : tileHandle_);  // @commit
+        }
+        if (lead_) {
+            for (uint32_t i = 0; i < t_.tileCnt; ++i) hccl_.Wait(tileHandle_);  // @wait
+            for (uint32_t i = 0; i < t_.tailCnt; ++i) hccl_.Wait(tailHandle_);
+            hccl_.Finalize();
+        }
+        mm.End();
+    }
+
+private:
+    // This worker's pieces of the tile of rows [row0, row0 + rows) of every block.
+    __aicore__ inline void ComputeTile(uint32_t row0, uint32_t rows)
+    {
+        const uint32_t pm = t_.mmTiling.singleCoreM;
+        const uint32_t pn = t_.mmTiling.singleCoreN;
+        const uint32_t colPieces = CeilDiv(t_.N, pn);
+        const uint32_t perBlock = CeilDiv(rows, pm) * colPieces;
+        for (uint32_t q = worker_; q < perBlock * t_.rankDim; q += t_.workers) {
+            const uint32_t p = q % perBlock;
+            const uint32_t start = (q / perBlock) * t_.blockM + row0;
+            const uint32_t m0 = start + (p / colPieces) * pm;
+            const uint32_t n0 = (p % colPieces) * pn;
+            ComputePiece(m0, n0, std::min(pm, start + rows - m0), std::min(pn, t_.N - n0));
+        }
+    }
+
+    // staging[m0 : m0 + m, n0 : n0 + n] = round(x1[m0 : m0 + m] @ x2[:, n0 : n0 + n] (+ bias)).
+    __aicore__ inline void ComputePiece(uint32_t m0, uint32_t n0, uint32_t m, uint32_t n)
+    {
+        mm.SetTensorA(x1Gm_[static_cast<uint64_t>(m0) * t_.K]);
+        mm.SetTensorB(t_.isTransB ? x2Gm_[static_cast<uint64_t>(n0) * t_.K] : x2Gm_[n0], t_.isTransB != 0);
+        mm.SetTail(m, n, t_.K);
+        mm.IterateAll(pieceGm_);  // synchronous: the fp32 piece is in GM on return
+        const uint32_t s = t_.pieceStride;
+        const uint32_t nPad = CeilDiv(n, ALIGN) * ALIGN;
+        LocalTensor<float> biasF = biasfBuf_.Get<float>();
+        if (t_.hasBias) {
+            LocalTensor<T> b = biasBuf_.Get<T>();
+            DataCopyPad(b, biasGm_[n0], DataCopyExtParams{1, static_cast<uint32_t>(n * sizeof(T)), 0, 0, 0},
+                        DataCopyPadExtParams<T>{false, 0, 0, 0});
+            PipeBarrier<PIPE_ALL>();
+            Cast(biasF, b, RoundMode::CAST_NONE, n);
+            PipeBarrier<PIPE_ALL>();
+        }
+        for (uint32_t r = 0; r < m; r += t_.rowsPerChunk) {
+            const uint32_t rows = std::min(t_.rowsPerChunk, m - r);
+            LocalTensor<float> c = cBuf_.Get<float>();
+            DataCopy(c, pieceGm_[static_cast<uint64_t>(r) * s], rows * s);
+            PipeBarrier<PIPE_ALL>();
+            if (t_.hasBias)
+                for (uint32_t i = 0; i < rows; ++i) Add(c[i * s], c[i * s], biasF, n);
+            PipeBarrier<PIPE_V>();
+            LocalTensor<T> out = outBuf_.Get<T>();
+            Cast(out, c, RoundMode::CAST_RINT, rows * s);  // fp32 -> fp16/bf16, round to nearest even
+            PipeBarrier<PIPE_ALL>();
+            const DataCopyExtParams o{static_cast<uint16_t>(rows), static_cast<uint32_t>(n * sizeof(T)), (s - nPad) / ALIGN,
+                                      static_cast<uint32_t>((t_.N - n) * sizeof(T)), 0};
+            DataCopyPad(stagingGm_[static_cast<uint64_t>(m0 + r) * t_.N + n0], out, o);
+            PipeBarrier<PIPE_ALL>();
+        }
+    }
+
+    Hccl<HCCL_SERVER_TYPE_AICPU> hccl_;
+    HcclHandle tileHandle_ = -1;
+    HcclHandle tailHandle_ = -1;
+    TBuf<TPosition::VECCALC> cBuf_, outBuf_, biasBuf_, biasfBuf_;
+    GlobalTensor<T> x1Gm_, x2Gm_, biasGm_, stagingGm_;
+    GlobalTensor<float> pieceGm_;
+    GM_ADDR y_ = nullptr;
+    GM_ADDR staging_ = nullptr;
+    MatmulReduceScatterTilingData t_;
+    uint32_t worker_ = 0;
+    bool lead_ = false;
+};
+}  // namespace MatmulReduceScatterKernel
+
+#endif  // MATMUL_REDUCE_SCATTER_H

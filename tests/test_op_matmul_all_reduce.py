@@ -1,0 +1,167 @@
+"""MatmulAllReduce package (ops/mc2/matmul_all_reduce): its golden against a reference written apart, every
+non-full case at world sizes 2, 4 and 8 on the simulator, the cut of M the host tiling logs, its refusals, and
+broken kernels (a missing Commit, a Wait before Commit, ranks disagreeing on the repeat count) ending in their
+diagnostics, not in a hang."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from opkit.run.inputs import as_golden_input, make_rank_inputs
+from opkit.run.sim_runner import KernelError, SimRunner
+from opkit.spec import load
+from opkit.verify.golden import run_golden_ranks
+from opkit.verify.pipeline import Selection, verify_spec
+
+PKG = Path(__file__).resolve().parents[1] / "ops" / "mc2" / "matmul_all_reduce"
+CHIP = "ascend910b2"
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return load(PKG)
+
+
+def test_every_case_names_its_world_size(spec):
+    sizes = {c.world_size for c in spec.cases if "full" not in c.tags}
+    assert {2, 4, 8} <= sizes
+    assert all(c.world_size for c in spec.cases)
+
+
+@pytest.mark.parametrize("name", ["smoke.r4", "trans_b", "odd"])
+def test_golden_is_the_sum_over_ranks(spec, name):
+    case = spec.case(name)
+    ins = make_rank_inputs(spec, case, 0)
+    got = run_golden_ranks(spec, case, ins)
+    x1 = np.stack([as_golden_input(i["x1"]) for i in ins])
+    x2 = np.stack([as_golden_input(i["x2"]) for i in ins])
+    if case.attrs["is_trans_b"]:
+        x2 = x2.transpose(0, 2, 1)
+    want = np.einsum("rmk,rkn->mn", x1, x2)
+    for extra in ("bias", "x3"):
+        if ins[0][extra] is not None:
+            want = want + np.sum([as_golden_input(i[extra]) for i in ins], axis=0)
+    assert len(got) == case.world_size
+    for r, g in enumerate(got):
+        assert g["y"].dtype == np.float64
+        np.testing.assert_allclose(g["y"], want, rtol=1e-12, atol=1e-12, err_msg=f"rank {r}")
+
+
+@pytest.mark.slow
+def test_every_non_full_case_passes_on_every_rank(spec):
+    results = verify_spec(spec, SimRunner(jobs=1), Selection())
+    assert {r.case for r in results} == {c.name for c in spec.cases if "full" not in c.tags}
+    bad = [(r.case, r.dtype, r.message) for r in results if r.status != "pass"]
+    assert not bad
+    r8 = next(r for r in results if r.case == "cut.r8")
+    assert [o.name for o in r8.outputs] == [f"y[rank {r}]" for r in range(8)]
+
+
+@pytest.mark.slow
+def test_the_tiling_cuts_m_into_tiles_and_a_short_tail(spec, monkeypatch, capsys):
+    monkeypatch.setenv("OPKIT_LOG_LEVEL", "info")
+    case = spec.case("cut.r4")
+    outs = SimRunner(jobs=1).run_ranks(spec, case, 0, CHIP, make_rank_inputs(spec, case, 0))
+    assert len(outs) == 4
+    logged = capsys.readouterr().err
+    cuts = set(re.findall(r"cut of M = 1000 on 4 ranks: (\d+) tile\(s\) of (\d+) rows \+ (\d) tail of (\d+) rows",
+                          logged))
+    assert len(cuts) == 1, logged  # every rank's tiling chose the same cut
+    tiles, tile_m, tails, tail_m = map(int, cuts.pop())
+    assert tiles >= 1 and tails == 1 and 0 < tail_m < tile_m and tiles * tile_m + tail_m == 1000
+
+
+@pytest.mark.slow
+def test_a_short_m_is_not_cut(spec, monkeypatch, capsys):
+    monkeypatch.setenv("OPKIT_LOG_LEVEL", "info")
+    case = spec.case("odd")
+    SimRunner(jobs=1).run_ranks(spec, case, 0, CHIP, make_rank_inputs(spec, case, 0))
+    assert "cut of M = 77 on 2 ranks: 1 tile(s) of 77 rows + 0 tail" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attrs, message", [
+    ({"reduce_op": "max"}, "attr reduce_op is 'max': only 'sum' is supported"),
+    ({"is_trans_a": True}, "attr is_trans_a is true: x1 cannot be transposed"),
+    ({"comm_turn": 1}, "attr comm_turn is 1: only 0 is supported"),
+])
+def test_unsupported_attrs_are_refused_by_the_tiling(spec, attrs, message):
+    case = spec.case("odd")
+    case = dataclasses.replace(case, attrs=case.attrs | attrs)
+    with pytest.raises(KernelError, match=re.escape(message)):
+        SimRunner(jobs=1).run_ranks(spec, case, 0, CHIP, make_rank_inputs(spec, case, 0))
+
+
+# Broken copies of the kernel, chosen at run time by MAR_BROKEN: 1 never commits the last tile (and waits for
+# none), 2 waits before the first Commit, 3 makes rank 1 cut its tiles into twice as many slices (the repeat count
+# doubled, each slice half as long: the same bytes, so the disagreement is the only defect).
+BROKEN = [
+    ('#include "matmul_all_reduce_tiling_data.h"\n',
+     '#include "matmul_all_reduce_tiling_data.h"\n#include <cstdlib>\n'
+     'static inline int Broken() { const char* e = std::getenv("MAR_BROKEN"); return e ? std::atoi(e) : 0; }\n'
+     'static inline uint32_t Split(uint32_t rank) { return Broken() == 3 && rank == 1 ? 2 : 1; }\n'),
+    ("if (lead_) hccl_.Commit(tail ? tailHandle_ : tileHandle_);  // @commit",
+     "if (lead_ && !(Broken() == 1 && tile + 1 == t_.tileCnt + t_.tailCnt)) hccl_.Commit(tail ? tailHandle_ : tileHandle_);"),
+    ("for (uint32_t i = 0; i < t_.tileCnt; ++i) hccl_.Wait(tileHandle_);  // @wait",
+     "for (uint32_t i = 0; Broken() != 1 && i < t_.tileCnt; ++i) hccl_.Wait(tileHandle_);"),
+    ("hccl_.AllReduce(staging_, y_, tileElems, dtype, HCCL_REDUCE_SUM, uint8_t(t_.tileCnt));  // @prepare_tile",
+     "hccl_.AllReduce(staging_, y_, tileElems / Split(hccl_.GetRankId()), dtype, HCCL_REDUCE_SUM, "
+     "uint8_t(t_.tileCnt * Split(hccl_.GetRankId())));\n"
+     "            if (Broken() == 2) hccl_.Wait(tileHandle_);"),
+]
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory):
+    dst = tmp_path_factory.mktemp("mar") / "matmul_all_reduce"
+    shutil.copytree(PKG, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    header = dst / "op_kernel" / "matmul_all_reduce.h"
+    text = header.read_text()
+    for old, new in BROKEN:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    header.write_text(text)
+    spec = load(dst)
+    return spec, SimRunner(jobs=1, timeout_s=120)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant, message", [
+    ("1", r"Hccl::Finalize: Finalize with work outstanding: handle 0, .*committed 0 of its 1 slice\(s\) "
+          r"\(a missing Commit\)"),
+    ("2", r"Hccl::Wait: Wait on handle 0, .*with no slice committed and not waited for"),
+    ("3", r"Hccl::AllReduce: mismatched collective sequences across ranks.*repeat 1.*repeat 2|"
+          r"Hccl::AllReduce: mismatched collective sequences across ranks.*repeat 2.*repeat 1"),
+])
+def test_broken_kernels_end_in_their_diagnostic(broken, monkeypatch, variant, message):
+    spec, runner = broken
+    case = spec.case("odd")
+    monkeypatch.setenv("MAR_BROKEN", variant)
+    with pytest.raises(KernelError) as exc:
+        runner.run_ranks(spec, case, 0, CHIP, make_rank_inputs(spec, case, 0))
+    text = exc.value.message
+    assert re.search(message, text, re.S), text
+    assert "rank " in text and "matmul_all_reduce.h:" in text
+    assert "no result after" not in text  # a diagnostic, not the timeout
+
+
+@pytest.mark.slow
+def test_the_unbroken_copy_passes(broken, monkeypatch):
+    spec, runner = broken
+    monkeypatch.delenv("MAR_BROKEN", raising=False)
+    (r,) = verify_spec(spec, runner, Selection(keyword="odd", dtype="float16"))
+    assert r.status == "pass", r.message
+
+
+@pytest.mark.slow
+def test_opkit_tiling_of_a_multi_rank_case_is_its_rank_0s(cli):
+    code, out, err = cli("tiling", PKG, "--case", "cut.r4", "-j", "1")
+    assert code == 0, err
+    fields = dict(re.findall(r"^\s+(rankDim|tileCnt|tailCnt|tileM|tailM)\s+(\d+)", out, re.M))
+    assert fields == {"rankDim": "4", "tileM": "512", "tileCnt": "1", "tailM": "488", "tailCnt": "1"}, out

@@ -1,0 +1,96 @@
+"""MatmulReduceScatter package (ops/mc2/matmul_reduce_scatter): its golden against a reference written apart,
+every non-full case at world sizes 2, 4 and 8 on the simulator, the logged cut of each rank's block, the refusal of
+an M that does not split over the ranks, and ranks disagreeing on the repeat count ending in the diagnostic."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from opkit.run.inputs import as_golden_input, make_rank_inputs
+from opkit.run.sim_runner import KernelError, SimRunner
+from opkit.spec import load
+from opkit.verify.golden import run_golden_ranks
+from opkit.verify.pipeline import Selection, verify_spec
+
+PKG = Path(__file__).resolve().parents[1] / "ops" / "mc2" / "matmul_reduce_scatter"
+CHIP = "ascend910b2"
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return load(PKG)
+
+
+@pytest.mark.parametrize("name", ["smoke.r4", "trans_b"])
+def test_golden_scatters_the_sum_by_rank(spec, name):
+    case = spec.case(name)
+    ins = make_rank_inputs(spec, case, 0)
+    got = run_golden_ranks(spec, case, ins)
+    R = case.world_size
+    x1 = np.stack([as_golden_input(i["x1"]) for i in ins])
+    x2 = np.stack([as_golden_input(i["x2"]) for i in ins])
+    if case.attrs["is_trans_b"]:
+        x2 = x2.transpose(0, 2, 1)
+    total = np.einsum("rmk,rkn->mn", x1, x2)
+    if ins[0]["bias"] is not None:
+        total = total + np.sum([as_golden_input(i["bias"]) for i in ins], axis=0)
+    for r, g in enumerate(got):
+        np.testing.assert_allclose(g["y"], np.split(total, R)[r], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.slow
+def test_every_non_full_case_passes_on_every_rank(spec):
+    results = verify_spec(spec, SimRunner(jobs=1), Selection())
+    assert {r.case for r in results} == {c.name for c in spec.cases if "full" not in c.tags}
+    bad = [(r.case, r.dtype, r.message) for r in results if r.status != "pass"]
+    assert not bad
+    assert {c.world_size for c in spec.cases} == {2, 4, 8}
+
+
+@pytest.mark.slow
+def test_the_tiling_cuts_each_block_into_tiles_and_a_short_tail(spec, monkeypatch, capsys):
+    monkeypatch.setenv("OPKIT_LOG_LEVEL", "info")
+    case = spec.case("cut.r4")
+    SimRunner(jobs=1).run_ranks(spec, case, 0, CHIP, make_rank_inputs(spec, case, 0))
+    cuts = set(re.findall(r"cut of M / ranks = 250 on 4 ranks: (\d+) tile\(s\) of (\d+) rows \+ (\d) tail of (\d+) "
+                          r"rows", capsys.readouterr().err))
+    assert len(cuts) == 1
+    tiles, tile_m, tails, tail_m = map(int, cuts.pop())
+    assert tails == 1 and 0 < tail_m < tile_m and tiles * tile_m + tail_m == 250
+
+
+@pytest.mark.slow
+def test_an_m_that_does_not_split_over_the_ranks_is_refused(spec):
+    case = spec.case("trans_b")  # M = 200 on 4 ranks splits; on 3 it does not
+    case = dataclasses.replace(case, world_size=3, name="trans_b.r3")
+    with pytest.raises(KernelError, match=r"x1's M = 200 is not a multiple of the 3 ranks"):
+        SimRunner(jobs=1).run_ranks(spec, case, 0, CHIP, make_rank_inputs(spec, case, 0))
+
+
+@pytest.mark.slow
+def test_ranks_disagreeing_on_the_repeat_count_end_in_the_diagnostic(tmp_path):
+    dst = tmp_path / "matmul_reduce_scatter"
+    shutil.copytree(PKG, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    header = dst / "op_kernel" / "matmul_reduce_scatter.h"
+    text = header.read_text()
+    # Rank 1 cuts its tiles into twice as many slices, each half as long: the same bytes, another repeat count.
+    for old, new in (("ReduceScatter(staging_, y_, tileElems, dtype",
+                      "ReduceScatter(staging_, y_, tileElems / (hccl_.GetRankId() == 1 ? 2 : 1), dtype"),
+                     ("uint8_t(t_.tileCnt));  // @prepare_tile",
+                      "uint8_t(t_.tileCnt * (hccl_.GetRankId() == 1 ? 2 : 1)));")):
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    header.write_text(text)
+    broken = load(dst)
+    case = broken.case("smoke.r2")
+    with pytest.raises(KernelError) as exc:
+        SimRunner(jobs=1, timeout_s=120).run_ranks(broken, case, 0, CHIP, make_rank_inputs(broken, case, 0))
+    assert "Hccl::ReduceScatter: mismatched collective sequences across ranks" in exc.value.message
+    assert re.search(r"repeat 1\).*repeat 2\)|repeat 2\).*repeat 1\)", exc.value.message), exc.value.message
+    assert "no result after" not in exc.value.message
