@@ -1,0 +1,67 @@
+"""The software SyncAll(gmWorkspace, ubWorkspace, usedCores) with its documented workspace rules, and same-pipe
+ordering: each broken variant ends the run with one diagnostic at the call's line, the clean kernels synchronise."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+from sim_util import CPP, build, marked_line
+
+SRC = CPP / "sync_checks_harness.cpp"
+
+
+@pytest.fixture(scope="module")
+def exe():
+    return build(SRC)
+
+
+def run(exe, scenario: str):
+    return subprocess.run([str(exe), scenario], capture_output=True, text=True, timeout=120)
+
+
+def values(r, key: str) -> list[int]:
+    assert r.returncode == 0, r.stderr
+    m = re.search(rf"^{key} (.*)$", r.stdout, re.M)
+    assert m, r.stdout
+    return [int(v) for v in m.group(1).split()]
+
+
+@pytest.mark.parametrize("scenario, y, slots", [
+    ("soft_ok", [10, 10, 10, 10], [1, 1, 1, 1]),          # every block sees every block's value
+    ("soft_twice_ok", [30, 30, 30, 30], [4, 4, 4, 4]),    # four calls: each slot counts its core's calls
+    ("soft_subset_ok", [3, 3, 0, 0], [1, 1, 0, 0]),       # usedCores 2: blocks 2 and 3 stay out
+])
+def test_software_syncall_synchronises_the_taking_part_cores(exe, scenario, y, slots):
+    r = run(exe, scenario)
+    assert values(r, "y") == y
+    assert values(r, "slots") == slots   # the GM workspace holds what the chip's flags leave there
+    assert "warning" not in r.stderr, r.stderr
+
+
+SOFT_ERRORS = {
+    "soft_used_over": [r"AIV block \d/4: SyncAll: usedCores 5 is outside \[0, 4\]", r"4 AIV cores",
+                       r"GetBlockNum\(\) \* GetTaskRatio\(\)"],
+    "soft_beyond": [r"AIV block ([23])/4: SyncAll: block \1 calls SyncAll\(gmWorkspace, ubWorkspace, usedCores = 2\)",
+                    r"synchronises blocks 0 to 1 only", r"GetBlockIdx\(\) < usedCores"],
+    "soft_mismatch": [r"SyncAll: usedCores [23] here, but block [01] called SyncAll\(gmWorkspace, ubWorkspace\) for [23] cores",
+                      r"the same count"],
+    # whichever comes last names it: the returning block, or the last block to arrive
+    "soft_missing": [r"SyncAll: deadlock: block(\(s\))? 2 (of the 4 cores this software SyncAll synchronises )?returned "
+                     r"without calling (it|the software SyncAll)", r"poll the GM workspace forever"],
+    "soft_not_zeroed": [r"AIV block 2/4: SyncAll: the GM workspace slot of block 2 \(bytes \[64, 68\)\) holds 7 before "
+                        r"its first SyncAll, not 0", r"zero-initialised"],
+    "soft_gm_small": [r"gmWorkspace holds 64 bytes, but 4 taking-part cores use a 32-byte slot each \(128 bytes\)"],
+    "soft_ub_small": [r"ubWorkspace holds 32 bytes, but the poll reads 4 slots of 32 bytes \(128 bytes\)"],
+}
+
+
+@pytest.mark.parametrize("scenario", list(SOFT_ERRORS))
+def test_software_syncall_misuse(exe, scenario):
+    r = run(exe, scenario)
+    assert r.returncode == 3, r.stderr
+    for pat in SOFT_ERRORS[scenario]:
+        assert re.search(pat, r.stderr), (pat, r.stderr)
+    assert f"sync_checks_harness.cpp:{marked_line(SRC, 'soft_sync')}" in r.stderr, r.stderr
+    assert r.stderr.count("opkit-sim: error:") == 1, r.stderr
