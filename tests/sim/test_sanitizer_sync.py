@@ -65,3 +65,45 @@ def test_software_syncall_misuse(exe, scenario):
         assert re.search(pat, r.stderr), (pat, r.stderr)
     assert f"sync_checks_harness.cpp:{marked_line(SRC, 'soft_sync')}" in r.stderr, r.stderr
     assert r.stderr.count("opkit-sim: error:") == 1, r.stderr
+
+
+# Same-pipe ordering (the DataCopy overview's multi-instruction rule, the PipeBarrier page): two transfers of one
+# MTE pipe whose destinations overlap need PipeBarrier<PIPE_MTE2>/<PIPE_MTE3> between them.
+ORDER_ERRORS = {
+    "order_mte2": [r"DataCopy: same-pipe ordering: writes UB bytes \[768, 1024\) that an earlier transfer on pipe MTE2 "
+                   r"\(DataCopy at .*sync_checks_harness.cpp:\d+\)", r"no PipeBarrier<PIPE_MTE2> in between"],
+    "order_mte3": [r"DataCopy: same-pipe ordering: writes GM bytes \[896, 1024\) of the allocation that an earlier "
+                   r"store on pipe MTE3 \(DataCopy at .*sync_checks_harness.cpp:\d+\)", r"PipeBarrier<PIPE_MTE3>"],
+    "order_mte3_pad": [r"DataCopyPad: same-pipe ordering: writes GM bytes \[768, 1024\)", r"PipeBarrier<PIPE_MTE3>"],
+}
+
+
+@pytest.mark.parametrize("scenario", list(ORDER_ERRORS))
+def test_overlapping_transfers_of_one_pipe_need_a_barrier(exe, scenario):
+    r = run(exe, scenario)
+    assert r.returncode == 3, r.stderr
+    for pat in ORDER_ERRORS[scenario]:
+        assert re.search(pat, r.stderr), (pat, r.stderr)
+    assert f"sync_checks_harness.cpp:{marked_line(SRC, scenario)}" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("scenario, ysum, y0", [
+    ("order_mte2_ok", 59232, [0, 1, 319]),        # the second load landed last: UB [192, 320) holds x[256, 384)
+    ("order_mte3_ok", 123152, [0, 1, 287]),       # the second store landed last
+    ("order_mte3_pad_ok", 59232, [0, 1, 319]),
+])
+def test_the_barrier_orders_overlapping_transfers(exe, scenario, ysum, y0):
+    r = run(exe, scenario)
+    assert values(r, "ysum") == [ysum] and values(r, "y0") == y0
+    assert "warning" not in r.stderr, r.stderr
+
+
+def test_dependent_vector_instructions_are_ordered_without_a_barrier(exe):
+    """On 910B the compiler inserts PIPE_V barriers itself (--cce-auto-sync, on by default; 950: the hardware):
+    a vector instruction reading the previous one's result sees it, and nothing is reported."""
+    r = run(exe, "order_v_dependent_ok")
+    x = [float(i) for i in range(512)]
+    d = [(x[i] + x[256 + i]) * x[i] + 1.0 for i in range(256)]
+    assert values(r, "ysum") == [int(2 * sum(d))]
+    assert values(r, "y0") == [int(d[0]), int(d[1]), int(d[255])]
+    assert r.stderr == "", r.stderr

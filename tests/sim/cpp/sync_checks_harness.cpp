@@ -45,8 +45,67 @@ extern "C" __global__ __aicore__ void soft_sync_kernel(GM_ADDR sync, GM_ADDR xch
     for (int32_t i = 0; i < 8; ++i) gy.SetValue(blk * 8 + i, sum);
 }
 
+// Same-pipe ordering: x holds 512 floats i, y 512 floats. Each block works alone (one block launched).
+extern "C" __global__ __aicore__ void order_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
+    GlobalTensor<float> gx, gy;
+    gx.SetGlobalBuffer((__gm__ float*)x, 512);
+    gy.SetGlobalBuffer((__gm__ float*)y, 512);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 3 * 256 * sizeof(float));
+    LocalTensor<float> t = b.Get<float>();
+    LocalTensor<float> a = t, c = t[256], d = t[512];
+    const bool barrier = S.size() > 3 && S.compare(S.size() - 3, 3, "_ok") == 0;
+    if (S.rfind("order_mte2", 0) == 0) {  // two loads into overlapping UB: the second must land last
+        DataCopy(a, gx, 256);
+        if (barrier) PipeBarrier<PIPE_MTE2>();
+        DataCopy(t[192], gx[256], 128);  // @order_mte2
+        SetFlag<HardEvent::MTE2_MTE3>(0);
+        WaitFlag<HardEvent::MTE2_MTE3>(0);
+        DataCopy(gy, t, 320);
+    } else if (S.rfind("order_mte3", 0) == 0) {  // two stores to overlapping GM (a tail copied back from its end)
+        DataCopy(a, gx, 256);
+        DataCopy(c, gx[256], 256);
+        SetFlag<HardEvent::MTE2_MTE3>(0);
+        WaitFlag<HardEvent::MTE2_MTE3>(0);
+        DataCopy(gy, a, 256);
+        if (barrier) PipeBarrier<PIPE_MTE3>();
+        if (S.rfind("order_mte3_pad", 0) == 0) {
+            DataCopyExtParams p{2, 64 * sizeof(float), 0, 0, 0};  // two rows of 64, the first over the earlier store
+            DataCopyPad(gy[192], c, p);  // @order_mte3_pad
+        } else {
+            DataCopy(gy[224], c, 288 - 32);  // @order_mte3
+        }
+    } else if (S == "order_v_dependent_ok") {  // Add, then Mul reading Add's result, no PipeBarrier<PIPE_V>
+        DataCopy(a, gx, 256);
+        DataCopy(c, gx[256], 256);
+        SetFlag<HardEvent::MTE2_V>(0);
+        WaitFlag<HardEvent::MTE2_V>(0);
+        Add(d, a, c, 256);
+        Mul(d, d, a, 256);  // reads Add's result on the same pipe
+        Adds(d, d, 1.0f, 256);
+        SetFlag<HardEvent::V_MTE3>(0);
+        WaitFlag<HardEvent::V_MTE3>(0);
+        DataCopy(gy, d, 256);
+        DataCopy(gy[256], d, 256);
+    }
+}
+
+int order_main() {
+    float* x = (float*)GmAlloc(512 * sizeof(float));
+    for (int i = 0; i < 512; ++i) x[i] = float(i);
+    float* y = (float*)GmAlloc(512 * sizeof(float));
+    uint8_t* tiling = (uint8_t*)GmAlloc(64);
+    ICPU_RUN_KF(order_kernel, 1, (GM_ADDR)x, (GM_ADDR)y, tiling);
+    double sum = 0;
+    for (int i = 0; i < 512; ++i) sum += y[i];
+    std::printf("ysum %.0f\ny0 %.0f %.0f %.0f\n", sum, y[0], y[1], y[255]);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     S = argc > 1 ? argv[1] : "soft_ok";
+    if (S.rfind("order", 0) == 0) return order_main();
     const uint64_t sync_bytes = S == "soft_gm_small" ? 64 : 32 * BLOCKS;
     int32_t* sync = (int32_t*)GmAlloc(sync_bytes);
     if (S == "soft_not_zeroed") sync[2 * 8] = 7;  // block 2's slot holds garbage
