@@ -359,7 +359,11 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
     L.bar[0].size = L.n_aiv;
     L.bar[1].size = L.T;
     summaries().clear();
-    ++G().launch_serial;  // GM writer tags (sim_poison.h) compare within one launch
+    uint64_t serial;  // GM writer tags (sim_poison.h) compare within one launch
+    {
+        std::lock_guard<std::mutex> lk(G().gm_mu);
+        serial = ++G().launch_serial;
+    }
     bool trace_on = std::getenv("OPKIT_SIM_TRACE") != nullptr;
     std::vector<std::thread> ts;
     ts.reserve(L.T);
@@ -385,6 +389,7 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
                 cs->core_id = t;
             }
             cs->trace_on = trace_on;
+            cs->launch_serial = serial;
             cur_core_ptr() = cs.get();
             cur_launch() = &L;
             fn();

@@ -46,6 +46,7 @@ inline std::map<std::tuple<uint64_t, int64_t, uint32_t, bool, const char*, const
 }
 // The running core's identity (sim_shadow.h): thread id, core type, SyncAll phase, atomic mode, description.
 inline bool current_writer(int64_t* tid, int* ctype, uint32_t* epoch, bool* atomic);
+inline uint64_t current_launch_serial();  // the running core's launch (concurrent launches of the ranks differ)
 // The tag of a write by the running core at `api`/`loc` (under gm_mu).
 inline uint16_t writer_tag_locked(const char* api, const SrcLoc& loc) {
     int64_t tid = 0;
@@ -53,14 +54,15 @@ inline uint16_t writer_tag_locked(const char* api, const SrcLoc& loc) {
     uint32_t epoch = 0;
     bool atomic = false;
     if (!current_writer(&tid, &ctype, &epoch, &atomic)) return kTagOther;
-    auto key = std::make_tuple(G().launch_serial, tid, epoch, atomic, api, loc.file, loc.line);
+    const uint64_t launch = current_launch_serial();
+    auto key = std::make_tuple(launch, tid, epoch, atomic, api, loc.file, loc.line);
     auto& idx = writer_idx();
     auto it = idx.find(key);
     if (it != idx.end()) return it->second;
     auto& w = writers();
     if (w.size() >= kTagOther) return kTagOther;
     const uint16_t tag = uint16_t(w.size());
-    w.push_back(Writer{G().launch_serial, tid, ctype, epoch, atomic, api, loc.file, loc.line, core_desc()});
+    w.push_back(Writer{launch, tid, ctype, epoch, atomic, api, loc.file, loc.line, core_desc()});
     idx[key] = tag;
     return tag;
 }
