@@ -286,6 +286,7 @@ inline void freed_access(int a, uint64_t off, uint64_t bytes, bool write, const 
 }
 // FreeTensor gives [off, end) back; AllocTensor (or a new InitBuffer over it) hands it out again.
 inline void freed_add(int a, uint64_t off, uint64_t end, const SrcLoc& loc) {
+    if (!check_on(kCheckUaf)) return;
     core().freed.push_back(CoreState::Freed{a, off, end, loc.file, loc.line});
 }
 inline void freed_clear(int a, uint64_t off, uint64_t end) {
@@ -327,10 +328,6 @@ inline void touch(int a, uint64_t off, uint64_t bytes, int pipe, bool write, uin
         if (m.hi_w[p] > seen[p] && max_u32(m.last_w[p].data() + b0, nb) > seen[p]) conflict = true;
         else if (write && m.hi_r[p] > seen[p] && max_u32(m.last_r[p].data() + b0, nb) > seen[p]) conflict = true;
     }
-    // Same-pipe ordering (the DataCopy and PipeBarrier pages): two MTE2 (or MTE3) transfers whose destinations
-    // overlap need PipeBarrier<PIPE_MTE2> (MTE3) between them; the transfers of one pipe may overlap in time.
-    if (write && (pipe == P_MTE2 || pipe == P_MTE3) && m.hi_w[pipe] > seen[pipe] && max_u32(m.last_w[pipe].data() + b0, nb) > seen[pipe])
-        same_pipe_write(a, b0, b1, pipe, seq, api, loc);
     if (conflict) {
         for (uint64_t b = b0; b < b1; ++b) {
             for (int p = 0; p < NPIPE; ++p) {
@@ -350,6 +347,12 @@ inline void touch(int a, uint64_t off, uint64_t bytes, int pipe, bool write, uin
             }
         }
     }
+    // Same-pipe ordering (the DataCopy and PipeBarrier pages; checked after the cross-pipe races above, the more
+    // basic defect): two MTE2 (or MTE3) transfers whose destinations overlap need PipeBarrier<PIPE_MTE2> (MTE3)
+    // between them, since the transfers of one pipe may overlap in time.
+    if (write && (pipe == P_MTE2 || pipe == P_MTE3) && m.hi_w[pipe] > seen[pipe] && check_on(kCheckOrder) &&
+        max_u32(m.last_w[pipe].data() + b0, nb) > seen[pipe])
+        same_pipe_write(a, b0, b1, pipe, seq, api, loc);
     m.record(write, pipe, b0, nb, seq, site);
 }
 
@@ -499,6 +502,7 @@ inline void barrier_pipe(int pipe_t_value) {
 // PIPE_ALL, or a flag / queue edge that reaches MTE3 from after them). Overlapping destinations are an error.
 inline void mte3_gm_store(uintptr_t lo, uint64_t blen, uint64_t pitch, uint64_t count, uint32_t seq, uint16_t site,
                           const char* api, const SrcLoc& loc) {
+    if (!check_on(kCheckOrder)) return;
     CoreState& c = core();
     auto& v = c.mte3_gm;
     const uint32_t done = c.seen[P_MTE3][P_MTE3];
