@@ -3,6 +3,7 @@ ordering: each broken variant ends the run with one diagnostic at the call's lin
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 
@@ -17,8 +18,9 @@ def exe():
     return build(SRC)
 
 
-def run(exe, scenario: str):
-    return subprocess.run([str(exe), scenario], capture_output=True, text=True, timeout=120)
+def run(exe, scenario: str, env: dict[str, str] | None = None):
+    return subprocess.run([str(exe), scenario], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **env} if env else None)
 
 
 def values(r, key: str) -> list[int]:
@@ -107,3 +109,10 @@ def test_dependent_vector_instructions_are_ordered_without_a_barrier(exe):
     assert values(r, "ysum") == [int(2 * sum(d))]
     assert values(r, "y0") == [int(d[0]), int(d[1]), int(d[255])]
     assert r.stderr == "", r.stderr
+
+
+def test_the_ordering_check_can_be_left_out_for_measurements(exe):
+    """OPKIT_SIM_CHECKS_OFF=order (benchmarks/sim_speed.py --checks) leaves the same-pipe check out, nothing else."""
+    assert run(exe, "order_mte3", {"OPKIT_SIM_CHECKS_OFF": "order"}).returncode == 0
+    assert run(exe, "order_mte3", {"OPKIT_SIM_CHECKS_OFF": "overlap,uaf"}).returncode == 3
+    assert run(exe, "soft_used_over", {"OPKIT_SIM_CHECKS_OFF": "order,overlap,uaf"}).returncode == 3
