@@ -102,3 +102,11 @@ def test_a_read_of_the_receive_buffer_before_the_collective_lands_is_an_uninitia
     assert r.returncode == 3, r.stderr
     assert "GlobalTensor::GetValue: uninitialised read: GM read of 4 bytes at byte offset 0 of 'output y'" in r.stderr
     assert "shim_rank_sum.cpp" in r.stderr
+
+
+def test_a_core_rewriting_what_the_collective_landed_is_no_overlap(harness, tmp_path):
+    xs = [np.full((4, 8), float(r + 1), np.float32) for r in range(2)]
+    r = _run(harness, _requests(tmp_path, xs, fail=4))
+    assert r.returncode == 0, r.stderr
+    for rank in range(2):
+        np.testing.assert_array_equal(np.fromfile(tmp_path / f"y{rank}.bin", np.float32), np.full(32, 6.0, np.float32))
