@@ -42,6 +42,15 @@ def test_software_syncall_synchronises_the_taking_part_cores(exe, scenario, y, s
     assert "warning" not in r.stderr, r.stderr
 
 
+def test_workspaces_sized_for_the_used_cores_only_are_a_warning(exe):
+    """The chip touches usedCores slots; the documentation asks GetBlockNum() * 32 bytes: the run goes on."""
+    r = run(exe, "soft_subset_small")
+    assert values(r, "y") == [3, 3, 0, 0]
+    assert "SyncAll: gmWorkspace holds 64 bytes, less than the GetBlockNum() * 32 = 128 bytes" in r.stderr, r.stderr
+    assert "SyncAll: ubWorkspace holds 64 bytes, less than the GetBlockNum() * 32 = 128 bytes" in r.stderr, r.stderr
+    assert "error" not in r.stderr, r.stderr
+
+
 SOFT_ERRORS = {
     "soft_used_over": [r"AIV block \d/4: SyncAll: usedCores 5 is outside \[0, 4\]", r"4 AIV cores",
                        r"GetBlockNum\(\) \* GetTaskRatio\(\)"],

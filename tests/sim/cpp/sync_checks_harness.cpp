@@ -17,14 +17,15 @@ extern "C" __global__ __aicore__ void soft_sync_kernel(GM_ADDR sync, GM_ADDR xch
     const int32_t blk = int32_t(GetBlockIdx());
     int32_t used = 0, rounds = 1;
     uint64_t gm_elems = 8 * BLOCKS, ub_elems = 8 * BLOCKS;
-    if (S == "soft_subset_ok" || S == "soft_beyond") used = 2;
+    if (S == "soft_subset_ok" || S == "soft_beyond" || S == "soft_subset_small") used = 2;
     if (S == "soft_used_over") used = 5;
     if (S == "soft_mismatch") used = blk == 0 ? 2 : 3;
     if (S == "soft_twice_ok") rounds = 2;
     if (S == "soft_gm_small") gm_elems = 16;
     if (S == "soft_ub_small") ub_elems = 8;
+    if (S == "soft_subset_small") gm_elems = ub_elems = 16;  // the 2 slots used, not GetBlockNum() of them
     const int32_t n = used ? used : BLOCKS;
-    if ((S == "soft_subset_ok" || S == "soft_mismatch") && blk >= n) return;  // the cores past usedCores stay out
+    if ((S == "soft_subset_ok" || S == "soft_mismatch" || S == "soft_subset_small") && blk >= n) return;  // the cores past usedCores stay out
     if (S == "soft_mismatch" && blk >= 2) return;
     GlobalTensor<int32_t> gsync, gx, gy;
     gsync.SetGlobalBuffer((__gm__ int32_t*)sync, gm_elems);
@@ -106,7 +107,7 @@ int order_main() {
 int main(int argc, char** argv) {
     S = argc > 1 ? argv[1] : "soft_ok";
     if (S.rfind("order", 0) == 0) return order_main();
-    const uint64_t sync_bytes = S == "soft_gm_small" ? 64 : 32 * BLOCKS;
+    const uint64_t sync_bytes = S == "soft_gm_small" || S == "soft_subset_small" ? 64 : 32 * BLOCKS;
     int32_t* sync = (int32_t*)GmAlloc(sync_bytes);
     if (S == "soft_not_zeroed") sync[2 * 8] = 7;  // block 2's slot holds garbage
     int32_t* xchg = (int32_t*)GmAlloc(32 * BLOCKS);
