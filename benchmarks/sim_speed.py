@@ -16,6 +16,12 @@ and emulated vector throughput.
    on the same shape and base block, beside NumPy float32 matmul in the same run: CPU time per emulated
    core and wall time of a multi-block launch (benchmarks/sim_matmul_api.py).
 
+5. With --checks (only this figure): the cost of each sanitizer check on the case of 2., as the simulated
+   run's CPU time (the harness process) with the check on against all of them off (OPKIT_SIM_POISON=off
+   for the poisoned outputs, OPKIT_SIM_CHECKS_OFF for same-pipe ordering, cross-core overlap and use after
+   free; the overlap check rides on the poisoned outputs' shadow, so its figure is against poisoning
+   alone), best of R runs.
+
 Figures are measurements of this machine (2 cores here, shared), not assertions.
 """
 
@@ -24,6 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import shutil
 import sys
 import tempfile
@@ -90,13 +97,73 @@ def run_times(pkg: Path, n: int, repeat: int) -> dict[str, float]:
             "block_dim": out.info.get("block_dim", 0)}
 
 
+# (label, OPKIT_SIM_POISON, OPKIT_SIM_CHECKS_OFF, the row it is measured against)
+CHECK_ROWS = [
+    ("none", "off", "order,overlap,uaf", None),
+    ("unwritten outputs / uninitialised reads (poison)", None, "order,overlap,uaf", "none"),
+    ("cross-core write overlap", None, "order,uaf", "unwritten outputs / uninitialised reads (poison)"),
+    ("use after free", "off", "order,overlap", "none"),
+    ("same-pipe ordering", "off", "overlap,uaf", "none"),
+    ("all checks (the default)", None, None, "none"),
+]
+
+
+def check_costs(pkg: Path, n: int, repeat: int) -> dict[str, float]:
+    """Best-of-``repeat`` CPU time of the simulated run (the harness process, every emulated core's thread) of
+    the case of :func:`run_times` under each row of CHECK_ROWS; CPU time rather than wall time, since other
+    processes on a shared machine stretch the latter (the rows interleave in every round all the same)."""
+    spec = load(pkg)
+    case = Case("bench", {"x": [n], "y": [n]}, (0,), {"alpha": 0.75}, seed=1)
+    inputs = make_inputs(spec, case, 0)
+    runner = SimRunner()
+    runner.artifact(spec, CHIP, 0)
+    saved = {k: os.environ.get(k) for k in ("OPKIT_SIM_POISON", "OPKIT_SIM_CHECKS_OFF")}
+    best: dict[str, float] = {}
+    try:
+        for _ in range(repeat):
+            for label, poison, off, _base in CHECK_ROWS:
+                for k, v in (("OPKIT_SIM_POISON", poison), ("OPKIT_SIM_CHECKS_OFF", off)):
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
+                c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                runner.run(spec, case, 0, CHIP, inputs)
+                c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)  # the harness process, all its threads
+                best[label] = min(best.get(label, float("inf")), cpu)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return best
+
+
+def print_check_costs(pkg: Path, n: int, repeat: int) -> None:
+    best = check_costs(pkg, n, repeat)
+    print(f"check costs on the float16 case of {n} elements (CPU time of the simulated run, best of {repeat}):")
+    for label, _poison, _off, base in CHECK_ROWS:
+        if base is None:
+            print(f"  {label}: {best[label]:.3f} s")
+        else:
+            print(f"  {label}: {best[label]:.3f} s, {100 * (best[label] / best[base] - 1):+.1f} % against {base} "
+                  f"({best[base]:.3f} s)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--elements", type=int, default=1 << 24)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--gemm-size", type=int, default=1024, help="M = N = K of the GEMM figure (0: skip it)")
     ap.add_argument("--gemm-blocks", type=int, default=4, help="blocks of the multi-core Matmul-API GEMM launch")
+    ap.add_argument("--checks", action="store_true", help="only the cost of each sanitizer check (figure 5)")
     args = ap.parse_args()
+    if args.checks:
+        with tempfile.TemporaryDirectory(prefix="opkit-bench-") as tmp:
+            print_check_costs(new_package("bench_op", directory=".", cwd=tmp).path, args.elements, args.repeat)
+        return
     cc = find_compiler()
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs; compiler {cc.label}; "
           f"extra flags {' '.join(cc.features) or 'none'}")

@@ -324,11 +324,14 @@ class SimRunner:
             return RunOutput(outputs, info)
 
     def run_ranks(self, spec: Spec, case: Case, column: int, chip: str, inputs: list[dict[str, Any]],
-                  trace_only: bool = False) -> list[RunOutput]:
+                  trace_only: bool = False,
+                  untouched: list[dict[str, np.ndarray]] | None = None) -> list[RunOutput]:
         """Run one case of a multi-rank (MC2) operator: ``inputs[r]`` are rank r's tensors, the world size is
         their number; every rank is a device of one harness process (``harness run-ranks``, one request per
         rank). Returns each rank's RunOutput in rank order; a trace, when one is written, goes per rank to
-        the trace path with ``.rank<r>`` before ``.trace.json``."""
+        the trace path with ``.rank<r>`` before ``.trace.json``. Every rank's outputs are poisoned as in
+        :meth:`run` (the bytes the collectives land count as written); ``untouched[r]``: rank r's masks of
+        elements left as they were (op.yaml ``untouched``)."""
         art = self.artifact(spec, chip, column)
         label = f"{spec.name}::{case.name}[{spec.column_label(column)}@{chip}, {len(inputs)} ranks]"
         if not inputs:
@@ -338,7 +341,8 @@ class SimRunner:
             for r, ins in enumerate(inputs):
                 work = Path(tmp) / f"rank{r}"
                 work.mkdir()
-                req = self.request(spec, case, column, chip, ins, work, trace_only=trace_only)
+                masks = untouched[r] if untouched and r < len(untouched) else None
+                req = self.request(spec, case, column, chip, ins, work, trace_only=trace_only, untouched=masks)
                 if req["trace"]:
                     tp = Path(req["trace"])
                     req["trace"] = str(tp.with_name(tp.name.removesuffix(".trace.json") + f".rank{r}.trace.json"))

@@ -43,6 +43,8 @@ def test_clean_kernels_leave_nothing_unwritten(exe, scenario):
     ("unwritten_block", [(2048, 3072)]),        # block 2 returned early
     ("untouched_partial", [(2048, 3072)]),      # the mask covers block 3 only
     ("int8_half", [(2048, 4096)]),              # integer output: the byte pattern
+    ("unwritten_pad_tail", [(4072, 4096)]),     # DataCopyPad of 1000 bytes: exact inside the last 32-byte block
+    ("unwritten_holes", [(0, 10), (12, 128), (160, 1024)]),  # one element and one block of block 0 written
 ])
 def test_unwritten_ranges(exe, scenario, ranges):
     assert unwritten(run(exe, scenario)) == (sum(b - a for a, b in ranges), ranges)

@@ -75,3 +75,38 @@ def test_ranks_disagreeing_on_the_repeat_count_end_in_the_diagnostic(harness, tm
 def test_describe_names_the_hccl_group(harness):
     d = json.loads(subprocess.run([str(harness), "describe"], capture_output=True, text=True, timeout=60).stdout)
     assert [op["hccl_groups"] for op in d["ops"]] == [["group"]]
+
+
+def test_every_rank_output_is_poisoned_and_the_collective_counts_as_its_writer(harness, tmp_path):
+    """y is written by the AllReduce alone: poisoned before the launch on every rank, then landed by the
+    collective, it is fully written (the clean run above, with poisoning on by default, passes with it too)."""
+    xs = [np.full((4, 8), float(r + 1), np.float32) for r in range(2)]
+    r = _run(harness, _requests(tmp_path, xs))
+    assert r.returncode == 0, r.stderr
+    for rank in range(2):
+        np.testing.assert_array_equal(np.fromfile(tmp_path / f"y{rank}.bin", np.float32), np.full(32, 6.0, np.float32))
+
+
+def test_a_slice_the_collective_never_lands_is_an_unwritten_output(harness, tmp_path):
+    xs = [np.ones((4, 8), np.float32)] * 2
+    r = _run(harness, _requests(tmp_path, xs, fail=2))
+    assert r.returncode == 3, r.stderr
+    assert "opkit-sim: error: unwritten output: kernel of RankSum on rank " in r.stderr, r.stderr
+    assert "32 of the 128 bytes of output 'y' were never written: bytes [96, 128) (elements [24, 32))" in r.stderr
+    assert r.stderr.count("opkit-sim: error:") == 1, r.stderr
+
+
+def test_a_read_of_the_receive_buffer_before_the_collective_lands_is_an_uninitialised_read(harness, tmp_path):
+    xs = [np.ones((4, 8), np.float32)] * 2
+    r = _run(harness, _requests(tmp_path, xs, fail=3))
+    assert r.returncode == 3, r.stderr
+    assert "GlobalTensor::GetValue: uninitialised read: GM read of 4 bytes at byte offset 0 of 'output y'" in r.stderr
+    assert "shim_rank_sum.cpp" in r.stderr
+
+
+def test_a_core_rewriting_what_the_collective_landed_is_no_overlap(harness, tmp_path):
+    xs = [np.full((4, 8), float(r + 1), np.float32) for r in range(2)]
+    r = _run(harness, _requests(tmp_path, xs, fail=4))
+    assert r.returncode == 0, r.stderr
+    for rank in range(2):
+        np.testing.assert_array_equal(np.fromfile(tmp_path / f"y{rank}.bin", np.float32), np.full(32, 6.0, np.float32))

@@ -12,6 +12,7 @@
 
 #include "harness_launch.h"
 #include "json.h"
+#include "kernel_launch.h"
 
 namespace opkit {
 namespace host {
@@ -111,11 +112,12 @@ inline void CheckUnwrittenOutputs(const Request& r) {
                 list += " (elements [" + std::to_string(rg.first / sz) + ", " + std::to_string((rg.second + sz - 1) / sz) + "))";
         }
         if (listed < total) list += ", ...";
-        fail("unwritten output", "kernel of %s: %llu of the %llu bytes of output '%s' were never written: %s. The simulator "
+        const std::string rank = opkit::sim::rank_dim() > 1 ? " on rank " + std::to_string(opkit::sim::rank_id()) : "";
+        fail("unwritten output", "kernel of %s%s: %llu of the %llu bytes of output '%s' were never written: %s. The simulator "
              "fills outputs with a poison pattern before the launch (on the NPU they hold whatever the memory held). "
              "Check the tiling key's branches, the blocks' ranges and early returns; if the operator leaves these "
              "elements as they were by contract, name an `untouched` hook for the output in op.yaml",
-             r.op_type.c_str(), static_cast<unsigned long long>(total), static_cast<unsigned long long>(t.bytes),
+             r.op_type.c_str(), rank.c_str(), static_cast<unsigned long long>(total), static_cast<unsigned long long>(t.bytes),
              t.name.c_str(), list.c_str());
     }
 }

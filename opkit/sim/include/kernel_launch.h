@@ -22,6 +22,7 @@ struct Launch {
     std::vector<std::array<int64_t, 16>> round0;                     // mode 0: per thread, per flag
     uint8_t* workspace = nullptr;
     std::map<int64_t, std::shared_ptr<void>> mm_server;  // per AIC core: the Matmul API's MIX server (adv_api/matmul/matmul_server.h)
+    std::shared_ptr<void> soft_sync;  // the software SyncAll's barrier (impl/opkit/sim_soft_sync.h)
     int64_t tid_aic(int64_t core) const { return core; }
     int64_t tid_aiv(int64_t core, int64_t sub) const { return n_aic + core * ratio + sub; }
     std::string desc(int64_t t) const {
@@ -104,6 +105,12 @@ inline void sync_all_impl(bool aiv_only, const SrcLoc& loc) {
         }
     }
 }
+
+}  // namespace sim
+}  // namespace opkit
+#include "impl/opkit/sim_soft_sync.h"
+namespace opkit {
+namespace sim {
 
 // ---- cross-core flags (CrossCoreSetFlag / CrossCoreWaitFlag) ------------------------------------------
 inline void cross_core_check(int mode, int flag, const char* api, const SrcLoc& loc, Launch*& L) {
@@ -225,6 +232,7 @@ inline void block_finished() {
                     me.c_str(), w.c_str());
         }
     }
+    soft_sync_block_finished(*L, t, lk);
 }
 
 inline void check_core_end() {
@@ -351,7 +359,11 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
     L.bar[0].size = L.n_aiv;
     L.bar[1].size = L.T;
     summaries().clear();
-    ++G().launch_serial;  // GM writer tags (sim_poison.h) compare within one launch
+    uint64_t serial;  // GM writer tags (sim_poison.h) compare within one launch
+    {
+        std::lock_guard<std::mutex> lk(G().gm_mu);
+        serial = ++G().launch_serial;
+    }
     bool trace_on = std::getenv("OPKIT_SIM_TRACE") != nullptr;
     std::vector<std::thread> ts;
     ts.reserve(L.T);
@@ -377,6 +389,7 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
                 cs->core_id = t;
             }
             cs->trace_on = trace_on;
+            cs->launch_serial = serial;
             cur_core_ptr() = cs.get();
             cur_launch() = &L;
             fn();
@@ -481,6 +494,14 @@ inline int rank_dim() { Device* d = cur_device(); return d ? d->rank_dim : 1; }
 namespace AscendC {
 template <bool isAIVOnly>
 void SyncAll(opkit::sim::SrcLoc loc) { opkit::sim::sync_all_impl(isAIVOnly, loc); }
+
+// The software form: pure vector kernels, usedCores of the AIV cores (0: all); rules in impl/opkit/sim_soft_sync.h.
+template <bool isAIVOnly = true>
+inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace, const int32_t usedCores = 0,
+                    OPKIT_LOC) {
+    opkit::sim::soft_sync_all(gmWorkspace.GetPhyAddr(), gmWorkspace.GetSize(), ubWorkspace.GetPhyAddr(), ubWorkspace.GetSize(),
+                              ubWorkspace.arena() == opkit::sim::A_UB, usedCores, loc);
+}
 
 template <uint8_t modeId, pipe_t pipe>
 inline void CrossCoreSetFlag(uint16_t flagId, OPKIT_LOC) {

@@ -40,6 +40,15 @@ extern "C" __global__ __aicore__ void poison_kernel(GM_ADDR x, GM_ADDR y, GM_ADD
     }
     SetFlag<HardEvent::MTE2_MTE3>(0);
     WaitFlag<HardEvent::MTE2_MTE3>(0);
+    if (S == "unwritten_pad_tail" && blk == 3) {  // 500 of 512 halves: the last 24 bytes end inside a 32-byte block
+        DataCopyPad(gy[blk * BLK], t, DataCopyExtParams{1, 500 * sizeof(half), 0, 0, 0});
+        return;
+    }
+    if (S == "unwritten_holes" && blk == 0) {  // one element of a never-written block, and one 32-byte block
+        gy.SetValue(5, half(1.0f));
+        DataCopy(gy[64], t, 16);
+        return;
+    }
     DataCopy(gy[blk * BLK], t, len);
     if (S == "read_after_write") {  // the kernel reads back what it wrote: clean
         PipeBarrier<PIPE_ALL>();

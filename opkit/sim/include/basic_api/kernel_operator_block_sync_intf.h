@@ -58,6 +58,7 @@ template <pipe_t p>
 inline void PipeBarrier() {
     static_assert(p != PIPE_S, "PipeBarrier<PIPE_S> is not allowed");
     if (p == PIPE_ALL) opkit::sim::barrier_all();
+    else opkit::sim::barrier_pipe(int(p));  // later instructions of the pipe start after its earlier ones finished
     if (opkit::sim::core().trace_on) opkit::sim::trace_event(opkit::sim::fmt("{\"ev\":\"barrier\",\"pipe\":%d}", int(p)));
 }
 template <pipe_t p>

@@ -160,6 +160,7 @@ inline void data_copy_pad_out(const GlobalTensor<T>& dst, const LocalTensor<T>& 
     uint64_t row32 = (blen + 31) / 32 * 32;
     uint8_t* g = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
     uint64_t go = 0, uo = 0;
+    mte3_gm_store(uintptr_t(g), blen, blen + gm_gap, count, seq, site, api, loc);
     for (uint32_t i = 0; i < count; ++i) {
         gm_check(g + go, blen, api, loc, "write");
         local_touch(src, uo, blen, P_MTE3, false, seq, site, api, loc, "source");

@@ -135,6 +135,7 @@ inline void copy_out(T* dst, const AscendC::LocalTensor<T>& src, uint32_t count,
     uint32_t seq = issue(pipe);
     uint16_t site = c.site(api, loc);
     uint64_t so = 0, dof = 0;
+    mte3_gm_store(uintptr_t(dst), blen, blen + dst_gap, count, seq, site, api, loc);
     for (uint32_t i = 0; i < count; ++i) {
         gm_check(reinterpret_cast<uint8_t*>(dst) + dof, blen, api, loc, "write");
         local_touch(src, so, blen, pipe, false, seq, site, api, loc, "source");

@@ -14,7 +14,8 @@ struct Global {
     struct GmEntry {
         uint64_t size; uint64_t raw_size; void* raw; std::string name; void* map_base = nullptr; uint64_t map_len = 0;
         int device = -1;  // the rank whose device owns it (-1: the host of a single-device run)
-        uint16_t* wr = nullptr;  // poisoned output: per-byte writer tag, 0 unwritten (sim_poison.h)
+        uint16_t* wr = nullptr;     // poisoned output: writer tag per 32-byte block, 0 unwritten (sim_poison.h)
+        uint16_t* wr_el = nullptr;  // writer tag per element, for the blocks written in part
         uint8_t pat[8] = {};    // its element pattern
         uint8_t esz = 1;        // and element size
     };
@@ -40,6 +41,25 @@ inline void set_kernel_type(int t) { G().kernel_type = t; }
 // bytes") checks are off, since no values exist to check. Outputs of such a run are not results.
 inline void set_trace_only(bool on) { G().trace_only = on; }
 inline bool trace_only() { return G().trace_only; }
+
+// OPKIT_SIM_CHECKS_OFF: a comma-separated list of checks to leave out (order: same-pipe ordering, overlap:
+// cross-core GM write overlap, uaf: use after free), for measuring what each costs (benchmarks/sim_speed.py
+// --checks); unwritten outputs have their own switch (OPKIT_SIM_POISON=off).
+enum : unsigned { kCheckOrder = 1, kCheckOverlap = 2, kCheckUaf = 4 };
+inline unsigned checks_off() {
+    static const unsigned v = [] {
+        const char* e = std::getenv("OPKIT_SIM_CHECKS_OFF");
+        unsigned m = 0;
+        if (!e) return m;
+        const std::string s = std::string(",") + e + ",";
+        if (s.find(",order,") != std::string::npos) m |= kCheckOrder;
+        if (s.find(",overlap,") != std::string::npos) m |= kCheckOverlap;
+        if (s.find(",uaf,") != std::string::npos) m |= kCheckUaf;
+        return m;
+    }();
+    return v;
+}
+inline bool check_on(unsigned c) { return (checks_off() & c) == 0; }
 
 // The rank of the device the calling thread runs on (-1: single-device run); set with the device
 // (kernel_launch.h), read by the GM table to record which device owns an allocation.

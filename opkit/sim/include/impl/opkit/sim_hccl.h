@@ -182,8 +182,10 @@ inline void execute(World& w, int k, int i) {
                 blocks[size_t(src) * size_t(R) + size_t(dst)].assign(p, p + n * e);
             }
         for (int src = 0; src < R; ++src)
-            for (int dst = 0; dst < R; ++dst)
+            for (int dst = 0; dst < R; ++dst) {
                 std::memcpy(T(dst).recv + off + uint64_t(src) * st, blocks[size_t(src) * size_t(R) + size_t(dst)].data(), n * e);
+                gm_note_write(T(dst).recv + off + uint64_t(src) * st, n * e);  // written by the collective, not a core
+            }
         return;
     }
     // Reductions: the ranks' elements combined in rank order in float64, rounded once to the dtype.
@@ -202,6 +204,7 @@ inline void execute(World& w, int k, int i) {
         const size_t b = t0.kind == K_ALLREDUCE ? 0 : size_t(r);
         uint8_t* q = T(r).recv + off;
         for (uint64_t j = 0; j < n; ++j) store(q + j * e, t0.dtype, acc[b * size_t(n) + size_t(j)]);
+        gm_note_write(q, n * e);  // written by the collective, not a core
     }
 }
 

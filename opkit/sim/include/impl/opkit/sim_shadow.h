@@ -115,6 +115,11 @@ struct CoreState {
     struct Freed { int arena; uint64_t off, end; const char* file; int line; };
     std::vector<Freed> freed;
     uint32_t sync_epoch = 0;  // SyncAll / CrossCoreWaitFlag calls so far: GM writes across them are ordered
+    uint64_t launch_serial = 0;  // the launch this core runs (writer tags compare within one, sim_poison.h)
+    // MTE3 stores to GM not yet ordered after each other (same-pipe ordering, sim_order.h): rows `count` of `blen`
+    // bytes, `pitch` apart from `lo`, by instruction `seq` on MTE3 at call site `site`.
+    struct GmStore { uintptr_t lo; uint64_t blen, pitch, count; uint32_t seq; uint16_t site; };
+    std::vector<GmStore> mte3_gm;
     uint32_t oob_read_seq = 0;  // the last instruction that read past its tensor, and the bytes it read there
     int oob_read_arena = -1;
     uint64_t oob_read_lo = 0, oob_read_hi = 0;
@@ -175,6 +180,10 @@ inline CoreState& core() {
     return *c;
 }
 inline bool on_aic() { return core().core_type == CT_AIC; }
+inline uint64_t current_launch_serial() {
+    CoreState* c = cur_core_ptr();
+    return c ? c->launch_serial : G().launch_serial;
+}
 inline bool current_writer(int64_t* tid, int* ctype, uint32_t* epoch, bool* atomic) {
     CoreState* c = cur_core_ptr();
     if (!c) return false;  // the host
@@ -277,6 +286,7 @@ inline void freed_access(int a, uint64_t off, uint64_t bytes, bool write, const 
 }
 // FreeTensor gives [off, end) back; AllocTensor (or a new InitBuffer over it) hands it out again.
 inline void freed_add(int a, uint64_t off, uint64_t end, const SrcLoc& loc) {
+    if (!check_on(kCheckUaf)) return;
     core().freed.push_back(CoreState::Freed{a, off, end, loc.file, loc.line});
 }
 inline void freed_clear(int a, uint64_t off, uint64_t end) {
@@ -286,6 +296,7 @@ inline void freed_clear(int a, uint64_t off, uint64_t end) {
             }), v.end());
 }
 
+inline void same_pipe_write(int a, uint64_t b0, uint64_t b1, int pipe, uint32_t seq, const char* api, const SrcLoc& loc);
 inline void touch(int a, uint64_t off, uint64_t bytes, int pipe, bool write, uint32_t seq, uint16_t site,
                   const char* api, const SrcLoc& loc) {
     if (bytes == 0) return;
@@ -336,7 +347,32 @@ inline void touch(int a, uint64_t off, uint64_t bytes, int pipe, bool write, uin
             }
         }
     }
+    // Same-pipe ordering (the DataCopy and PipeBarrier pages; checked after the cross-pipe races above, the more
+    // basic defect): two MTE2 (or MTE3) transfers whose destinations overlap need PipeBarrier<PIPE_MTE2> (MTE3)
+    // between them, since the transfers of one pipe may overlap in time.
+    if (write && (pipe == P_MTE2 || pipe == P_MTE3) && m.hi_w[pipe] > seen[pipe] && check_on(kCheckOrder) &&
+        max_u32(m.last_w[pipe].data() + b0, nb) > seen[pipe])
+        same_pipe_write(a, b0, b1, pipe, seq, api, loc);
     m.record(write, pipe, b0, nb, seq, site);
+}
+
+inline void same_pipe_write(int a, uint64_t b0, uint64_t b1, int pipe, uint32_t seq, const char* api, const SrcLoc& loc) {
+    CoreState& c = core();
+    ArenaMem& m = c.mem(a);
+    const uint32_t done = c.seen[pipe][pipe];
+    for (uint64_t b = b0; b < b1; ++b) {
+        const uint32_t w = m.rec(true, pipe, b);
+        if (w <= done || w == seq) continue;
+        const uint16_t sid = m.rec_site(true, pipe, b);
+        uint64_t e = b + 1;
+        while (e < b1 && m.rec(true, pipe, e) == w) ++e;
+        fail_at(api, loc,
+                "same-pipe ordering: writes %s bytes [%llu, %llu) that an earlier transfer on pipe %s%s wrote, with no "
+                "PipeBarrier<PIPE_%s> in between: transfers of one pipe start in order but may run at once, so the earlier "
+                "one can land last (the DataCopy pages: overlapping destinations need PipeBarrier<PIPE_%s> between them)",
+                arena_name(a), (unsigned long long)(b * 32), (unsigned long long)(e * 32), pipe_name(pipe),
+                site_str(sid).c_str(), pipe_name(pipe), pipe_name(pipe));
+    }
 }
 
 // A read of clobbered bytes (an error: the chip would read what the stray write left there); a write
@@ -452,6 +488,55 @@ inline void barrier_all() {
     CoreState& c = core();
     for (int q = 0; q < NPIPE; ++q)
         for (int p = 0; p < NPIPE; ++p) c.seen[q][p] = c.cnt[p];
+}
+// PipeBarrier<pipe> (pipe_t value): the pipe's later instructions start after its earlier ones finished.
+inline void barrier_pipe(int pipe_t_value) {
+    const int p = pipe_t_value <= 5 ? pipe_t_value : (pipe_t_value == 10 ? int(P_FIX) : -1);
+    if (p < 0) return;
+    CoreState& c = core();
+    c.seen[p][p] = c.cnt[p];
+}
+
+// Same-pipe ordering of MTE3 stores to GM: row [a, a + bytes) of instruction `seq` (one row of `count`, `pitch`
+// apart from `lo`) against the earlier MTE3 stores of this core not yet ordered before it (PipeBarrier<PIPE_MTE3>,
+// PIPE_ALL, or a flag / queue edge that reaches MTE3 from after them). Overlapping destinations are an error.
+inline void mte3_gm_store(uintptr_t lo, uint64_t blen, uint64_t pitch, uint64_t count, uint32_t seq, uint16_t site,
+                          const char* api, const SrcLoc& loc) {
+    if (!check_on(kCheckOrder)) return;
+    CoreState& c = core();
+    auto& v = c.mte3_gm;
+    const uint32_t done = c.seen[P_MTE3][P_MTE3];
+    if (!v.empty())
+        v.erase(std::remove_if(v.begin(), v.end(), [&](const CoreState::GmStore& e) { return e.seq <= done; }), v.end());
+    for (uint64_t r = 0; r < count; ++r) {
+        const uintptr_t a = lo + r * pitch, b = a + blen;
+        for (const CoreState::GmStore& e : v) {
+            if (e.count == 0 || b <= e.lo || a >= e.lo + (e.count - 1) * e.pitch + e.blen) continue;
+            uint64_t k = a <= e.lo ? 0 : (e.pitch ? (a - e.lo) / e.pitch : 0);  // first row of e that may reach [a, b)
+            if (k < e.count && e.lo + k * e.pitch + e.blen <= a) ++k;
+            if (k >= e.count || e.lo + k * e.pitch >= b) continue;
+            const uintptr_t o0 = std::max<uintptr_t>(a, e.lo + k * e.pitch), o1 = std::min<uintptr_t>(b, e.lo + k * e.pitch + e.blen);
+            std::string what = fmt("GM bytes at %p", reinterpret_cast<void*>(o0));
+            {
+                std::lock_guard<std::mutex> lk(G().gm_mu);
+                auto it = G().gm.upper_bound(o0);
+                if (it != G().gm.begin() && o0 < std::prev(it)->first + std::prev(it)->second.size) {
+                    --it;
+                    const std::string& nm = it->second.name;
+                    what = fmt("GM bytes [%llu, %llu) of %s%s%s", (unsigned long long)(o0 - it->first),
+                               (unsigned long long)(o1 - it->first), nm.empty() ? "the allocation" : "'",
+                               nm.empty() ? "" : nm.c_str(), nm.empty() ? "" : "'");
+                }
+            }
+            fail_at(api, loc,
+                    "same-pipe ordering: writes %s that an earlier store on pipe MTE3%s wrote, with no "
+                    "PipeBarrier<PIPE_MTE3> in between: transfers of one pipe start in order but may run at once, so the "
+                    "earlier one can land last (the DataCopy pages: overlapping destinations need PipeBarrier<PIPE_MTE3> "
+                    "between them)", what.c_str(), site_str(e.site).c_str());
+        }
+    }
+    if (v.size() >= 1024) v.erase(v.begin(), v.begin() + 512);  // a kernel that never orders its stores: keep the latest
+    v.push_back(CoreState::GmStore{lo, blen, pitch, count, seq, site});
 }
 
 // ---------------------------------------------------------------------------------------------
