@@ -150,7 +150,7 @@ def test_cases_cover_layouts_modes_and_pse(spec):
 
 SMALL_CASES = ["bnsd_smoke", "bsnd_bf16", "bsh_gqa", "sbh_mqa", "causal_left_up", "causal_right_down",
                "causal_invalid_rows", "band", "default_mask_band", "all_mask", "pse_type1", "pse_type0_bcast",
-               "pse_alibi", "pse_alibi_sqrt", "dropout", "tails", "d256", "large_logits", "bnsd_fp32"]
+               "pse_alibi", "pse_alibi_sqrt", "dropout", "dropout_unaligned_causal", "tails", "d256", "large_logits", "bnsd_fp32"]
 
 
 @pytest.mark.parametrize("name", SMALL_CASES)
@@ -337,3 +337,20 @@ def test_tiling_refuses_with_a_clear_message(case, attrs, words):
     # shape errors stop InferShape (it reads the layout first), the others the tiling
     assert ("FlashAttentionScore tiling error" in text or "FlashAttentionScore InferShape error" in text), text
     assert words in text, text
+
+
+def test_tiling_vector_buffers_follow_the_features():
+    # no mask, pse or dropout: no auxiliary rows; SoftmaxFlashV2's scratch at least its minimum and 32-byte whole
+    rc, res, text = _tiling("bnsd_smoke")
+    assert rc == 0, text
+    f = res["fields"]
+    assert f["auxRows"] == 0 and f["smTmpBytes"] >= 512 and f["smTmpBytes"] % 32 == 0
+    assert f["bitPitch"] % 32 == 0 and f["bitPitch"] * 8 >= f["s2Base"]
+    # dropout with S2 = 77: rows of drop_mask start inside a byte, so the kernel realigns them
+    rc, res, text = _tiling("dropout_unaligned_causal")
+    assert rc == 0, text
+    f = res["fields"]
+    assert f["auxRows"] == 16 and f["dropAligned"] == 0 and f["dropBytes"] == 770 and f["hasDrop"] == 1
+    rc, res, text = _tiling("dropout")
+    assert rc == 0, text
+    assert res["fields"]["dropAligned"] == 1
