@@ -150,7 +150,8 @@ def test_cases_cover_layouts_modes_and_pse(spec):
 
 SMALL_CASES = ["bnsd_smoke", "bsnd_bf16", "bsh_gqa", "sbh_mqa", "causal_left_up", "causal_right_down",
                "causal_invalid_rows", "band", "default_mask_band", "all_mask", "pse_type1", "pse_type0_bcast",
-               "pse_alibi", "pse_alibi_sqrt", "dropout", "dropout_unaligned_causal", "tails", "d256", "large_logits", "bnsd_fp32"]
+               "pse_alibi", "pse_alibi_sqrt", "dropout", "dropout_unaligned_causal", "multi_block_band",
+               "multi_block_pse_dropout", "tails", "d256", "large_logits", "bnsd_fp32"]
 
 
 @pytest.mark.parametrize("name", SMALL_CASES)

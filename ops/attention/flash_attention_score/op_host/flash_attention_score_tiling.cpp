@@ -481,7 +481,8 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
         return Refuse(context, "no workspace sizes");
     }
     const uint64_t perCore = static_cast<uint64_t>(s1Base) * (s2Base * 4 + s2Base * inBytes + d2Align * 4);
-    ws[0] = platform.GetLibApiWorkSpaceSize() + 2 * static_cast<uint64_t>(CeilDiv(static_cast<int64_t>(cores), 2)) *
+    // (two sets per vector core: the kernel's software pipeline alternates them)
+    ws[0] = platform.GetLibApiWorkSpaceSize() + 2 * 2 * static_cast<uint64_t>(CeilDiv(static_cast<int64_t>(cores), 2)) *
             perCore;
     return ge::GRAPH_SUCCESS;
 }

@@ -73,12 +73,17 @@ public:
         sumGm_.SetGlobalBuffer((__gm__ float*)smSum);
         outGm_.SetGlobalBuffer((__gm__ T*)out);
         tile_ = t_.s1Base * t_.s2Base;
+        // workspace of this vector core: two sets (ping-pong) of the fp32 score tile, the P tile and the
+        // fp32 P V step, so that the cube works on block i + 1 / i - 1 while the vector core is on block i
         const uint64_t per = static_cast<uint64_t>(tile_) * (sizeof(float) + sizeof(T)) +
                              static_cast<uint64_t>(t_.s1Base) * t_.d2Align * sizeof(float);
-        GM_ADDR mine = ws + per * core_;
-        scoreGm_.SetGlobalBuffer((__gm__ float*)mine, tile_);
-        pGm_.SetGlobalBuffer((__gm__ T*)(mine + tile_ * sizeof(float)), tile_);
-        pvGm_.SetGlobalBuffer((__gm__ float*)(mine + tile_ * (sizeof(float) + sizeof(T))), t_.s1Base * t_.d2Align);
+        for (uint32_t k = 0; k < 2; ++k) {
+            GM_ADDR mine = ws + per * (2 * core_ + k);
+            scoreGm_[k].SetGlobalBuffer((__gm__ float*)mine, tile_);
+            pGm_[k].SetGlobalBuffer((__gm__ T*)(mine + tile_ * sizeof(float)), tile_);
+            pvGm_[k].SetGlobalBuffer((__gm__ float*)(mine + tile_ * (sizeof(float) + sizeof(T))),
+                                     t_.s1Base * t_.d2Align);
+        }
         pipe->InitBuffer(scBuf_, tile_ * sizeof(float));
         pipe->InitBuffer(pBuf_, tile_ * sizeof(T));
         pipe->InitBuffer(accBuf_, t_.s1Base * t_.d2Align * sizeof(float));
@@ -182,17 +187,26 @@ private:
         Duplicate(sumT[0], 0.0f, 2 * rowv);
         uint32_t cur = 0;
         const int64_t s2Base = t_.s2Base;
-        for (int64_t c0 = lo >= 0 && lo <= hi ? (lo / s2Base) * s2Base : s2; c0 <= hi; c0 += s2Base) {
+        // The software pipeline over the S2 blocks c0 = first, first + s2Base, ... <= hi (index i):
+        //   cube:   bmm1(i + 1) and bmm2(i - 1), posted asynchronously (IterateAll<false>)
+        //   vector: block i - scale, pse, mask, SoftmaxFlashV2, then acc += PV(i - 1), acc *= expMax(i)
+        // so acc always holds the blocks before i - 1 scaled to the running max of block i - 1 when PV(i - 1)
+        // is added; the last PV is added after the loop. Workspace sets alternate with i.
+        const int64_t first = lo >= 0 && lo <= hi ? (lo / s2Base) * s2Base : s2;
+        const Dims mk{m, qOff, kOff, vOff};
+        if (first <= hi) {
+            PostBmm1(mk, first, s2, 0);
+        }
+        uint32_t k = 0;
+        bool pvPending = false;
+        for (int64_t c0 = first; c0 <= hi; c0 += s2Base, k ^= 1u) {
             const int64_t n = s2 - c0 < s2Base ? s2 - c0 : s2Base;
-            // 1. S = Q K^T
-            mm1.SetOrgShape(static_cast<int>(m), static_cast<int>(n), static_cast<int>(t_.qStrideS),
-                            static_cast<int>(t_.kStrideS), static_cast<int>(s2Base));
-            mm1.SetTensorA(qGm_[qOff]);
-            mm1.SetTensorB(kGm_[kOff + c0 * t_.kStrideS], true);
-            mm1.SetTail(static_cast<int>(m), static_cast<int>(n), static_cast<int>(t_.D));
-            mm1.IterateAll(scoreGm_);
+            mm1.WaitIterateAll();
             PipeBarrier<PIPE_ALL>();
-            DataCopy(sc, scoreGm_, static_cast<uint32_t>(m * s2Base));
+            DataCopy(sc, scoreGm_[k], static_cast<uint32_t>(m * s2Base));
+            if (c0 + s2Base <= hi) {
+                PostBmm1(mk, c0 + s2Base, s2, k ^ 1u);
+            }
             PipeBarrier<PIPE_ALL>();
             // 2. scale, pse, mask, then the online softmax (SoftmaxFlashV2, update form): max' = max(max,
             //    rowmax S), P = exp(S - max'), expMax = exp(max - max'), sum' = expMax * sum + rowsum P
@@ -216,8 +230,7 @@ private:
                                                                    sizeof(float), sizeof(float), t_.smTmpBytes / 4, true);
             SoftmaxFlashV2<float, true>(sc, sumT[1 - cur], maxT[1 - cur], sc, expMax, sumT[cur], maxT[cur], tmp, smt, shape);
             cur = 1 - cur;
-            RowMul(acc, expMax, static_cast<uint32_t>(m));  // acc *= exp(max - max'), row by row
-            // 3. dropout, P to the input dtype, P V
+            // 3. dropout, P to the input dtype -> GM
             if (t_.hasDrop) {
                 Dropout(sc, blk);
             }
@@ -226,22 +239,55 @@ private:
             } else {
                 Cast(p, sc, RoundMode::CAST_RINT, static_cast<uint32_t>(m * s2Base));
             }
+            // the previous block's P V, then the rescale of everything so far to this block's max
+            if (pvPending) {
+                AddPv(acc, pv, m, k ^ 1u);
+            }
+            RowMul(acc, expMax, static_cast<uint32_t>(m));
             PipeBarrier<PIPE_ALL>();
-            DataCopy(pGm_, p, static_cast<uint32_t>(m * s2Base));
+            DataCopy(pGm_[k], p, static_cast<uint32_t>(m * s2Base));
             PipeBarrier<PIPE_ALL>();
             mm2.SetOrgShape(static_cast<int>(m), static_cast<int>(t_.vStrideS), static_cast<int>(s2Base),
                             static_cast<int>(n), static_cast<int>(t_.d2Align));
-            mm2.SetTensorA(pGm_);
+            mm2.SetTensorA(pGm_[k]);
             mm2.SetTensorB(vGm_[vOff + c0 * t_.vStrideS]);
             mm2.SetTail(static_cast<int>(m), static_cast<int>(t_.D2), static_cast<int>(n));
-            mm2.IterateAll(pvGm_);
-            PipeBarrier<PIPE_ALL>();
-            DataCopy(pv, pvGm_, static_cast<uint32_t>(m * t_.d2Align));
-            PipeBarrier<PIPE_ALL>();
-            Add(acc, acc, pv, static_cast<uint32_t>(m * t_.d2Align));
-            PipeBarrier<PIPE_ALL>();
+            mm2.template IterateAll<false>(pvGm_[k], 0, false, true);
+            pvPending = true;
+        }
+        if (pvPending) {
+            AddPv(acc, pv, m, k ^ 1u);
         }
         Finish(acc, maxT[cur], sumT[cur], b, head, r0, m, oBase + head * t_.oStrideN);
+    }
+
+    // rows and operand offsets of a task
+    struct Dims {
+        int64_t m;
+        uint64_t qOff, kOff, vOff;
+    };
+
+    // bmm1 of the block at column c0 into workspace set k, posted without waiting
+    __aicore__ inline void PostBmm1(const Dims& d, int64_t c0, int64_t s2, uint32_t k)
+    {
+        const int64_t n = s2 - c0 < t_.s2Base ? s2 - c0 : t_.s2Base;
+        mm1.SetOrgShape(static_cast<int>(d.m), static_cast<int>(n), static_cast<int>(t_.qStrideS),
+                        static_cast<int>(t_.kStrideS), static_cast<int>(t_.s2Base));
+        mm1.SetTensorA(qGm_[d.qOff]);
+        mm1.SetTensorB(kGm_[d.kOff + c0 * t_.kStrideS], true);
+        mm1.SetTail(static_cast<int>(d.m), static_cast<int>(n), static_cast<int>(t_.D));
+        mm1.template IterateAll<false>(scoreGm_[k], 0, false, true);
+    }
+
+    // wait for the P V of workspace set k and add it to the accumulator
+    __aicore__ inline void AddPv(LocalTensor<float>& acc, LocalTensor<float>& pv, int64_t m, uint32_t k)
+    {
+        mm2.WaitIterateAll();
+        PipeBarrier<PIPE_ALL>();
+        DataCopy(pv, pvGm_[k], static_cast<uint32_t>(m * t_.d2Align));
+        PipeBarrier<PIPE_ALL>();
+        Add(acc, acc, pv, static_cast<uint32_t>(m * t_.d2Align));
+        PipeBarrier<PIPE_V>();
     }
 
     // one S1 x S2 block of a (batch, head): rows [r0, r0 + m), columns [c0, c0 + n) of an s1 x s2 head
@@ -488,10 +534,10 @@ private:
     LocalTensor<float> auxF_, idx_;
     LocalTensor<uint8_t> tmp_;
     uint64_t pseRowPitch_ = 0;
-    GlobalTensor<T> qGm_, kGm_, vGm_, outGm_, pGm_;
+    GlobalTensor<T> qGm_, kGm_, vGm_, outGm_, pGm_[2];
     GlobalTensor<PT> pseGm_;
     GlobalTensor<uint8_t> dropGm_, maskGm_;
-    GlobalTensor<float> maxGm_, sumGm_, scoreGm_, pvGm_;
+    GlobalTensor<float> maxGm_, sumGm_, scoreGm_[2], pvGm_[2];
     FlashAttentionScoreTilingData t_;
     uint32_t core_ = 0;
     uint32_t tile_ = 0;
