@@ -302,7 +302,7 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
 
     // 3. Block sizes: UB per vector core, as the kernel allocates it (op_kernel/flash_attention_score.h, Init):
     //    the fp32 score tile and the P tile of the input dtype (s1Base x s2Base), the fp32 output
-    //    accumulator and P V step and the output rows (s1Base x d2Align), the row statistics (s1Base x 48
+    //    accumulator and P V step (s1Base x d2Align; the output rows reuse the P V step), the row statistics (s1Base x 48
     //    floats) and their compare bits, SoftmaxFlashV2's scratch and, when a mask, pse or dropout is
     //    read, AUX_ROWS rows of fp32 and 16-bit work space, their bit rows and one column-index row.
     //    s1Base halves (down to 16) when no s2Base fits, e.g. for D2 = 256.
@@ -328,7 +328,7 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
             const int64_t tile = s1Base * cand;
             const int64_t auxRows = std::min<int64_t>(s1Base, AUX_ROWS);
             const int64_t auxUb = aux ? auxRows * cand * (4 + 2) + auxRows * BitPitch(cand) + cand * 4 : 0;
-            const int64_t ub = tile * (4 + inBytes) + s1Base * d2Align * (4 + 4 + inBytes) + s1Base * 48 * 4 +
+            const int64_t ub = tile * (4 + inBytes) + s1Base * d2Align * (4 + 4) + s1Base * 48 * 4 +
                                CeilDiv(s1Base, 32) * 32 + tmp + auxUb;
             if (ub <= static_cast<int64_t>(ubSize)) {
                 s2Base = cand;

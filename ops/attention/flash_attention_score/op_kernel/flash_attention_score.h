@@ -88,7 +88,6 @@ public:
         pipe->InitBuffer(pBuf_, tile_ * sizeof(T));
         pipe->InitBuffer(accBuf_, t_.s1Base * t_.d2Align * sizeof(float));
         pipe->InitBuffer(pvBuf_, t_.s1Base * t_.d2Align * sizeof(float));
-        pipe->InitBuffer(outBuf_, t_.s1Base * t_.d2Align * sizeof(T));
         pipe->InitBuffer(statBuf_, t_.s1Base * 8 * sizeof(float) * 6);  // max x2, sum x2, expMax, 1 / sum
         pipe->InitBuffer(selBuf_, (t_.s1Base + 31) / 32 * 32);
         pipe->InitBuffer(tmpBuf_, t_.smTmpBytes);
@@ -199,15 +198,23 @@ private:
         }
         uint32_t k = 0;
         bool pvPending = false;
+        // Inside the vector core the pipes hand the UB tiles over by event flags, not barriers, so the
+        // copies (MTE2 in, MTE3 out) overlap the vector work: MTE2 -> V (id 0: sc loaded, 1: pv loaded),
+        // V -> MTE2 (0: sc free, 1: pv free), V -> MTE3 (0: p ready), MTE3 -> V (0: p free).
+        busy_ = Busy{};
+        PipeBarrier<PIPE_ALL>();
         for (int64_t c0 = first; c0 <= hi; c0 += s2Base, k ^= 1u) {
             const int64_t n = s2 - c0 < s2Base ? s2 - c0 : s2Base;
             mm1.WaitIterateAll();
-            PipeBarrier<PIPE_ALL>();
+            if (busy_.sc) {
+                WaitFlag<HardEvent::V_MTE2>(EVENT_ID0);
+            }
             DataCopy(sc, scoreGm_[k], static_cast<uint32_t>(m * s2Base));
+            SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
             if (c0 + s2Base <= hi) {
                 PostBmm1(mk, c0 + s2Base, s2, k ^ 1u);
             }
-            PipeBarrier<PIPE_ALL>();
+            WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
             // 2. scale, pse, mask, then the online softmax (SoftmaxFlashV2, update form): max' = max(max,
             //    rowmax S), P = exp(S - max'), expMax = exp(max - max'), sum' = expMax * sum + rowsum P
             const bool pseAdd = t_.pseShape != fas::PSE_NONE;
@@ -234,19 +241,29 @@ private:
             if (t_.hasDrop) {
                 Dropout(sc, blk);
             }
+            if (busy_.p) {
+                WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
+            }
             if constexpr (IsSameType<T, float>::value) {
                 DataCopy(p, sc, static_cast<uint32_t>(m * s2Base));
             } else {
                 Cast(p, sc, RoundMode::CAST_RINT, static_cast<uint32_t>(m * s2Base));
             }
+            SetFlag<HardEvent::V_MTE2>(EVENT_ID0);
+            busy_.sc = true;
+            SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
             // the previous block's P V, then the rescale of everything so far to this block's max
             if (pvPending) {
                 AddPv(acc, pv, m, k ^ 1u);
             }
             RowMul(acc, expMax, static_cast<uint32_t>(m));
-            PipeBarrier<PIPE_ALL>();
+            WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
             DataCopy(pGm_[k], p, static_cast<uint32_t>(m * s2Base));
-            PipeBarrier<PIPE_ALL>();
+            SetFlag<HardEvent::MTE3_V>(EVENT_ID0);
+            busy_.p = true;
+            // P is in GM before the cube reads it
+            SetFlag<HardEvent::MTE3_S>(EVENT_ID0);
+            WaitFlag<HardEvent::MTE3_S>(EVENT_ID0);
             mm2.SetOrgShape(static_cast<int>(m), static_cast<int>(t_.vStrideS), static_cast<int>(s2Base),
                             static_cast<int>(n), static_cast<int>(t_.d2Align));
             mm2.SetTensorA(pGm_[k]);
@@ -258,8 +275,25 @@ private:
         if (pvPending) {
             AddPv(acc, pv, m, k ^ 1u);
         }
+        // the flags still set
+        if (busy_.sc) {
+            WaitFlag<HardEvent::V_MTE2>(EVENT_ID0);
+        }
+        if (busy_.p) {
+            WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
+        }
+        if (busy_.pv) {
+            WaitFlag<HardEvent::V_MTE2>(EVENT_ID1);
+        }
+        busy_ = Busy{};
+        PipeBarrier<PIPE_ALL>();
         Finish(acc, maxT[cur], sumT[cur], b, head, r0, m, oBase + head * t_.oStrideN);
     }
+
+    // which UB tiles a later copy must wait for (a flag of the other pipe is set)
+    struct Busy {
+        bool sc = false, p = false, pv = false;
+    };
 
     // rows and operand offsets of a task
     struct Dims {
@@ -283,11 +317,15 @@ private:
     __aicore__ inline void AddPv(LocalTensor<float>& acc, LocalTensor<float>& pv, int64_t m, uint32_t k)
     {
         mm2.WaitIterateAll();
-        PipeBarrier<PIPE_ALL>();
+        if (busy_.pv) {
+            WaitFlag<HardEvent::V_MTE2>(EVENT_ID1);
+        }
         DataCopy(pv, pvGm_[k], static_cast<uint32_t>(m * t_.d2Align));
-        PipeBarrier<PIPE_ALL>();
+        SetFlag<HardEvent::MTE2_V>(EVENT_ID1);
+        WaitFlag<HardEvent::MTE2_V>(EVENT_ID1);
         Add(acc, acc, pv, static_cast<uint32_t>(m * t_.d2Align));
-        PipeBarrier<PIPE_V>();
+        SetFlag<HardEvent::V_MTE2>(EVENT_ID1);
+        busy_.pv = true;
     }
 
     // one S1 x S2 block of a (batch, head): rows [r0, r0 + m), columns [c0, c0 + n) of an s1 x s2 head
@@ -499,7 +537,7 @@ private:
     __aicore__ inline void Finish(LocalTensor<float>& acc, LocalTensor<float>& maxT, LocalTensor<float>& sumT, int64_t b,
                                   int64_t h, int64_t r0, int64_t m, uint64_t oHead)
     {
-        LocalTensor<T> o = outBuf_.Get<T>();
+        LocalTensor<T> o = pvBuf_.Get<T>();  // the P V tile is free by now
         LocalTensor<float> recip = statBuf_.Get<float>()[5 * t_.s1Base * 8];
         LocalTensor<uint8_t> valid = selBuf_.Get<uint8_t>();
         const uint32_t rowv = t_.s1Base * 8;
@@ -529,11 +567,12 @@ private:
         PipeBarrier<PIPE_ALL>();
     }
 
-    TBuf<TPosition::VECCALC> scBuf_, pBuf_, accBuf_, pvBuf_, outBuf_, statBuf_, tmpBuf_, selBuf_;
+    TBuf<TPosition::VECCALC> scBuf_, pBuf_, accBuf_, pvBuf_, statBuf_, tmpBuf_, selBuf_;
     TBuf<TPosition::VECCALC> auxFBuf_, auxHBuf_, bitBuf_, idxBuf_;
     LocalTensor<float> auxF_, idx_;
     LocalTensor<uint8_t> tmp_;
     uint64_t pseRowPitch_ = 0;
+    Busy busy_;
     GlobalTensor<T> qGm_, kGm_, vGm_, outGm_, pGm_[2];
     GlobalTensor<PT> pseGm_;
     GlobalTensor<uint8_t> dropGm_, maskGm_;
