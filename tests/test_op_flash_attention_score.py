@@ -355,3 +355,24 @@ def test_tiling_vector_buffers_follow_the_features():
     rc, res, text = _tiling("dropout")
     assert rc == 0, text
     assert res["fields"]["dropAligned"] == 1
+
+
+def test_unfused_chain_materialises_the_scores(golden):
+    from opkit.perf.costs import chip_params
+    from opkit.perf.unfused import check_steps, model_chain, peak_intermediate_bytes
+
+    shapes = {"query": [4, 1024, 1024], "key": [4, 1024, 1024], "value": [4, 1024, 1024]}
+    attrs = {"input_layout": "BSH", "head_num": 16}
+    steps = check_steps(golden.unfused_chain(shapes, {"query": "float16"}, attrs))
+    assert [s["op"] for s in steps] == ["bmm_qk", "scale", "softmax", "bmm_pv"]
+    scores = 4 * 16 * 1024 * 1024 * 2
+    assert steps[0]["writes"] == {"scores": scores} and steps[-1]["reads"]["probs"] == scores
+    assert [s["unit"] for s in steps] == ["cube", "vector", "vector", "cube"]
+    own = ["query", "key", "value", "softmax_max", "softmax_sum", "attention_out"]
+    assert peak_intermediate_bytes(steps, own) == 2 * scores  # an input and an output score tensor at once
+    model = model_chain(steps, chip_params("ascend910b2"), own)
+    # the matmuls at the cube peak: their roofline is the HBM traffic, not vector arithmetic
+    assert model["steps"][0]["bound_by"] == "hbm" and model["steps"][-1]["bound_by"] == "hbm"
+    masked = golden.unfused_chain({**shapes, "atten_mask": [2048, 2048]}, {"query": "float16"},
+                                  {**attrs, "sparse_mode": 2, "keep_prob": 0.9})
+    assert [s["op"] for s in masked] == ["bmm_qk", "scale", "mask", "softmax", "dropout", "bmm_pv"]
