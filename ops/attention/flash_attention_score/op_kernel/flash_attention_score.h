@@ -203,87 +203,101 @@ private:
         // V -> MTE2 (0: sc free, 1: pv free), V -> MTE3 (0: p ready), MTE3 -> V (0: p free).
         busy_ = Busy{};
         PipeBarrier<PIPE_ALL>();
+        // Rows of a block in two parts, so that the copy of the second part's scores overlaps the vector
+        // work on the first (flags per part: ids 0 and 1; the P V tile uses id 2).
+        const int64_t parts = m >= 16 ? 2 : 1;
+        const int64_t partRows = (m + parts - 1) / parts;
+        Post post{false, 0, 0, 0};  // bmm2 of the previous block, posted once its P has reached GM
         for (int64_t c0 = first; c0 <= hi; c0 += s2Base, k ^= 1u) {
             const int64_t n = s2 - c0 < s2Base ? s2 - c0 : s2Base;
             mm1.WaitIterateAll();
-            if (busy_.sc) {
-                WaitFlag<HardEvent::V_MTE2>(EVENT_ID0);
+            for (int64_t q = 0; q < parts; ++q) {
+                const int64_t i0 = q * partRows, rows = m - i0 < partRows ? m - i0 : partRows;
+                if (busy_.sc[q]) {
+                    WaitFlag<HardEvent::V_MTE2>(static_cast<event_t>(q));
+                }
+                DataCopy(sc[i0 * s2Base], scoreGm_[k][i0 * s2Base], static_cast<uint32_t>(rows * s2Base));
+                SetFlag<HardEvent::MTE2_V>(static_cast<event_t>(q));
             }
-            DataCopy(sc, scoreGm_[k], static_cast<uint32_t>(m * s2Base));
-            SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+            if (post.on) {
+                PostBmm2(post, m, vOff);
+                pvPending = true;
+            }
             if (c0 + s2Base <= hi) {
                 PostBmm1(mk, c0 + s2Base, s2, k ^ 1u);
             }
-            WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
-            // 2. scale, pse, mask, then the online softmax (SoftmaxFlashV2, update form): max' = max(max,
-            //    rowmax S), P = exp(S - max'), expMax = exp(max - max'), sum' = expMax * sum + rowsum P
             const bool pseAdd = t_.pseShape != fas::PSE_NONE;
-            const Block blk{b, head, r0, m, c0, n, s1, s2};
             if (pseAdd || t_.maskShape != fas::MASK_NONE) {
                 ArithProgression<float>(idx_, static_cast<float>(c0), 1.0f, static_cast<int32_t>(s2Base));
                 PipeBarrier<PIPE_V>();
             }
-            if (pseAdd && t_.pseType == 1) {
-                AddPse(sc, blk);
+            for (int64_t q = 0; q < parts; ++q) {
+                const int64_t i0 = q * partRows, rows = m - i0 < partRows ? m - i0 : partRows;
+                LocalTensor<float> x = sc[i0 * s2Base];
+                const uint32_t st0 = static_cast<uint32_t>(i0 * 8);
+                WaitFlag<HardEvent::MTE2_V>(static_cast<event_t>(q));
+                // 2. scale, pse, mask, then the online softmax (SoftmaxFlashV2, update form): max' = max(max,
+                //    rowmax S), P = exp(S - max'), expMax = exp(max - max'), sum' = expMax * sum + rowsum P
+                const Block blk{b, head, r0 + i0, rows, c0, n, s1, s2};
+                if (pseAdd && t_.pseType == 1) {
+                    AddPse(x, blk);
+                }
+                Muls(x, x, t_.scale, static_cast<uint32_t>(rows * s2Base));
+                if (pseAdd && t_.pseType != 1) {
+                    AddPse(x, blk);
+                }
+                MaskBlock(x, blk, pre, next);
+                const SoftMaxShapeInfo shape{static_cast<uint32_t>(rows), static_cast<uint32_t>(s2Base),
+                                             static_cast<uint32_t>(rows), static_cast<uint32_t>(n)};
+                const SoftMaxTiling smt = SoftMaxFlashV2TilingFuncImpl(
+                    static_cast<uint32_t>(rows), static_cast<uint32_t>(s2Base), sizeof(float), sizeof(float),
+                    t_.smTmpBytes / 4, true);
+                SoftmaxFlashV2<float, true>(x, sumT[1 - cur][st0], maxT[1 - cur][st0], x, expMax[st0],
+                                            sumT[cur][st0], maxT[cur][st0], tmp, smt, shape);
+                // 3. dropout, P to the input dtype
+                if (t_.hasDrop) {
+                    Dropout(x, blk);
+                }
+                if (q == 0 && busy_.p) {
+                    WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
+                }
+                if constexpr (IsSameType<T, float>::value) {
+                    DataCopy(p[i0 * s2Base], x, static_cast<uint32_t>(rows * s2Base));
+                } else {
+                    Cast(p[i0 * s2Base], x, RoundMode::CAST_RINT, static_cast<uint32_t>(rows * s2Base));
+                }
+                SetFlag<HardEvent::V_MTE2>(static_cast<event_t>(q));
+                busy_.sc[q] = true;
             }
-            Muls(sc, sc, t_.scale, static_cast<uint32_t>(m * s2Base));
-            if (pseAdd && t_.pseType != 1) {
-                AddPse(sc, blk);
-            }
-            MaskBlock(sc, blk, pre, next);
-            const SoftMaxShapeInfo shape{static_cast<uint32_t>(m), static_cast<uint32_t>(s2Base), static_cast<uint32_t>(m),
-                                         static_cast<uint32_t>(n)};
-            const SoftMaxTiling smt = SoftMaxFlashV2TilingFuncImpl(static_cast<uint32_t>(m), static_cast<uint32_t>(s2Base),
-                                                                   sizeof(float), sizeof(float), t_.smTmpBytes / 4, true);
-            SoftmaxFlashV2<float, true>(sc, sumT[1 - cur], maxT[1 - cur], sc, expMax, sumT[cur], maxT[cur], tmp, smt, shape);
             cur = 1 - cur;
-            // 3. dropout, P to the input dtype -> GM
-            if (t_.hasDrop) {
-                Dropout(sc, blk);
-            }
-            if (busy_.p) {
-                WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
-            }
-            if constexpr (IsSameType<T, float>::value) {
-                DataCopy(p, sc, static_cast<uint32_t>(m * s2Base));
-            } else {
-                Cast(p, sc, RoundMode::CAST_RINT, static_cast<uint32_t>(m * s2Base));
-            }
-            SetFlag<HardEvent::V_MTE2>(EVENT_ID0);
-            busy_.sc = true;
             SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
             // the previous block's P V, then the rescale of everything so far to this block's max
             if (pvPending) {
                 AddPv(acc, pv, m, k ^ 1u);
+                pvPending = false;
             }
             RowMul(acc, expMax, static_cast<uint32_t>(m));
             WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
             DataCopy(pGm_[k], p, static_cast<uint32_t>(m * s2Base));
             SetFlag<HardEvent::MTE3_V>(EVENT_ID0);
             busy_.p = true;
-            // P is in GM before the cube reads it
-            SetFlag<HardEvent::MTE3_S>(EVENT_ID0);
-            WaitFlag<HardEvent::MTE3_S>(EVENT_ID0);
-            mm2.SetOrgShape(static_cast<int>(m), static_cast<int>(t_.vStrideS), static_cast<int>(s2Base),
-                            static_cast<int>(n), static_cast<int>(t_.d2Align));
-            mm2.SetTensorA(pGm_[k]);
-            mm2.SetTensorB(vGm_[vOff + c0 * t_.vStrideS]);
-            mm2.SetTail(static_cast<int>(m), static_cast<int>(t_.D2), static_cast<int>(n));
-            mm2.template IterateAll<false>(pvGm_[k], 0, false, true);
-            pvPending = true;
+            post = Post{true, k, c0, n};
         }
-        if (pvPending) {
-            AddPv(acc, pv, m, k ^ 1u);
+        if (post.on) {
+            PostBmm2(post, m, vOff);
+            AddPv(acc, pv, m, post.k);
         }
         // the flags still set
-        if (busy_.sc) {
-            WaitFlag<HardEvent::V_MTE2>(EVENT_ID0);
+        for (int64_t q = 0; q < parts; ++q) {
+            if (busy_.sc[q]) {
+                WaitFlag<HardEvent::V_MTE2>(static_cast<event_t>(q));
+            }
         }
         if (busy_.p) {
             WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
         }
         if (busy_.pv) {
-            WaitFlag<HardEvent::V_MTE2>(EVENT_ID1);
+            WaitFlag<HardEvent::V_MTE2>(EVENT_ID2);
         }
         busy_ = Busy{};
         PipeBarrier<PIPE_ALL>();
@@ -292,7 +306,8 @@ private:
 
     // which UB tiles a later copy must wait for (a flag of the other pipe is set)
     struct Busy {
-        bool sc = false, p = false, pv = false;
+        bool sc[2] = {false, false};
+        bool p = false, pv = false;
     };
 
     // rows and operand offsets of a task
@@ -318,14 +333,32 @@ private:
     {
         mm2.WaitIterateAll();
         if (busy_.pv) {
-            WaitFlag<HardEvent::V_MTE2>(EVENT_ID1);
+            WaitFlag<HardEvent::V_MTE2>(EVENT_ID2);
         }
         DataCopy(pv, pvGm_[k], static_cast<uint32_t>(m * t_.d2Align));
-        SetFlag<HardEvent::MTE2_V>(EVENT_ID1);
-        WaitFlag<HardEvent::MTE2_V>(EVENT_ID1);
+        SetFlag<HardEvent::MTE2_V>(EVENT_ID2);
+        WaitFlag<HardEvent::MTE2_V>(EVENT_ID2);
         Add(acc, acc, pv, static_cast<uint32_t>(m * t_.d2Align));
-        SetFlag<HardEvent::V_MTE2>(EVENT_ID1);
+        SetFlag<HardEvent::V_MTE2>(EVENT_ID2);
         busy_.pv = true;
+    }
+
+    // bmm2 of a block whose P went to workspace set k: P is in GM (MTE3 done) before it is posted
+    struct Post {
+        bool on;
+        uint32_t k;
+        int64_t c0, n;
+    };
+    __aicore__ inline void PostBmm2(const Post& w, int64_t m, uint64_t vOff)
+    {
+        SetFlag<HardEvent::MTE3_S>(EVENT_ID0);
+        WaitFlag<HardEvent::MTE3_S>(EVENT_ID0);
+        mm2.SetOrgShape(static_cast<int>(m), static_cast<int>(t_.vStrideS), static_cast<int>(t_.s2Base),
+                        static_cast<int>(w.n), static_cast<int>(t_.d2Align));
+        mm2.SetTensorA(pGm_[w.k]);
+        mm2.SetTensorB(vGm_[vOff + w.c0 * t_.vStrideS]);
+        mm2.SetTail(static_cast<int>(m), static_cast<int>(t_.D2), static_cast<int>(w.n));
+        mm2.template IterateAll<false>(pvGm_[w.k], 0, false, true);
     }
 
     // one S1 x S2 block of a (batch, head): rows [r0, r0 + m), columns [c0, c0 + n) of an s1 x s2 head
