@@ -376,3 +376,6 @@ def test_unfused_chain_materialises_the_scores(golden):
     masked = golden.unfused_chain({**shapes, "atten_mask": [2048, 2048]}, {"query": "float16"},
                                   {**attrs, "sparse_mode": 2, "keep_prob": 0.9})
     assert [s["op"] for s in masked] == ["bmm_qk", "scale", "mask", "softmax", "dropout", "bmm_pv"]
+    from opkit.errors import OpkitError
+    with pytest.raises(OpkitError, match="'unit' must be 'vector' or 'cube'"):
+        check_steps([{**steps[0], "unit": "tensor"}])
