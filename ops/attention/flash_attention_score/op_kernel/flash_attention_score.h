@@ -204,7 +204,9 @@ private:
         busy_ = Busy{};
         PipeBarrier<PIPE_ALL>();
         // Rows of a block in two parts, so that the copy of the second part's scores overlaps the vector
-        // work on the first (flags per part: ids 0 and 1; the P V tile uses id 2).
+        // work on the first (flags per part: ids 0 and 1; the P V tile uses id 2). The bmm2 of the
+        // previous block is posted once the first part's vector work is issued: its wait for the copy-out
+        // of P (MTE3 -> S) then stalls the scalar unit while the vector unit is busy.
         const int64_t parts = m >= 16 ? 2 : 1;
         const int64_t partRows = (m + parts - 1) / parts;
         Post post{false, 0, 0, 0};  // bmm2 of the previous block, posted once its P has reached GM
@@ -218,10 +220,6 @@ private:
                 }
                 DataCopy(sc[i0 * s2Base], scoreGm_[k][i0 * s2Base], static_cast<uint32_t>(rows * s2Base));
                 SetFlag<HardEvent::MTE2_V>(static_cast<event_t>(q));
-            }
-            if (post.on) {
-                PostBmm2(post, m, vOff);
-                pvPending = true;
             }
             if (c0 + s2Base <= hi) {
                 PostBmm1(mk, c0 + s2Base, s2, k ^ 1u);
@@ -268,6 +266,10 @@ private:
                 }
                 SetFlag<HardEvent::V_MTE2>(static_cast<event_t>(q));
                 busy_.sc[q] = true;
+                if (q == 0 && post.on) {  // the wait for the previous P's copy-out overlaps this block's vector work
+                    PostBmm2(post, m, vOff);
+                    pvPending = true;
+                }
             }
             cur = 1 - cur;
             SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
