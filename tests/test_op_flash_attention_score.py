@@ -150,7 +150,8 @@ def test_cases_cover_layouts_modes_and_pse(spec):
 
 SMALL_CASES = ["bnsd_smoke", "bsnd_bf16", "bsh_gqa", "sbh_mqa", "causal_left_up", "causal_right_down",
                "causal_invalid_rows", "band", "default_mask_band", "all_mask", "pse_type1", "pse_type0_bcast",
-               "pse_alibi", "pse_alibi_sqrt", "dropout", "tails", "d256", "large_logits", "bnsd_fp32"]
+               "pse_alibi", "pse_alibi_sqrt", "dropout", "dropout_unaligned_causal", "multi_block_band",
+               "multi_block_pse_dropout", "tails", "d256", "large_logits", "bnsd_fp32"]
 
 
 @pytest.mark.parametrize("name", SMALL_CASES)
@@ -337,3 +338,44 @@ def test_tiling_refuses_with_a_clear_message(case, attrs, words):
     # shape errors stop InferShape (it reads the layout first), the others the tiling
     assert ("FlashAttentionScore tiling error" in text or "FlashAttentionScore InferShape error" in text), text
     assert words in text, text
+
+
+def test_tiling_vector_buffers_follow_the_features():
+    # no mask, pse or dropout: no auxiliary rows; SoftmaxFlashV2's scratch at least its minimum and 32-byte whole
+    rc, res, text = _tiling("bnsd_smoke")
+    assert rc == 0, text
+    f = res["fields"]
+    assert f["auxRows"] == 0 and f["smTmpBytes"] >= 512 and f["smTmpBytes"] % 32 == 0
+    assert f["bitPitch"] % 32 == 0 and f["bitPitch"] * 8 >= f["s2Base"]
+    # dropout with S2 = 77: rows of drop_mask start inside a byte, so the kernel realigns them
+    rc, res, text = _tiling("dropout_unaligned_causal")
+    assert rc == 0, text
+    f = res["fields"]
+    assert f["auxRows"] == 16 and f["dropAligned"] == 0 and f["dropBytes"] == 770 and f["hasDrop"] == 1
+    rc, res, text = _tiling("dropout")
+    assert rc == 0, text
+    assert res["fields"]["dropAligned"] == 1
+
+
+def test_unfused_chain_materialises_the_scores(golden):
+    from opkit.perf.costs import chip_params
+    from opkit.perf.unfused import check_steps, model_chain, peak_intermediate_bytes
+
+    shapes = {"query": [4, 1024, 1024], "key": [4, 1024, 1024], "value": [4, 1024, 1024]}
+    attrs = {"input_layout": "BSH", "head_num": 16}
+    steps = check_steps(golden.unfused_chain(shapes, {"query": "float16"}, attrs))
+    assert [s["op"] for s in steps] == ["bmm_qk", "scale", "softmax", "bmm_pv"]
+    scores = 4 * 16 * 1024 * 1024 * 2
+    assert steps[0]["writes"] == {"scores": scores} and steps[-1]["reads"]["probs"] == scores
+    assert [s["unit"] for s in steps] == ["cube", "vector", "vector", "cube"]
+    own = ["query", "key", "value", "softmax_max", "softmax_sum", "attention_out"]
+    assert peak_intermediate_bytes(steps, own) == 2 * scores  # an input and an output score tensor at once
+    model = model_chain(steps, chip_params("ascend910b2"), own)
+    # the matmuls at the cube peak: their roofline is the HBM traffic, not vector arithmetic
+    assert model["steps"][0]["bound_by"] == "hbm" and model["steps"][-1]["bound_by"] == "hbm"
+    masked = golden.unfused_chain({**shapes, "atten_mask": [2048, 2048]}, {"query": "float16"},
+                                  {**attrs, "sparse_mode": 2, "keep_prob": 0.9})
+    assert [s["op"] for s in masked] == ["bmm_qk", "scale", "mask", "softmax", "dropout", "bmm_pv"]
+    from opkit.errors import OpkitError
+    with pytest.raises(OpkitError, match="'unit' must be 'vector' or 'cube'"):
+        check_steps([{**steps[0], "unit": "tensor"}])

@@ -12,7 +12,9 @@ its own, a dict with
   like one of the op's inputs or outputs is the fused op's own; any other name is an
   intermediate that exists only in the unfused chain;
 * ``flops``: its arithmetic operations (0 for pure data movement);
-* ``dtype``: the dtype it computes in (informative).
+* ``dtype``: the dtype it computes in (informative; for a cube step, the operand dtype of its peak);
+* ``unit`` (optional): ``"cube"`` for a matrix multiplication, whose flops count at the cube peak;
+  otherwise (``"vector"``, the default) at the vector peak.
 
 Each step is modelled as its own launch at the chip's roofline (max of its HBM bytes at the HBM
 bandwidth and its flops at the vector peak, :func:`opkit.perf.model.roofline_us`) plus the
@@ -55,8 +57,11 @@ def check_steps(steps: Any, where: str = "unfused_chain") -> list[dict[str, Any]
         fl = s.get("flops", 0)
         if not isinstance(fl, (int, float)) or fl < 0:
             raise _problem(where, f"step {i} ({s['op']}): 'flops' must be a number >= 0")
+        unit = s.get("unit", "vector")
+        if unit not in ("vector", "cube"):
+            raise _problem(where, f"step {i} ({s['op']}): 'unit' must be 'vector' or 'cube', not {unit!r}")
         out.append({"op": s["op"], "reads": dict(s["reads"]), "writes": dict(s["writes"]), "flops": float(fl),
-                    "dtype": str(s.get("dtype", ""))})
+                    "dtype": str(s.get("dtype", "")), "unit": unit})
     return out
 
 
@@ -90,7 +95,9 @@ def model_chain(steps: list[dict[str, Any]], p: ChipParams, own: Iterable[str]) 
     rows = []
     for s in steps:
         nbytes = hbm_bytes(s)
-        bound, by = roofline_us(p, flops=s["flops"] or None, hbm_bytes=nbytes or None)
+        cube = s.get("unit") == "cube"
+        bound, by = roofline_us(p, flops=s["flops"] or None, hbm_bytes=nbytes or None,
+                                cube_dtype=(s["dtype"] or "float16") if cube else None)
         t = (bound or 0.0) + p.startup_us
         rows.append({"op": s["op"], "dtype": s["dtype"], "hbm_bytes": nbytes, "flops": int(s["flops"]),
                      "bound_us": bound, "bound_by": by, "modelled_us": t})

@@ -376,3 +376,52 @@ def hbm_bytes(shapes, dtypes, attrs):
     b, n1, s1, s2, d, d2 = _dims(shapes, attrs)
     n2 = int(np.prod(shapes["key"])) // max(1, b * s2 * d)
     return int(item * (b * n1 * s1 * d + b * n2 * s2 * (d + d2) + b * n1 * s1 * d2) + 2 * 4 * 8 * b * n1 * s1)
+
+
+def unfused_chain(shapes, dtypes, attrs):
+    """The chain of primitive operators the fused kernel replaces, one launch each (docs/perf.md §7).
+
+    As a framework runs attention without the fused kernel, every [B, N1, S1, S2] score tensor in
+    the input dtype through HBM:
+
+      Q K^T (cube) -> scale (+ pse) (+ mask) -> softmax (also writing softmax_max / softmax_sum) ->
+      dropout (keep_prob < 1) -> P V (cube)
+
+    query, key, value, real_shift, atten_mask, drop_mask, softmax_max, softmax_sum and attention_out
+    are the op's own tensors; scores, scaled, probs and dropped are intermediates. The matmuls count
+    all S1 x S2 scores (an unfused chain computes the masked ones too); operation counts: 1 per score
+    for the scale, pse add and mask, 5 for the softmax (max, subtract, exp, sum, divide), 1 for dropout.
+    """
+    item = 4 if dtypes.get("query") == "float32" else 2
+    dt = dtypes.get("query", "float16")
+    b, n1, s1, s2, d, d2 = _dims(shapes, attrs)
+    n2 = int(np.prod(shapes["key"])) // max(1, b * s2 * d)
+    scores = b * n1 * s1 * s2
+    sb = scores * item
+
+    def step(op, reads, writes, fl, unit="vector"):
+        return {"op": op, "reads": reads, "writes": writes, "flops": int(fl), "dtype": dt, "unit": unit}
+
+    chain = [step("bmm_qk", {"query": b * n1 * s1 * d * item, "key": b * n2 * s2 * d * item}, {"scores": sb},
+                  2 * scores * d, "cube")]
+    cur = "scores"
+    pse = shapes.get("real_shift")
+    if pse is not None:
+        pse_item = 4 if dtypes.get("real_shift") == "float32" else 2
+        chain.append(step("add_pse", {cur: sb, "real_shift": int(np.prod(pse)) * pse_item}, {"biased": sb}, scores))
+        cur = "biased"
+    chain.append(step("scale", {cur: sb}, {"scaled": sb}, scores))
+    cur = "scaled"
+    mask = shapes.get("atten_mask")
+    if mask is not None:
+        chain.append(step("mask", {cur: sb, "atten_mask": int(np.prod(mask))}, {"masked": sb}, scores))
+        cur = "masked"
+    stats = b * n1 * s1 * 8 * 4
+    chain.append(step("softmax", {cur: sb}, {"probs": sb, "softmax_max": stats, "softmax_sum": stats}, 5 * scores))
+    cur = "probs"
+    if float(attrs.get("keep_prob", 1.0)) < 1.0:
+        chain.append(step("dropout", {cur: sb, "drop_mask": (scores + 7) // 8}, {"dropped": sb}, scores))
+        cur = "dropped"
+    chain.append(step("bmm_pv", {cur: sb, "value": b * n2 * s2 * d2 * item}, {"attention_out": b * n1 * s1 * d2 * item},
+                      2 * scores * d2, "cube"))
+    return chain

@@ -35,11 +35,19 @@ constexpr int64_t MAX_D = 256;          // head size of this kernel (ops-transfo
 constexpr int64_t MAX_HEADS = 256;
 constexpr int64_t COMPRESSED = 2048;    // the compressed mask of modes 2/3/4
 constexpr int64_t INF_TOKENS = 2147483647;
-constexpr uint64_t MAX_CORES = 48;      // taskStart has room for 48 vector cores (+ the end)
+constexpr uint64_t MAX_CORES = 48;
+constexpr int64_t AUX_ROWS = 16;        // rows per step of the kernel's mask / pse / dropout work
+constexpr int64_t SM_TMP = 8192;        // SoftmaxFlashV2's scratch, at least its minimum      // taskStart has room for 48 vector cores (+ the end)
 
 int64_t CeilDiv(int64_t a, int64_t b)
 {
     return (a + b - 1) / b;
+}
+
+// bytes per row of the kernel's bit buffers for s2Base columns: whole 32-byte blocks
+int64_t BitPitch(int64_t s2Base)
+{
+    return CeilDiv(CeilDiv(s2Base, 8), 32) * 32;
 }
 
 // One error line naming what is refused and what is accepted, logged as the op's error (OP_LOGE).
@@ -294,26 +302,37 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
 
     // 3. Block sizes: UB per vector core, as the kernel allocates it (op_kernel/flash_attention_score.h, Init):
     //    the fp32 score tile and the P tile of the input dtype (s1Base x s2Base), the fp32 output
-    //    accumulator and P V step and the output rows (s1Base x d2Align), the row statistics (s1Base x 16
-    //    floats). s1Base halves (down to 16) when no s2Base fits, e.g. for D2 = 256.
+    //    accumulator and P V step (s1Base x d2Align; the output rows reuse the P V step), the row statistics (s1Base x 48
+    //    floats) and their compare bits, SoftmaxFlashV2's scratch and, when a mask, pse or dropout is
+    //    read, AUX_ROWS rows of fp32 and 16-bit work space, their bit rows and one column-index row.
+    //    s1Base halves (down to 16) when no s2Base fits, e.g. for D2 = 256.
     const int64_t inBytes = qDesc->GetDataType() == ge::DT_FLOAT ? 4 : 2;
     int64_t tasks64 = 0;
     for (int64_t b = 0; b < nb; ++b) {
         const int64_t s1 = tnd ? cumQ[b] - (b ? cumQ[b - 1] : 0) : d.S1;
         tasks64 += d.N1 * CeilDiv(s1, 64);
     }
+    const bool aux = mask != nullptr || pse != nullptr || drop;
     const int64_t dAlign = CeilDiv(d.D, 16) * 16, d2Align = CeilDiv(d.D2, 16) * 16;
     int64_t s1Base = (tasks64 > static_cast<int64_t>(aivNum) && maxS1 >= 128) ? 128 : 64;
     int64_t s2Base = 0;
+    uint32_t smTmp = 0;
     for (; s1Base >= 16 && s2Base == 0; s1Base /= 2) {
         for (int64_t cand : {1024, 512, 256, 128}) {
             if (cand > 128 && cand >= 2 * CeilDiv(std::max<int64_t>(maxS2, 1), 128) * 128) {
                 continue;  // no larger tile than the sequence needs
             }
+            const uint32_t minTmp = AscendC::GetSoftMaxFlashV2MinTmpSize(
+                ge::Shape({s1Base, cand}), 4, 4, true, false);
+            const uint32_t tmp = static_cast<uint32_t>(CeilDiv(std::max<int64_t>({minTmp, 512, SM_TMP}), 32) * 32);
             const int64_t tile = s1Base * cand;
-            const int64_t ub = tile * (4 + inBytes) + s1Base * d2Align * (4 + 4 + inBytes) + s1Base * 16 * 4;
+            const int64_t auxRows = std::min<int64_t>(s1Base, AUX_ROWS);
+            const int64_t auxUb = aux ? auxRows * cand * (4 + 2) + auxRows * BitPitch(cand) + cand * 4 : 0;
+            const int64_t ub = tile * (4 + inBytes) + s1Base * d2Align * (4 + 4) + s1Base * 48 * 4 +
+                               CeilDiv(s1Base, 32) * 32 + tmp + auxUb;
             if (ub <= static_cast<int64_t>(ubSize)) {
                 s2Base = cand;
+                smTmp = tmp;
                 break;
             }
         }
@@ -426,6 +445,19 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
     t->s2Base = static_cast<uint32_t>(s2Base);
     t->dAlign = static_cast<uint32_t>(dAlign);
     t->d2Align = static_cast<uint32_t>(d2Align);
+    t->smTmpBytes = smTmp;
+    t->auxRows = aux ? static_cast<uint32_t>(std::min<int64_t>(s1Base, AUX_ROWS)) : 0;
+    t->bitPitch = static_cast<uint32_t>(BitPitch(s2Base));
+    t->dropAligned = 1;
+    for (size_t b = 0; b < cumKv.size(); ++b) {
+        const int64_t s2 = tnd ? cumKv[b] - (b ? cumKv[b - 1] : 0) : d.S2;
+        t->dropAligned &= s2 % 8 == 0 ? 1u : 0u;
+    }
+    t->dropBytes = 0;
+    if (drop) {
+        const gert::Shape* dm = Optional(context, DROP_MASK);
+        t->dropBytes = static_cast<uint64_t>(dm->GetShapeSize());
+    }
     t->coreNum = static_cast<uint32_t>(cores);
     t->tasksTotal = static_cast<uint32_t>(work.size());
     for (size_t b = 0; b < cumQ.size(); ++b) {
@@ -449,7 +481,8 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
         return Refuse(context, "no workspace sizes");
     }
     const uint64_t perCore = static_cast<uint64_t>(s1Base) * (s2Base * 4 + s2Base * inBytes + d2Align * 4);
-    ws[0] = platform.GetLibApiWorkSpaceSize() + 2 * static_cast<uint64_t>(CeilDiv(static_cast<int64_t>(cores), 2)) *
+    // (two sets per vector core: the kernel's software pipeline alternates them)
+    ws[0] = platform.GetLibApiWorkSpaceSize() + 2 * 2 * static_cast<uint64_t>(CeilDiv(static_cast<int64_t>(cores), 2)) *
             perCore;
     return ge::GRAPH_SUCCESS;
 }

@@ -1,22 +1,30 @@
-// FlashAttentionScore: the kernel class, a mix kernel (AIC:AIV = 1:2), the straightforward form
-// (no software pipeline yet): per task of one (batch, query head, block of s1Base query rows), a
-// vector core walks the S2 blocks of s2Base columns that the band leaves and, per block,
+// FlashAttentionScore: the kernel class, a mix kernel (AIC:AIV = 1:2). Per task of one (batch, query
+// head, block of s1Base query rows), a vector core walks the S2 blocks of s2Base columns that the band
+// leaves and, per block,
 //
-//   1. bmm1 (its cube core, Matmul API): S = Q[rows, D] x K[cols, D]^T -> fp32 GM workspace
-//   2. vector: S * scale (+ pse, before the scale for pse_type 1), masked scores and the columns past
-//      S2 set to -FLT_MAX, then the online softmax: m' = max(m, rowmax S), alpha = exp(m - m'),
-//      P = exp(S - m'), l = alpha * l + rowsum P, acc *= alpha
-//   3. dropout on P (bit mask, least significant bit first, kept / keep_prob), P cast to the input
-//      dtype -> GM workspace; bmm2 (cube): P[rows, cols] x V[cols, D2] -> fp32 GM; acc += that
+//   1. bmm1 (its cube core, Matmul API): S = Q[rows, D] x K[cols, D]^T -> fp32 GM workspace -> UB
+//   2. vector: S * scale (+ pse, before the scale for pse_type 1: the given tensor cast to fp32, or
+//      -slope * |dist| (sqrt for type 3) from a column-index row with Adds/Abs/Sqrt/Muls), the band
+//      (CompareScalar on j - i, Select) on the blocks it crosses, the given mask (SelectWithBytesMask),
+//      then SoftmaxFlashV2 in its update form: max' = max(max, rowmax S), P = exp(S - max'),
+//      expMax = exp(max - max'), sum' = expMax * sum + rowsum P; acc *= expMax (one mask/repeat Mul
+//      per 64 columns, the row value broadcast by block stride 0)
+//   3. DropOut on P (bit mode, the drop_mask rows copied or realigned into padded rows), P cast to the
+//      input dtype -> GM workspace; bmm2 (cube): P[rows, cols] x V[cols, D2] -> fp32 GM; acc += that
 //
-// and at the end writes acc / l (0 for a row that every column masks: the invalid-row result, with
-// softmax_max -FLT_MAX and softmax_sum FLT_MAX), and max / sum replicated 8 times per row. Layouts are
-// read through strides (tiling data), so BSH/SBH/BSND/BNSD/TND are one code path.
+// and at the end acc * (1 / sum), with the invalid-row result for a row that every column masks (0,
+// softmax_max -FLT_MAX, softmax_sum FLT_MAX: CompareScalar on the maxima and Select), and max / sum as
+// SoftmaxFlashV2 keeps them (8 floats per row) copied out. No scalar math touches an element. Layouts
+// are read through strides (tiling data), so BSH/SBH/BSND/BNSD/TND are one code path.
 #ifndef FLASH_ATTENTION_SCORE_H
 #define FLASH_ATTENTION_SCORE_H
 
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
+#include "lib/activation/softmaxflashv2.h"
+#include "lib/filter/dropout.h"
+#include "lib/index/arithprogression.h"
+#include "lib/select/selectwithbytesmask.h"
 #include "flash_attention_score_tiling_data.h"
 
 namespace FasKernel {
@@ -65,18 +73,41 @@ public:
         sumGm_.SetGlobalBuffer((__gm__ float*)smSum);
         outGm_.SetGlobalBuffer((__gm__ T*)out);
         tile_ = t_.s1Base * t_.s2Base;
+        // workspace of this vector core: two sets (ping-pong) of the fp32 score tile, the P tile and the
+        // fp32 P V step, so that the cube works on block i + 1 / i - 1 while the vector core is on block i
         const uint64_t per = static_cast<uint64_t>(tile_) * (sizeof(float) + sizeof(T)) +
                              static_cast<uint64_t>(t_.s1Base) * t_.d2Align * sizeof(float);
-        GM_ADDR mine = ws + per * core_;
-        scoreGm_.SetGlobalBuffer((__gm__ float*)mine, tile_);
-        pGm_.SetGlobalBuffer((__gm__ T*)(mine + tile_ * sizeof(float)), tile_);
-        pvGm_.SetGlobalBuffer((__gm__ float*)(mine + tile_ * (sizeof(float) + sizeof(T))), t_.s1Base * t_.d2Align);
+        for (uint32_t k = 0; k < 2; ++k) {
+            GM_ADDR mine = ws + per * (2 * core_ + k);
+            scoreGm_[k].SetGlobalBuffer((__gm__ float*)mine, tile_);
+            pGm_[k].SetGlobalBuffer((__gm__ T*)(mine + tile_ * sizeof(float)), tile_);
+            pvGm_[k].SetGlobalBuffer((__gm__ float*)(mine + tile_ * (sizeof(float) + sizeof(T))),
+                                     t_.s1Base * t_.d2Align);
+        }
         pipe->InitBuffer(scBuf_, tile_ * sizeof(float));
         pipe->InitBuffer(pBuf_, tile_ * sizeof(T));
         pipe->InitBuffer(accBuf_, t_.s1Base * t_.d2Align * sizeof(float));
         pipe->InitBuffer(pvBuf_, t_.s1Base * t_.d2Align * sizeof(float));
-        pipe->InitBuffer(outBuf_, t_.s1Base * t_.d2Align * sizeof(T));
-        pipe->InitBuffer(statBuf_, t_.s1Base * 8 * sizeof(float) * 2);
+        pipe->InitBuffer(statBuf_, t_.s1Base * 8 * sizeof(float) * 6);  // max x2, sum x2, expMax, 1 / sum
+        pipe->InitBuffer(selBuf_, (t_.s1Base + 31) / 32 * 32);
+        pipe->InitBuffer(tmpBuf_, t_.smTmpBytes);
+        tmp_ = tmpBuf_.Get<uint8_t>();
+        pseRowPitch_ = t_.S2;
+        if (t_.auxRows != 0) {
+            // the mask / pse / dropout buffers, written once so that the padding of later partial
+            // copies is defined
+            const uint32_t cells = t_.auxRows * t_.s2Base;
+            pipe->InitBuffer(auxFBuf_, cells * sizeof(float));
+            pipe->InitBuffer(auxHBuf_, cells * sizeof(half));
+            pipe->InitBuffer(bitBuf_, t_.auxRows * t_.bitPitch);
+            pipe->InitBuffer(idxBuf_, t_.s2Base * sizeof(float));
+            auxF_ = auxFBuf_.Get<float>();
+            idx_ = idxBuf_.Get<float>();
+            Duplicate(auxF_, 0.0f, cells);
+            Duplicate(auxHBuf_.Get<half>(), half(0), cells);
+            Duplicate(bitBuf_.Get<half>(), half(0), t_.auxRows * t_.bitPitch / 2);
+            PipeBarrier<PIPE_ALL>();
+        }
     }
 
     __aicore__ inline void Process()
@@ -143,206 +174,415 @@ private:
         LocalTensor<T> p = pBuf_.Get<T>();
         LocalTensor<float> acc = accBuf_.Get<float>();
         LocalTensor<float> pv = pvBuf_.Get<float>();
-        LocalTensor<float> stat = statBuf_.Get<float>();  // [0, s1Base): max, [s1Base, 2 s1Base): sum
+        LocalTensor<float> st = statBuf_.Get<float>();
+        LocalTensor<uint8_t> tmp = tmpBuf_.Get<uint8_t>();
+        const uint32_t rowv = t_.s1Base * 8;  // per-row values: one 32-byte block (8 floats) per row
+        LocalTensor<float> maxT[2] = {st, st[rowv]};
+        LocalTensor<float> sumT[2] = {st[2 * rowv], st[3 * rowv]};
+        LocalTensor<float> expMax = st[4 * rowv];
         const uint32_t accLen = t_.s1Base * t_.d2Align;
         Duplicate(acc, 0.0f, accLen);
-        for (int64_t i = 0; i < t_.s1Base; ++i) {
-            stat.SetValue(i, NEG_MAX);
-            stat.SetValue(t_.s1Base + i, 0.0f);
-        }
-        PipeBarrier<PIPE_ALL>();
+        Duplicate(st, NEG_MAX, 2 * rowv);          // both max buffers: rows past m stay defined
+        Duplicate(sumT[0], 0.0f, 2 * rowv);
+        uint32_t cur = 0;
         const int64_t s2Base = t_.s2Base;
-        for (int64_t c0 = lo >= 0 && lo <= hi ? (lo / s2Base) * s2Base : s2; c0 <= hi; c0 += s2Base) {
-            const int64_t n = s2 - c0 < s2Base ? s2 - c0 : s2Base;
-            // 1. S = Q K^T
-            mm1.SetOrgShape(static_cast<int>(m), static_cast<int>(n), static_cast<int>(t_.qStrideS),
-                            static_cast<int>(t_.kStrideS), static_cast<int>(s2Base));
-            mm1.SetTensorA(qGm_[qOff]);
-            mm1.SetTensorB(kGm_[kOff + c0 * t_.kStrideS], true);
-            mm1.SetTail(static_cast<int>(m), static_cast<int>(n), static_cast<int>(t_.D));
-            mm1.IterateAll(scoreGm_);
-            PipeBarrier<PIPE_ALL>();
-            DataCopy(sc, scoreGm_, static_cast<uint32_t>(m * s2Base));
-            PipeBarrier<PIPE_ALL>();
-            // 2. scale, pse, mask, online softmax
-            const bool pseAdd = t_.pseShape != fas::PSE_NONE;
-            if (pseAdd && t_.pseType == 1) {
-                AddPse(sc, b, head, r0, m, c0, n, s1, s2, 1.0f);
-                PipeBarrier<PIPE_ALL>();
-            }
-            Muls(sc, sc, t_.scale, static_cast<uint32_t>(m * s2Base));
-            PipeBarrier<PIPE_ALL>();
-            if (pseAdd && t_.pseType != 1) {
-                AddPse(sc, b, head, r0, m, c0, n, s1, s2, 1.0f);
-            }
-            MaskBlock(sc, b, head, r0, m, c0, n, s1, s2, pre, next);
-            for (int64_t i = 0; i < m; ++i) {
-                float mx = stat.GetValue(i);
-                for (int64_t j = 0; j < n; ++j) {
-                    const float x = sc.GetValue(i * s2Base + j);
-                    mx = x > mx ? x : mx;
-                }
-                const float old = stat.GetValue(i);
-                const float alpha = old <= NEG_MAX ? 0.0f : std::exp(old - mx);
-                stat.SetValue(i, mx);
-                stat.SetValue(t_.s1Base + i, stat.GetValue(t_.s1Base + i) * alpha);
-                stat.SetValue(2 * t_.s1Base + i, alpha);  // scratch: the rescale of the row
-                for (int64_t j = n; j < s2Base; ++j) {
-                    sc.SetValue(i * s2Base + j, NEG_MAX);
-                }
-                PipeBarrier<PIPE_ALL>();
-                Adds(sc[i * s2Base], sc[i * s2Base], -mx, static_cast<uint32_t>(s2Base));
-                PipeBarrier<PIPE_ALL>();
-                Muls(acc[i * t_.d2Align], acc[i * t_.d2Align], alpha, t_.d2Align);
-            }
-            PipeBarrier<PIPE_ALL>();
-            Exp(sc, sc, static_cast<uint32_t>(m * s2Base));
-            PipeBarrier<PIPE_ALL>();
-            for (int64_t i = 0; i < m; ++i) {
-                float rs = 0.0f;
-                for (int64_t j = 0; j < n; ++j) {
-                    rs += sc.GetValue(i * s2Base + j);
-                }
-                stat.SetValue(t_.s1Base + i, stat.GetValue(t_.s1Base + i) + rs);
-            }
-            // 3. dropout, P to the input dtype, P V
-            if (t_.hasDrop) {
-                Dropout(sc, b, head, r0, m, c0, n, s1, s2);
-            }
-            PipeBarrier<PIPE_ALL>();
-            if constexpr (IsSameType<T, float>::value) {
-                DataCopy(p, sc, static_cast<uint32_t>(m * s2Base));
-            } else {
-                Cast(p, sc, RoundMode::CAST_RINT, static_cast<uint32_t>(m * s2Base));
-            }
-            PipeBarrier<PIPE_ALL>();
-            DataCopy(pGm_, p, static_cast<uint32_t>(m * s2Base));
-            PipeBarrier<PIPE_ALL>();
-            mm2.SetOrgShape(static_cast<int>(m), static_cast<int>(t_.vStrideS), static_cast<int>(s2Base),
-                            static_cast<int>(n), static_cast<int>(t_.d2Align));
-            mm2.SetTensorA(pGm_);
-            mm2.SetTensorB(vGm_[vOff + c0 * t_.vStrideS]);
-            mm2.SetTail(static_cast<int>(m), static_cast<int>(t_.D2), static_cast<int>(n));
-            mm2.IterateAll(pvGm_);
-            PipeBarrier<PIPE_ALL>();
-            DataCopy(pv, pvGm_, static_cast<uint32_t>(m * t_.d2Align));
-            PipeBarrier<PIPE_ALL>();
-            Add(acc, acc, pv, static_cast<uint32_t>(m * t_.d2Align));
-            PipeBarrier<PIPE_ALL>();
+        // The software pipeline over the S2 blocks c0 = first, first + s2Base, ... <= hi (index i):
+        //   cube:   bmm1(i + 1) and bmm2(i - 1), posted asynchronously (IterateAll<false>)
+        //   vector: block i - scale, pse, mask, SoftmaxFlashV2, then acc += PV(i - 1), acc *= expMax(i)
+        // so acc always holds the blocks before i - 1 scaled to the running max of block i - 1 when PV(i - 1)
+        // is added; the last PV is added after the loop. Workspace sets alternate with i.
+        const int64_t first = lo >= 0 && lo <= hi ? (lo / s2Base) * s2Base : s2;
+        const Dims mk{m, qOff, kOff, vOff};
+        if (first <= hi) {
+            PostBmm1(mk, first, s2, 0);
         }
-        Finish(acc, stat, b, head, r0, m, oBase + head * t_.oStrideN);
+        uint32_t k = 0;
+        bool pvPending = false;
+        // Inside the vector core the pipes hand the UB tiles over by event flags, not barriers, so the
+        // copies (MTE2 in, MTE3 out) overlap the vector work: MTE2 -> V (id 0: sc loaded, 1: pv loaded),
+        // V -> MTE2 (0: sc free, 1: pv free), V -> MTE3 (0: p ready), MTE3 -> V (0: p free).
+        busy_ = Busy{};
+        PipeBarrier<PIPE_ALL>();
+        // Rows of a block in two parts, so that the copy of the second part's scores overlaps the vector
+        // work on the first (flags per part: ids 0 and 1; the P V tile uses id 2). The bmm2 of the
+        // previous block is posted once the first part's vector work is issued: its wait for the copy-out
+        // of P (MTE3 -> S) then stalls the scalar unit while the vector unit is busy.
+        const int64_t parts = m >= 16 ? 2 : 1;
+        const int64_t partRows = (m + parts - 1) / parts;
+        Post post{false, 0, 0, 0};  // bmm2 of the previous block, posted once its P has reached GM
+        for (int64_t c0 = first; c0 <= hi; c0 += s2Base, k ^= 1u) {
+            const int64_t n = s2 - c0 < s2Base ? s2 - c0 : s2Base;
+            mm1.WaitIterateAll();
+            for (int64_t q = 0; q < parts; ++q) {
+                const int64_t i0 = q * partRows, rows = m - i0 < partRows ? m - i0 : partRows;
+                if (busy_.sc[q]) {
+                    WaitFlag<HardEvent::V_MTE2>(static_cast<event_t>(q));
+                }
+                DataCopy(sc[i0 * s2Base], scoreGm_[k][i0 * s2Base], static_cast<uint32_t>(rows * s2Base));
+                SetFlag<HardEvent::MTE2_V>(static_cast<event_t>(q));
+            }
+            if (c0 + s2Base <= hi) {
+                PostBmm1(mk, c0 + s2Base, s2, k ^ 1u);
+            }
+            const bool pseAdd = t_.pseShape != fas::PSE_NONE;
+            if (pseAdd || t_.maskShape != fas::MASK_NONE) {
+                ArithProgression<float>(idx_, static_cast<float>(c0), 1.0f, static_cast<int32_t>(s2Base));
+                PipeBarrier<PIPE_V>();
+            }
+            for (int64_t q = 0; q < parts; ++q) {
+                const int64_t i0 = q * partRows, rows = m - i0 < partRows ? m - i0 : partRows;
+                LocalTensor<float> x = sc[i0 * s2Base];
+                const uint32_t st0 = static_cast<uint32_t>(i0 * 8);
+                WaitFlag<HardEvent::MTE2_V>(static_cast<event_t>(q));
+                // 2. scale, pse, mask, then the online softmax (SoftmaxFlashV2, update form): max' = max(max,
+                //    rowmax S), P = exp(S - max'), expMax = exp(max - max'), sum' = expMax * sum + rowsum P
+                const Block blk{b, head, r0 + i0, rows, c0, n, s1, s2};
+                if (pseAdd && t_.pseType == 1) {
+                    AddPse(x, blk);
+                }
+                Muls(x, x, t_.scale, static_cast<uint32_t>(rows * s2Base));
+                if (pseAdd && t_.pseType != 1) {
+                    AddPse(x, blk);
+                }
+                MaskBlock(x, blk, pre, next);
+                const SoftMaxShapeInfo shape{static_cast<uint32_t>(rows), static_cast<uint32_t>(s2Base),
+                                             static_cast<uint32_t>(rows), static_cast<uint32_t>(n)};
+                const SoftMaxTiling smt = SoftMaxFlashV2TilingFuncImpl(
+                    static_cast<uint32_t>(rows), static_cast<uint32_t>(s2Base), sizeof(float), sizeof(float),
+                    t_.smTmpBytes / 4, true);
+                SoftmaxFlashV2<float, true>(x, sumT[1 - cur][st0], maxT[1 - cur][st0], x, expMax[st0],
+                                            sumT[cur][st0], maxT[cur][st0], tmp, smt, shape);
+                // 3. dropout, P to the input dtype
+                if (t_.hasDrop) {
+                    Dropout(x, blk);
+                }
+                if (q == 0 && busy_.p) {
+                    WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
+                }
+                if constexpr (IsSameType<T, float>::value) {
+                    DataCopy(p[i0 * s2Base], x, static_cast<uint32_t>(rows * s2Base));
+                } else {
+                    Cast(p[i0 * s2Base], x, RoundMode::CAST_RINT, static_cast<uint32_t>(rows * s2Base));
+                }
+                SetFlag<HardEvent::V_MTE2>(static_cast<event_t>(q));
+                busy_.sc[q] = true;
+                if (q == 0 && post.on) {  // the wait for the previous P's copy-out overlaps this block's vector work
+                    PostBmm2(post, m, vOff);
+                    pvPending = true;
+                }
+            }
+            cur = 1 - cur;
+            SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+            // the previous block's P V, then the rescale of everything so far to this block's max
+            if (pvPending) {
+                AddPv(acc, pv, m, k ^ 1u);
+                pvPending = false;
+            }
+            RowMul(acc, expMax, static_cast<uint32_t>(m));
+            WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+            DataCopy(pGm_[k], p, static_cast<uint32_t>(m * s2Base));
+            SetFlag<HardEvent::MTE3_V>(EVENT_ID0);
+            busy_.p = true;
+            post = Post{true, k, c0, n};
+        }
+        if (post.on) {
+            PostBmm2(post, m, vOff);
+            AddPv(acc, pv, m, post.k);
+        }
+        // the flags still set
+        for (int64_t q = 0; q < parts; ++q) {
+            if (busy_.sc[q]) {
+                WaitFlag<HardEvent::V_MTE2>(static_cast<event_t>(q));
+            }
+        }
+        if (busy_.p) {
+            WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
+        }
+        if (busy_.pv) {
+            WaitFlag<HardEvent::V_MTE2>(EVENT_ID2);
+        }
+        busy_ = Busy{};
+        PipeBarrier<PIPE_ALL>();
+        Finish(acc, maxT[cur], sumT[cur], b, head, r0, m, oBase + head * t_.oStrideN);
     }
 
-    // pse (given, or generated from slopes) added to the block
-    __aicore__ inline void AddPse(LocalTensor<float>& sc, int64_t b, int64_t h, int64_t r0, int64_t m, int64_t c0,
-                                  int64_t n, int64_t s1, int64_t s2, float)
+    // which UB tiles a later copy must wait for (a flag of the other pipe is set)
+    struct Busy {
+        bool sc[2] = {false, false};
+        bool p = false, pv = false;
+    };
+
+    // rows and operand offsets of a task
+    struct Dims {
+        int64_t m;
+        uint64_t qOff, kOff, vOff;
+    };
+
+    // bmm1 of the block at column c0 into workspace set k, posted without waiting
+    __aicore__ inline void PostBmm1(const Dims& d, int64_t c0, int64_t s2, uint32_t k)
+    {
+        const int64_t n = s2 - c0 < t_.s2Base ? s2 - c0 : t_.s2Base;
+        mm1.SetOrgShape(static_cast<int>(d.m), static_cast<int>(n), static_cast<int>(t_.qStrideS),
+                        static_cast<int>(t_.kStrideS), static_cast<int>(t_.s2Base));
+        mm1.SetTensorA(qGm_[d.qOff]);
+        mm1.SetTensorB(kGm_[d.kOff + c0 * t_.kStrideS], true);
+        mm1.SetTail(static_cast<int>(d.m), static_cast<int>(n), static_cast<int>(t_.D));
+        mm1.template IterateAll<false>(scoreGm_[k], 0, false, true);
+    }
+
+    // wait for the P V of workspace set k and add it to the accumulator
+    __aicore__ inline void AddPv(LocalTensor<float>& acc, LocalTensor<float>& pv, int64_t m, uint32_t k)
+    {
+        mm2.WaitIterateAll();
+        if (busy_.pv) {
+            WaitFlag<HardEvent::V_MTE2>(EVENT_ID2);
+        }
+        DataCopy(pv, pvGm_[k], static_cast<uint32_t>(m * t_.d2Align));
+        SetFlag<HardEvent::MTE2_V>(EVENT_ID2);
+        WaitFlag<HardEvent::MTE2_V>(EVENT_ID2);
+        Add(acc, acc, pv, static_cast<uint32_t>(m * t_.d2Align));
+        SetFlag<HardEvent::V_MTE2>(EVENT_ID2);
+        busy_.pv = true;
+    }
+
+    // bmm2 of a block whose P went to workspace set k: P is in GM (MTE3 done) before it is posted
+    struct Post {
+        bool on;
+        uint32_t k;
+        int64_t c0, n;
+    };
+    __aicore__ inline void PostBmm2(const Post& w, int64_t m, uint64_t vOff)
+    {
+        SetFlag<HardEvent::MTE3_S>(EVENT_ID0);
+        WaitFlag<HardEvent::MTE3_S>(EVENT_ID0);
+        mm2.SetOrgShape(static_cast<int>(m), static_cast<int>(t_.vStrideS), static_cast<int>(t_.s2Base),
+                        static_cast<int>(w.n), static_cast<int>(t_.d2Align));
+        mm2.SetTensorA(pGm_[w.k]);
+        mm2.SetTensorB(vGm_[vOff + w.c0 * t_.vStrideS]);
+        mm2.SetTail(static_cast<int>(m), static_cast<int>(t_.D2), static_cast<int>(w.n));
+        mm2.template IterateAll<false>(pvGm_[w.k], 0, false, true);
+    }
+
+    // one S1 x S2 block of a (batch, head): rows [r0, r0 + m), columns [c0, c0 + n) of an s1 x s2 head
+    struct Block {
+        int64_t b, h, r0, m, c0, n, s1, s2;
+    };
+
+    // x[i, 0 : d2Align) *= v[i] for the first m rows (v: one 32-byte block per row). One mask/repeat
+    // instruction per 64 columns: the repeat walks the rows, src1's block stride 0 repeats the row's
+    // value over the 8 blocks of a repeat.
+    __aicore__ inline void RowMul(const LocalTensor<float>& x, const LocalTensor<float>& v, uint32_t m)
+    {
+        const uint8_t rep = static_cast<uint8_t>(t_.d2Align / 8);
+        for (uint32_t c = 0; c < t_.d2Align; c += 64) {
+            const uint64_t mask = t_.d2Align - c < 64 ? t_.d2Align - c : 64;
+            Mul(x[c], x[c], v, mask, static_cast<uint8_t>(m), BinaryRepeatParams(1, 1, 0, rep, rep, 1));
+        }
+    }
+
+    // DataCopyPad of `rows` rows of `n` elements, `gmPitch` elements apart in GM, into UB rows of
+    // `ubPitch` elements (ubPitch * sizeof(U) a multiple of 32)
+    template <typename U>
+    __aicore__ inline void LoadRows(const LocalTensor<U>& dst, const GlobalTensor<U>& src, uint32_t rows, uint32_t n,
+                                    uint64_t gmPitch, uint32_t ubPitch)
+    {
+        const uint32_t bytes = n * sizeof(U);
+        const uint32_t padded = (bytes + 31) / 32 * 32;
+        const DataCopyExtParams p{static_cast<uint16_t>(rows), bytes, static_cast<uint32_t>((gmPitch - n) * sizeof(U)),
+                                  (ubPitch * static_cast<uint32_t>(sizeof(U)) - padded) / 32, 0};
+        DataCopyPad(dst, src, p, DataCopyPadExtParams<U>{false, 0, 0, U(0)});
+    }
+
+    // pse added to the block: the given [.., S1|1, S2] tensor (cast to fp32), or -slope * |dist| (pse_type
+    // 3: sqrt) from the slopes, dist = j + kv_start - i - q_start, computed on the vector unit from the
+    // column index row idx_ (c0, c0 + 1, ...)
+    __aicore__ inline void AddPse(LocalTensor<float>& sc, const Block& k)
     {
         const int64_t s2Base = t_.s2Base;
-        for (int64_t i = 0; i < m; ++i) {
-            for (int64_t j = 0; j < n; ++j) {
-                const int64_t r = r0 + i, c = c0 + j;
-                float add = 0.0f;
-                if (t_.pseShape == fas::PSE_SLOPE_BN || t_.pseShape == fas::PSE_SLOPE_N) {
-                    const float slope = ToF(pseGm_.GetValue(t_.pseShape == fas::PSE_SLOPE_BN ? b * t_.N1 + h : h));
-                    int64_t dist = c + t_.kvStartIdx - r - t_.qStartIdx;
-                    dist = dist < 0 ? -dist : dist;
-                    const float df = static_cast<float>(dist);
-                    add = -slope * (t_.pseType == 3 ? std::sqrt(df) : df);
-                } else {
-                    uint64_t idx = 0;
-                    if (t_.pseShape == fas::PSE_BNSS) {
-                        idx = ((static_cast<uint64_t>(b) * t_.N1 + h) * s1 + r) * s2 + c;
-                    } else if (t_.pseShape == fas::PSE_BN1S) {
-                        idx = (static_cast<uint64_t>(b) * t_.N1 + h) * s2 + c;
-                    } else {  // PSE_1NSS
-                        idx = (static_cast<uint64_t>(h) * s1 + r) * s2 + c;
-                    }
-                    add = ToF(pseGm_.GetValue(idx));
-                }
-                sc.SetValue(i * s2Base + j, sc.GetValue(i * s2Base + j) + add);
+        const uint32_t rc = t_.auxRows;
+        const bool slope = t_.pseShape == fas::PSE_SLOPE_BN || t_.pseShape == fas::PSE_SLOPE_N;
+        float sl = 0.0f;
+        uint64_t head = 0;  // element of (b, h, row 0, column c0) in real_shift
+        if (slope) {
+            sl = ToF(pseGm_.GetValue(t_.pseShape == fas::PSE_SLOPE_BN ? k.b * t_.N1 + k.h : k.h));
+        } else if (t_.pseShape == fas::PSE_BNSS) {
+            head = (static_cast<uint64_t>(k.b) * t_.N1 + k.h) * k.s1 * k.s2 + k.c0;
+        } else if (t_.pseShape == fas::PSE_BN1S) {
+            head = (static_cast<uint64_t>(k.b) * t_.N1 + k.h) * k.s2 + k.c0;
+        } else {  // PSE_1NSS
+            head = static_cast<uint64_t>(k.h) * k.s1 * k.s2 + k.c0;
+        }
+        if (t_.pseShape == fas::PSE_BN1S) {  // one row for every query row
+            LoadPse(head, 1, k.n);
+            for (int64_t i = 0; i < k.m; ++i) {
+                Add(sc[i * s2Base], sc[i * s2Base], auxF_, static_cast<uint32_t>(s2Base));
             }
+            PipeBarrier<PIPE_V>();
+            return;
+        }
+        for (int64_t i0 = 0; i0 < k.m; i0 += rc) {
+            const uint32_t rows = static_cast<uint32_t>(k.m - i0 < rc ? k.m - i0 : rc);
+            const uint32_t cnt = rows * static_cast<uint32_t>(s2Base);
+            if (slope) {
+                for (uint32_t i = 0; i < rows; ++i) {
+                    const int64_t off = t_.kvStartIdx - t_.qStartIdx - (k.r0 + i0 + i);
+                    Adds(auxF_[i * s2Base], idx_, static_cast<float>(off), static_cast<uint32_t>(s2Base));
+                }
+                Abs(auxF_, auxF_, cnt);
+                if (t_.pseType == 3) {
+                    Sqrt(auxF_, auxF_, cnt);
+                }
+                Muls(auxF_, auxF_, -sl, cnt);
+            } else {
+                LoadPse(head + static_cast<uint64_t>(k.r0 + i0) * k.s2, rows, k.n);
+            }
+            Add(sc[i0 * s2Base], sc[i0 * s2Base], auxF_, cnt);
+            PipeBarrier<PIPE_V>();
         }
     }
 
-    // masked scores -> -FLT_MAX: the band of the sparse mode and the given mask (modes 0 and 1)
-    __aicore__ inline void MaskBlock(LocalTensor<float>& sc, int64_t b, int64_t h, int64_t r0, int64_t m, int64_t c0,
-                                     int64_t n, int64_t s1, int64_t s2, int64_t pre, int64_t next)
+    // rows x n of real_shift (row pitch s2) -> auxF_ as fp32
+    __aicore__ inline void LoadPse(uint64_t at, uint32_t rows, int64_t n)
+    {
+        const uint32_t s2Base = t_.s2Base;
+        PipeBarrier<PIPE_ALL>();
+        if constexpr (IsSameType<PT, float>::value) {
+            LoadRows(auxF_, pseGm_[at], rows, static_cast<uint32_t>(n), pseRowPitch_, s2Base);
+            PipeBarrier<PIPE_ALL>();
+        } else {
+            LocalTensor<PT> h = auxHBuf_.Get<PT>();
+            LoadRows(h, pseGm_[at], rows, static_cast<uint32_t>(n), pseRowPitch_, s2Base);
+            PipeBarrier<PIPE_ALL>();
+            Cast(auxF_, h, RoundMode::CAST_NONE, rows * s2Base);
+            PipeBarrier<PIPE_V>();
+        }
+    }
+
+    // masked scores -> -FLT_MAX. The band (modes 0, 2, 3, 4), only on the blocks it crosses: the
+    // distance j - i from idx_, CompareScalar against next / -pre into a bit mask, Select. The given
+    // mask (modes 0 and 1): its bytes through SelectWithBytesMask.
+    __aicore__ inline void MaskBlock(LocalTensor<float>& sc, const Block& k, int64_t pre, int64_t next)
     {
         if (t_.maskShape == fas::MASK_NONE) {
             return;
         }
         const int64_t s2Base = t_.s2Base;
-        const bool given = t_.sparseMode <= 1;
+        const uint32_t rc = t_.auxRows;
         const bool band = t_.sparseMode != 1;
-        const uint64_t cols = t_.layout == fas::LAYOUT_TND ? static_cast<uint64_t>(t_.S2) : static_cast<uint64_t>(s2);
-        for (int64_t i = 0; i < m; ++i) {
-            const int64_t r = r0 + i;
-            for (int64_t j = 0; j < n; ++j) {
-                const int64_t c = c0 + j;
-                bool masked = band && (c - r > next || r - c > pre);
-                if (!masked && given) {
-                    uint64_t idx = static_cast<uint64_t>(r) * cols + c;
-                    if (t_.maskShape == fas::MASK_1NSS) {
-                        idx += static_cast<uint64_t>(h) * s1 * s2;
-                    } else if (t_.maskShape == fas::MASK_B1SS) {
-                        idx += static_cast<uint64_t>(b) * s1 * s2;
-                    } else if (t_.maskShape == fas::MASK_BNSS) {
-                        idx += (static_cast<uint64_t>(b) * t_.N1 + h) * s1 * s2;
-                    }
-                    masked = maskGm_.GetValue(idx) != 0;
+        const bool upper = band && (k.c0 + k.n - 1) - k.r0 > next;  // some j - i > next in the block
+        const bool lower = band && (k.r0 + k.m - 1) - k.c0 > pre;   // some i - j > pre
+        const bool given = t_.sparseMode <= 1;
+        uint64_t head = 0;
+        const uint64_t cols = t_.layout == fas::LAYOUT_TND ? static_cast<uint64_t>(t_.S2) : static_cast<uint64_t>(k.s2);
+        if (t_.maskShape == fas::MASK_1NSS) {
+            head = static_cast<uint64_t>(k.h) * k.s1 * k.s2;
+        } else if (t_.maskShape == fas::MASK_B1SS) {
+            head = static_cast<uint64_t>(k.b) * k.s1 * k.s2;
+        } else if (t_.maskShape == fas::MASK_BNSS) {
+            head = (static_cast<uint64_t>(k.b) * t_.N1 + k.h) * k.s1 * k.s2;
+        }
+        LocalTensor<uint8_t> bits = bitBuf_.Get<uint8_t>();
+        LocalTensor<uint8_t> bytes = auxHBuf_.Get<uint8_t>();
+        for (int64_t i0 = 0; i0 < k.m; i0 += rc) {
+            const uint32_t rows = static_cast<uint32_t>(k.m - i0 < rc ? k.m - i0 : rc);
+            const uint32_t cnt = rows * static_cast<uint32_t>(s2Base);
+            LocalTensor<float> x = sc[i0 * s2Base];
+            if (upper || lower) {
+                for (uint32_t i = 0; i < rows; ++i) {
+                    Adds(auxF_[i * s2Base], idx_, -static_cast<float>(k.r0 + i0 + i), static_cast<uint32_t>(s2Base));
                 }
-                if (masked) {
-                    sc.SetValue(i * s2Base + j, NEG_MAX);
+                if (upper) {
+                    CompareScalar(bits, auxF_, static_cast<float>(next), CMPMODE::LE, cnt);
+                    Select(x, bits, x, NEG_MAX, SELMODE::VSEL_TENSOR_SCALAR_MODE, cnt);
+                }
+                if (lower) {
+                    CompareScalar(bits, auxF_, static_cast<float>(-pre), CMPMODE::GE, cnt);
+                    Select(x, bits, x, NEG_MAX, SELMODE::VSEL_TENSOR_SCALAR_MODE, cnt);
                 }
             }
+            if (given) {
+                PipeBarrier<PIPE_ALL>();
+                LoadRows(bytes, maskGm_[head + static_cast<uint64_t>(k.r0 + i0) * cols + k.c0], rows,
+                         static_cast<uint32_t>(k.n), cols, static_cast<uint32_t>(s2Base));
+                PipeBarrier<PIPE_ALL>();
+                const SelectWithBytesMaskShapeInfo info{rows, static_cast<uint32_t>(s2Base), static_cast<uint32_t>(s2Base)};
+                SelectWithBytesMask<float, uint8_t>(x, x, NEG_MAX, bytes, tmp_, info);
+            }
+            PipeBarrier<PIPE_V>();
         }
     }
 
-    // P * keep / keep_prob, keep = bit e % 8 of byte e / 8 of drop_mask, e the element of [B, N1, S1, S2]
-    __aicore__ inline void Dropout(LocalTensor<float>& sc, int64_t b, int64_t h, int64_t r0, int64_t m, int64_t c0,
-                                   int64_t n, int64_t s1, int64_t s2)
+    // P * keep / keep_prob through DropOut (bit mode, padded mask rows of bitPitch bytes): keep = bit
+    // e % 8 of byte e / 8 of drop_mask, e the element of [B, N1, S1, S2] (TND: batch after batch). The
+    // rows' bits are copied in when every row starts on a byte (S2 % 8 == 0), else realigned bytewise.
+    __aicore__ inline void Dropout(LocalTensor<float>& sc, const Block& k)
     {
         uint64_t base = 0;
         if (t_.layout == fas::LAYOUT_TND) {
-            for (int64_t bb = 0; bb < b; ++bb) {
+            for (int64_t bb = 0; bb < k.b; ++bb) {
                 base += static_cast<uint64_t>(t_.N1) * (t_.cumQ[bb] - Cum(t_.cumQ, bb)) * (t_.cumKv[bb] - Cum(t_.cumKv, bb));
             }
         } else {
-            base = static_cast<uint64_t>(b) * t_.N1 * s1 * s2;
+            base = static_cast<uint64_t>(k.b) * t_.N1 * k.s1 * k.s2;
         }
-        base += static_cast<uint64_t>(h) * s1 * s2;
-        const float inv = 1.0f / t_.keepProb;
+        base += static_cast<uint64_t>(k.h) * k.s1 * k.s2 + k.c0;
         const int64_t s2Base = t_.s2Base;
-        for (int64_t i = 0; i < m; ++i) {
-            for (int64_t j = 0; j < n; ++j) {
-                const uint64_t e = base + static_cast<uint64_t>(r0 + i) * s2 + (c0 + j);
-                const bool keep = ((dropGm_.GetValue(e / 8) >> (e % 8)) & 1) != 0;
-                sc.SetValue(i * s2Base + j, keep ? sc.GetValue(i * s2Base + j) * inv : 0.0f);
+        const uint32_t rc = t_.auxRows, pitch = t_.bitPitch;
+        const uint32_t nBytes = static_cast<uint32_t>((k.n + 7) / 8);
+        LocalTensor<uint8_t> bits = bitBuf_.Get<uint8_t>();
+        for (int64_t i0 = 0; i0 < k.m; i0 += rc) {
+            const uint32_t rows = static_cast<uint32_t>(k.m - i0 < rc ? k.m - i0 : rc);
+            const uint64_t e0 = base + static_cast<uint64_t>(k.r0 + i0) * k.s2;
+            PipeBarrier<PIPE_ALL>();
+            if (t_.dropAligned) {
+                if ((nBytes + 31) / 32 * 32 < pitch) {  // the bytes past the rows' copies: defined
+                    Duplicate(bits.ReinterpretCast<half>(), half(0), rc * pitch / 2);
+                    PipeBarrier<PIPE_ALL>();
+                }
+                LoadRows(bits, dropGm_[e0 / 8], rows, nBytes, static_cast<uint64_t>(k.s2 / 8), pitch);
+            } else {
+                for (uint32_t i = 0; i < rows; ++i) {
+                    const uint64_t e = e0 + static_cast<uint64_t>(i) * k.s2;
+                    const uint64_t at = e / 8;
+                    const uint32_t sh = static_cast<uint32_t>(e % 8);
+                    for (uint32_t q = 0; q < pitch; ++q) {
+                        uint32_t v = 0;
+                        if (q < nBytes) {
+                            v = static_cast<uint32_t>(dropGm_.GetValue(at + q)) >> sh;
+                            if (sh != 0 && at + q + 1 < t_.dropBytes) {
+                                v |= static_cast<uint32_t>(dropGm_.GetValue(at + q + 1)) << (8 - sh);
+                            }
+                        }
+                        bits.SetValue(i * pitch + q, static_cast<uint8_t>(v & 0xFFu));
+                    }
+                }
             }
+            PipeBarrier<PIPE_ALL>();
+            DropOutShapeInfo info;
+            info.firstAxis = rows;
+            info.srcLastAxis = static_cast<uint32_t>(s2Base);
+            info.maskLastAxis = pitch;
+            DropOut<float, false, DROPOUT_MODE_BIT_MISALIGN>(sc[i0 * s2Base], sc[i0 * s2Base], bits, tmp_, t_.keepProb, info);
         }
+        PipeBarrier<PIPE_V>();
     }
 
-    __aicore__ inline void Finish(LocalTensor<float>& acc, LocalTensor<float>& stat, int64_t b, int64_t h, int64_t r0,
-                                  int64_t m, uint64_t oHead)
+    // out = acc / sum; a row that every column masks (max still -FLT_MAX) gets 0, softmax_max -FLT_MAX
+    // and softmax_sum FLT_MAX (the invalid-row result): CompareScalar on the row maxima, two Selects.
+    __aicore__ inline void Finish(LocalTensor<float>& acc, LocalTensor<float>& maxT, LocalTensor<float>& sumT, int64_t b,
+                                  int64_t h, int64_t r0, int64_t m, uint64_t oHead)
     {
-        LocalTensor<T> o = outBuf_.Get<T>();
-        for (int64_t i = 0; i < m; ++i) {
-            const float mx = stat.GetValue(i);
-            const bool invalid = mx <= NEG_MAX;
-            const float sum = stat.GetValue(t_.s1Base + i);
-            PipeBarrier<PIPE_ALL>();
-            Muls(acc[i * t_.d2Align], acc[i * t_.d2Align], invalid ? 0.0f : 1.0f / sum, t_.d2Align);
-            PipeBarrier<PIPE_ALL>();
-            const int64_t r = r0 + i;
-            const uint64_t row = t_.layout == fas::LAYOUT_TND
-                                     ? (static_cast<uint64_t>(Cum(t_.cumQ, b) + r) * t_.N1 + h) * 8
-                                     : ((static_cast<uint64_t>(b) * t_.N1 + h) * t_.S1 + r) * 8;
-            for (int64_t k = 0; k < 8; ++k) {
-                maxGm_.SetValue(row + k, invalid ? NEG_MAX : mx);
-                sumGm_.SetValue(row + k, invalid ? POS_MAX : sum);
-            }
-        }
-        PipeBarrier<PIPE_ALL>();
+        LocalTensor<T> o = pvBuf_.Get<T>();  // the P V tile is free by now
+        LocalTensor<float> recip = statBuf_.Get<float>()[5 * t_.s1Base * 8];
+        LocalTensor<uint8_t> valid = selBuf_.Get<uint8_t>();
+        const uint32_t rowv = t_.s1Base * 8;
+        PipeBarrier<PIPE_V>();
+        CompareScalar(valid, maxT, NEG_MAX, CMPMODE::GT, rowv);
+        Duplicate(recip, 1.0f, rowv);
+        Div(recip, recip, sumT, rowv);
+        Select(recip, valid, recip, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, rowv);
+        Select(sumT, valid, sumT, POS_MAX, SELMODE::VSEL_TENSOR_SCALAR_MODE, rowv);
+        RowMul(acc, recip, static_cast<uint32_t>(m));
         if constexpr (IsSameType<T, float>::value) {
             DataCopy(o, acc, static_cast<uint32_t>(m * t_.d2Align));
         } else {
@@ -352,14 +592,26 @@ private:
         const DataCopyExtParams rows{static_cast<uint16_t>(m), static_cast<uint32_t>(t_.D2 * sizeof(T)), 0,
                                      static_cast<uint32_t>((t_.oStrideS - t_.D2) * sizeof(T)), 0};
         DataCopyPad(outGm_[oHead + r0 * t_.oStrideS], o, rows);
+        // softmax_max / softmax_sum: 8 floats per row, rows N1 * 8 floats apart in TND
+        const bool tnd = t_.layout == fas::LAYOUT_TND;
+        const uint64_t row = tnd ? (static_cast<uint64_t>(Cum(t_.cumQ, b) + r0) * t_.N1 + h) * 8
+                                 : ((static_cast<uint64_t>(b) * t_.N1 + h) * t_.S1 + r0) * 8;
+        const DataCopyExtParams stats{static_cast<uint16_t>(m), 32, 0, tnd ? (t_.N1 - 1) * 32 : 0, 0};
+        DataCopyPad(maxGm_[row], maxT, stats);
+        DataCopyPad(sumGm_[row], sumT, stats);
         PipeBarrier<PIPE_ALL>();
     }
 
-    TBuf<TPosition::VECCALC> scBuf_, pBuf_, accBuf_, pvBuf_, outBuf_, statBuf_;
-    GlobalTensor<T> qGm_, kGm_, vGm_, outGm_, pGm_;
+    TBuf<TPosition::VECCALC> scBuf_, pBuf_, accBuf_, pvBuf_, statBuf_, tmpBuf_, selBuf_;
+    TBuf<TPosition::VECCALC> auxFBuf_, auxHBuf_, bitBuf_, idxBuf_;
+    LocalTensor<float> auxF_, idx_;
+    LocalTensor<uint8_t> tmp_;
+    uint64_t pseRowPitch_ = 0;
+    Busy busy_;
+    GlobalTensor<T> qGm_, kGm_, vGm_, outGm_, pGm_[2];
     GlobalTensor<PT> pseGm_;
     GlobalTensor<uint8_t> dropGm_, maskGm_;
-    GlobalTensor<float> maxGm_, sumGm_, scoreGm_, pvGm_;
+    GlobalTensor<float> maxGm_, sumGm_, scoreGm_[2], pvGm_[2];
     FlashAttentionScoreTilingData t_;
     uint32_t core_ = 0;
     uint32_t tile_ = 0;

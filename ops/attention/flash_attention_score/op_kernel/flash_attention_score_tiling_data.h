@@ -39,6 +39,11 @@ struct FlashAttentionScoreTilingData {
     // blocks
     uint32_t s1Base, s2Base;               // rows of Q and columns of K of one step
     uint32_t dAlign, d2Align;              // D, D2 rounded up to 16
+    uint32_t smTmpBytes;                   // the shared scratch of SoftmaxFlashV2 / DropOut / SelectWithBytesMask
+    uint32_t auxRows;                      // rows per step of the mask / pse / dropout work (0: none of them)
+    uint32_t bitPitch;                     // bytes per row of the bit buffers (dropout mask, compare results)
+    uint32_t dropAligned;                  // every drop_mask row of a block starts on a byte (S2 % 8 == 0)
+    uint64_t dropBytes;                    // bytes of drop_mask the kernel may read
     // cores
     uint32_t coreNum;                      // vector cores that take tasks
     uint32_t tasksTotal;                   // B * N1 * ceil(S1 / s1Base) (TND: summed per batch)

@@ -1,0 +1,220 @@
+"""FlashAttentionScore: modelled figures of the kernel, fused against unfused, and simulated run time.
+
+    python benchmarks/fa_perf.py [--skip-model] [--skip-fusion] [--skip-run] [--verify-time] [--soc CHIP]
+
+1. Model figures (trace-only runs, ``opkit perf --trace-only``) on 910B2, fp16, B = 1, N = 32, D = 128,
+   S1 = S2 = 8192, non-causal (case ``s8192_n32``) and causal (``s8192_n32_causal``, counting only the
+   unmasked work): modelled time, TFLOPS, % of the cube peak, the roofline bound, the busy time of each
+   pipe on the busiest core and the slowest core's time by instruction - what limits the kernel.
+2. Fused against unfused for BSH, B = 4, S = 1024, H = 1024, N = 16 (case ``bsh_b4_s1024``): HBM
+   bytes, extra peak memory and modelled time of the kernel against golden.py's ``unfused_chain``.
+3. Simulated run time of the S = 1024 causal case (``s1024_causal``, a full run with every check)
+   against the float64 golden's time on the same inputs, with the largest error of attention_out.
+4. With ``--timeline TRACE.json``: a text timeline of the first AIC and its two AIVs from the
+   Chrome trace ``opkit perf --trace`` writes (one row per pipe, one character per time slot: the
+   initial of the instruction that covers most of the slot, ``.`` idle), over ``--window`` us.
+5. With ``--verify-time``: wall time of ``opkit verify`` over the package's default (non-full) cases,
+   warm (built).
+
+All performance figures are modelled by opkit's performance model from simulator traces, not
+measured on an NPU; the run times are wall times of this machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+PKG = ROOT / "ops" / "attention" / "flash_attention_score"
+MODEL_CASES = ("s8192_n32", "s8192_n32_causal")
+FUSION_CASE = "bsh_b4_s1024"
+RUN_CASE = "s1024_causal"
+
+
+def cube_peak_tflops(chip: str, dtype: str = "float16") -> float:
+    from opkit.perf.costs import chip_params
+
+    p = chip_params(chip)
+    return p.aic_cores * 2.0 * p.cube_macs_per_cycle[dtype] * p.clock_mhz * 1e6 / 1e12
+
+
+def model_figures(spec, chip: str, timeout: float) -> None:
+    from opkit.perf.case import perf_case
+
+    peak = cube_peak_tflops(chip)
+    print(f"## Model figures ({chip}, fp16; cube peak {peak:.1f} TFLOPS) - modelled\n")
+    print("| case | modelled time | TFLOPS | % of cube peak | roofline bound | busiest pipes (V / MTE2 / MTE3 / M) |")
+    print("|---|---:|---:|---:|---:|---|")
+    notes = []
+    for name in MODEL_CASES:
+        t0 = time.perf_counter()
+        rep = perf_case(spec, name, soc_name=chip, trace_only=True, timeout_s=timeout)
+        p = rep.perf
+        tflops = p["flops"] / (p["modelled_us"] * 1e-6) / 1e12
+        busy = p.get("per_pipe_busy_us", {})
+        pipes = " / ".join(f"{busy.get(q, 0.0):,.0f}" for q in ("V", "MTE2", "MTE3", "M"))
+        print(f"| {name} | {p['modelled_us']:,.1f} us | {tflops:.1f} | {tflops / peak:.1%} | "
+              f"{p['bound_us']:,.1f} us ({p['bound_by']}) | {pipes} us |")
+        top = list((p.get("slowest_core_by_api_us") or {}).items())[:6]
+        dropped = p.get("events_dropped") or 0
+        notes.append(f"{name}: slowest core {p.get('slowest_core')}, busy by instruction: "
+                     + ", ".join(f"{k} {v:,.0f} us" for k, v in top)
+                     + (f"; {dropped:,} trace events over the per-core cap were not recorded" if dropped else "")
+                     + f" (trace-only run: {time.perf_counter() - t0:.0f} s)")
+    print()
+    for n in notes:
+        print(f"- {n}")
+    print()
+
+
+def fusion_figures(spec, chip: str, timeout: float) -> None:
+    from opkit.perf.case import perf_case
+
+    rep = perf_case(spec, FUSION_CASE, soc_name=chip, trace_only=True, timeout_s=timeout)
+    f = rep.perf.get("fusion")
+    print(f"## Fused against unfused ({FUSION_CASE}: BSH, B = 4, S = 1024, H = 1024, N = 16, fp16) - modelled\n")
+    if not f:
+        print("golden.py has no unfused_chain\n")
+        return
+    print("| variant | launches | HBM bytes | extra peak memory | modelled time |")
+    print("|---|---:|---:|---:|---:|")
+    for v in ("fused", "unfused"):
+        d = f[v]
+        extra = d.get("extra_peak_bytes")
+        print(f"| {v} | {d['launches']} | {(d.get('hbm_bytes') or 0) / 1e6:,.1f} MB | "
+              f"{'-' if extra is None else f'{extra / 1e6:,.1f} MB'} | {d['modelled_us']:,.1f} us |")
+    ratio, speed = f.get("hbm_ratio"), f.get("speedup")
+    print(f"| unfused / fused | | {'-' if ratio is None else f'{ratio:.1f}x'} | | "
+          f"{'-' if speed is None else f'{speed:.2f}x'} |\n")
+    steps = f["unfused"].get("steps", [])
+    parts = [f"{s['op']} {s['modelled_us']:,.1f} us ({s['bound_by']})" for s in steps]
+    print("unfused steps: " + ", ".join(parts) + "\n")
+
+
+def run_time(spec, chip: str) -> None:
+    from opkit.run.inputs import make_inputs
+    from opkit.run.sim_runner import SimRunner
+    from opkit.run.userdata import select_case
+    from opkit.verify.golden import custom_generators, run_golden
+
+    case, column = select_case(spec, RUN_CASE, None)
+    inputs = make_inputs(spec, case, column, custom_generators(spec))
+    runner = SimRunner()
+    runner.artifact(spec, chip, column)
+    t0 = time.perf_counter()
+    out = runner.run(spec, case, column, chip, inputs)
+    sim = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    gold = run_golden(spec, case, inputs)
+    golden_s = time.perf_counter() - t0
+    err = float(np.max(np.abs(out.outputs["attention_out"].astype(np.float64) - gold["attention_out"])))
+    print(f"## Simulated run time ({RUN_CASE}: B = N = 1, S1 = S2 = 1024, D = 128, causal, fp16; this machine)\n")
+    print("| simulated run (every check on) | float64 golden | ratio | max abs error of attention_out |")
+    print("|---:|---:|---:|---:|")
+    print(f"| {sim:.2f} s | {golden_s:.2f} s | {sim / golden_s:.1f}x | {err:.2e} |\n")
+
+
+# one character per instruction in the text timeline (others: their initial)
+GLYPHS = {"SoftmaxFlashV2": "S", "Select": "s", "SelectWithBytesMask": "b", "Mul": "x", "Muls": "x", "Add": "+",
+          "Adds": "+", "Cast": "c", "CompareScalar": "<", "Duplicate": "u", "DataCopy": "D", "DataCopyPad": "P",
+          "LoadData": "L", "Mmad": "M", "Fixpipe": "F", "DropOut": "o", "ArithProgression": "i", "Abs": "q",
+          "Sqrt": "q", "Div": "/"}
+
+
+def text_timeline(path: Path, window: tuple[float, float] | None, width: int = 100) -> str:
+    """Rows "core pipe |....|" of the first AIC and its AIVs from a Chrome trace-event JSON."""
+    import json
+
+    data = json.loads(Path(path).read_text())
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    procs, threads = {}, {}
+    for e in events:
+        if e.get("ph") == "M" and e.get("name") == "process_name":
+            procs[e["pid"]] = e["args"]["name"]
+        elif e.get("ph") == "M" and e.get("name") == "thread_name":
+            threads[(e["pid"], e["tid"])] = e["args"]["name"]
+    wanted = [pid for pid, n in procs.items() if n in ("AIC 0", "AIV 0", "AIV 1")]
+    spans = [e for e in events if e.get("ph") == "X" and e.get("pid") in wanted and e.get("dur", 0) > 0]
+    if not spans:
+        return "(no events of AIC 0 / AIV 0 / AIV 1 in the trace)"
+    lo, hi = window or (min(e["ts"] for e in spans), max(e["ts"] + e["dur"] for e in spans))
+    slot = (hi - lo) / width
+    rows: dict[tuple[str, str], list[dict[str, float]]] = {}
+    for e in spans:
+        key = (procs[e["pid"]], threads.get((e["pid"], e["tid"]), str(e["tid"])))
+        name = str(e.get("name", "?"))
+        if key[1] in ("S", "sync") or name.startswith(("SetFlag", "WaitFlag", "PipeBarrier")):
+            continue
+        name = name.split()[0]
+        cells = rows.setdefault(key, [{} for _ in range(width)])
+        a, b = max(e["ts"], lo), min(e["ts"] + e["dur"], hi)
+        i = int((a - lo) / slot) if b > a else width
+        while i < width and lo + i * slot < b:
+            c0, c1 = lo + i * slot, lo + (i + 1) * slot
+            cells[i][name] = cells[i].get(name, 0.0) + min(b, c1) - max(a, c0)
+            i += 1
+    out = [f"modelled timeline {lo:,.1f} .. {hi:,.1f} us, {slot:.2f} us per character (the instruction that covers "
+           "most of the slot, . idle)"]
+    order = {"AIC 0": 0, "AIV 0": 1, "AIV 1": 2}
+    for (core, pipe), cells in sorted(rows.items(), key=lambda kv: (order.get(kv[0][0], 9), kv[0][1])):
+        line = "".join(GLYPHS.get(top := max(c, key=c.get), top[0]) if c else "." for c in cells)
+        out.append(f"{core:>5} {pipe:<4} |{line}|")
+    names = sorted({n for cells in rows.values() for c in cells for n in c})
+    out.append("legend: " + ", ".join(f"{GLYPHS.get(n, n[0])} {n}" for n in names))
+    return "\n".join(out)
+
+
+def verify_time() -> None:
+    cmd = [sys.executable, "-m", "opkit", "verify", str(PKG), "-j", "1"]
+    subprocess.run(cmd, capture_output=True, text=True, check=False)  # build if needed
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t0
+    last = (p.stdout.strip().splitlines() or ["?"])[-1]
+    print(f"## opkit verify over the default cases, warm: {wall:.1f} s ({last})\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    from opkit.errors import OpkitError
+    from opkit.spec import load
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--soc", default="ascend910b2")
+    ap.add_argument("--skip-model", action="store_true")
+    ap.add_argument("--skip-fusion", action="store_true")
+    ap.add_argument("--skip-run", action="store_true")
+    ap.add_argument("--verify-time", action="store_true")
+    ap.add_argument("--timeline", type=Path, help="print a text timeline of this `opkit perf --trace` JSON and stop")
+    ap.add_argument("--window", help="START:END of the timeline, us of modelled time")
+    ap.add_argument("--timeout", type=float, default=3600.0)
+    args = ap.parse_args(argv)
+    if args.timeline:
+        win = tuple(float(x) for x in args.window.split(":")) if args.window else None
+        print(text_timeline(args.timeline, win))
+        return 0
+    try:
+        spec = load(PKG)
+        if not args.skip_model:
+            model_figures(spec, args.soc, args.timeout)
+        if not args.skip_fusion:
+            fusion_figures(spec, args.soc, args.timeout)
+        if not args.skip_run:
+            run_time(spec, args.soc)
+        if args.verify_time:
+            verify_time()
+    except OpkitError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 1
+    print("All performance figures are modelled by opkit's performance model from simulator traces, not measured.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
