@@ -352,7 +352,7 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
     L.bar[1].size = L.T;
     summaries().clear();
     ++G().launch_serial;  // GM writer tags (sim_poison.h) compare within one launch
-    bool trace_on = std::getenv("OPKIT_SIM_TRACE") != nullptr;
+    bool trace_on = !trace_path().empty();  // OPKIT_SIM_TRACE, or the rank's own trace file in multi-rank runs
     std::vector<std::thread> ts;
     ts.reserve(L.T);
     std::mutex done_mu;
