@@ -1,0 +1,86 @@
+"""``opkit perf`` on a multi-rank (MC2) package: run one case on R emulated ranks, replay the ranks with their
+collectives on the links (:mod:`opkit.perf.comm_replay`), optionally write the all-ranks timeline."""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from opkit import writes
+from opkit.errors import OpkitError, UsageError
+from opkit.spec import Case, Spec
+
+from .comm import link_model
+from .comm_replay import replay_ranks
+from .comm_report import ranks_timeline, write_json
+from .costs import chip_params
+from .model import golden_costs, l2_hit_fraction
+
+DEFAULT_RANKS = 8  # one 910B server
+
+
+def world_size(case: Case, ranks: int | None) -> int:
+    """The ranks to model: ``ranks`` when given, else the case's ``world_size`` (the largest of a list), else 8."""
+    if ranks is not None:
+        if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
+            raise UsageError(f"--ranks {ranks!r}: give a number of ranks >= 1")
+        return ranks
+    named = getattr(case, "world_size", None)
+    if isinstance(named, (list, tuple)) and named:
+        return int(max(named))
+    if isinstance(named, int) and named >= 1:
+        return named
+    return DEFAULT_RANKS
+
+
+def perf_ranks(spec: Spec, case: Case, column: int, chip: str, *, ranks: int | None = None,
+               timeline: Path | None = None, runner: Any | None = None, timeout_s: float = 300.0,
+               trace_only: bool = False) -> Any:
+    """Run ``case`` on the emulated ranks and model it; a :class:`opkit.perf.case.PerfReport` with ``ranks`` set.
+
+    Rank r's inputs are the case's, generated with seed ``case.seed + r``. ``--trace`` writes one timeline
+    of all ranks (opkit.perf.comm_report). Every figure is modelled (docs/perf.md §9).
+    """
+    from opkit.run.inputs import make_inputs
+    from opkit.run.limits import check_case
+    from opkit.run.sim_runner import SimRunner
+    from opkit.verify.golden import custom_generators, user_module
+
+    from .case import PerfReport, read_trace
+
+    R = world_size(case, ranks)
+    link_model(chip)  # a chip without a link model is refused before anything runs
+    if R > link_model(chip).max_ranks:
+        raise UsageError(f"--ranks {R}: the {link_model(chip).topology} of {link_model(chip).family} connects "
+                         f"{link_model(chip).max_ranks} ranks in one server; opkit does not model links between "
+                         "servers")
+    gens = custom_generators(spec)
+    check_case(spec, case, column)
+    inputs = [make_inputs(spec, dataclasses.replace(case, seed=case.seed + r), column, gens) for r in range(R)]
+    with tempfile.TemporaryDirectory(prefix="opkit-perf-ranks-") as tmp:
+        run = runner or SimRunner(timeout_s=timeout_s, trace_dir=Path(tmp))
+        outs = run.run_ranks(spec, case, column, chip, inputs, trace_only=trace_only)
+        files = [o.info.get("trace_file") for o in outs]
+        if any(f is None for f in files):
+            raise OpkitError(f"{spec.name}::{case.name}: the run of {R} ranks wrote no trace for rank "
+                             f"{files.index(None)}")
+        traces = [read_trace(f) for f in files]
+    golden = user_module(spec)
+    _, hbm = golden_costs(golden, dict(case.shapes), spec.column(column), case.attrs)
+    p = chip_params(chip)
+    hits = [l2_hit_fraction(t, p, hbm) for t in traces]
+    res = replay_ranks(traces, chip, l2_hit=hits, keep_graph=timeline is not None)
+    label = spec.column_label(column)
+    if timeline is not None:
+        write_json(timeline, ranks_timeline(res, traces, {"op": spec.name, "case": case.name, "dtype": label}),
+                   "--trace")
+        writes.record([timeline])
+    info = {k: v for k, v in outs[0].info.items() if k != "trace_file"}
+    slowest = max(range(R), key=lambda r: res.per_rank[r].modelled_us)
+    return PerfReport(spec.name, case.name, label, chip, res.as_dict(), res.per_rank[slowest].cores, info,
+                      timeline, ranks=res)
+
+
+__all__ = ["DEFAULT_RANKS", "perf_ranks", "world_size"]
