@@ -67,3 +67,20 @@ def test_the_python_api_takes_one_mapping_per_rank(pkg):
     for y in ys:
         np.testing.assert_array_equal(y, np.full((4, 8), 2 * (1 + 2 + 3 + 4), np.float32))
     assert [i["block_dim"] for i in op.last_info["ranks"]] == [2] * 4
+
+
+def test_a_one_device_run_of_an_hccl_operator_is_refused(pkg):
+    from opkit.errors import UsageError
+
+    spec = load(pkg)
+    with pytest.raises(UsageError, match=r"declares the HCCL group 'group' .*give the case a world_size"):
+        SimRunner(jobs=1).run(spec, spec.cases[0], 0, CHIP, {"x": np.ones((8, 16), np.float32)})
+
+
+def test_opkit_verify_runs_every_rank_of_every_world_size(pkg, tmp_path):
+    from opkit.verify.pipeline import Selection, verify_spec
+
+    results = verify_spec(load(pkg), SimRunner(jobs=1), Selection())
+    assert [(r.case, r.status) for r in results] == [("smoke.r2", "pass"), ("smoke.r4", "pass"),
+                                                    ("smoke.r8", "pass"), ("odd", "pass")]
+    assert [o.name for o in results[1].outputs] == [f"y[rank {r}]" for r in range(4)]

@@ -101,6 +101,13 @@ def infers_shapes(exe: Path, op_type: str) -> bool:
     return not ops or ops[0].get("has_infershape") is not False
 
 
+@lru_cache(maxsize=256)
+def hccl_groups(exe: Path, op_type: str) -> tuple[str, ...]:
+    """The HCCL groups the harness's operator declares (``MC2().HcclGroup``): a multi-rank operator when any."""
+    ops = [o for o in describe(exe).get("ops", []) if o.get("op_type") == op_type]
+    return tuple(ops[0].get("hccl_groups", ())) if ops else ()
+
+
 def check(spec: Spec, exe: Path) -> None:
     diff = differences(spec, describe(exe))
     if diff:

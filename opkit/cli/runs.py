@@ -232,6 +232,9 @@ def run(
     device: Annotated[int, typer.Option("--device", metavar="N", help="cann: the NPU to run on.")] = 0,
     vendor: Annotated[str, typer.Option("--vendor", metavar="NAME", help="cann: the vendor the package was "
                                         "installed as.")] = "customize",
+    world_size: Annotated[int | None, typer.Option("--world-size", metavar="N", help="A multi-rank operator: the "
+                                                   "number of ranks (default: the case's, or the number of "
+                                                   "--inputs files).")] = None,
 ) -> None:
     """Run the kernel once on the simulator (or on CANN's CPU model: --backend cann-cpu), on a case or on your
     own data, and save the outputs."""
@@ -256,6 +259,9 @@ def run(
 
     runner: Any = backends.runner(backend, timeout_s=timeout, beside_sim=beside_sim,
                                   **({"vendor": vendor, "device": device} if backend == "cann" else {}))
+    if spec.multi_rank or world_size is not None or "{rank}" in str(out):
+        _run_ranks(spec, runner, chip, out, case, inputs, world_size, attr or [], sel, force, console, timeout)
+        return
     with usercode.guarded(timeout):
         summary = run_on_data(spec, runner, chip, out, case_name=case, inputs_npz=inputs,
                               attr_items=attr or [], dtype=sel, force=force,
@@ -271,6 +277,30 @@ def run(
     _console().print(f"[green]ran[/] {'on CANN' + chr(39) + 's CPU model ' if backend == 'cann-cpu' else ''}"
                      f"{spec.op_type} {escape(f'[{spec.column_label(summary.column)}@{chip}]')} "
                      f"block_dim={summary.info.get('block_dim')}: {escape(shapes)} -> {escape(str(summary.out))}")
+
+
+def _run_ranks(spec: Any, runner: Any, chip: str, out: Path, case: str | None, inputs: Path | None,
+               world_size: int | None, attrs: list[str], sel: Any, force: bool, console: Any, timeout: float) -> None:
+    """`opkit run` of a multi-rank operator: one .npz per rank in and out (docs/cli.md, "Multi-rank operators")."""
+    from rich.markup import escape
+
+    from opkit.run.rankdata import run_ranks_on_data
+    from opkit.verify import usercode
+    from opkit.verify.golden import custom_generators
+
+    with usercode.guarded(timeout):
+        summary = run_ranks_on_data(spec, runner, chip, out, case_name=case, inputs_npz=inputs, world_size=world_size,
+                                    attr_items=attrs, dtype=sel, force=force,
+                                    notice=lambda m: console.print(f"[yellow]note:[/] {m}"),
+                                    generators=custom_generators(spec))
+    for r, info in enumerate(summary.infos):
+        for w in info.get("warnings", []):
+            console.print(f"[yellow]simulator warning (rank {r}):[/] {escape(w)}")
+    for r, (f, shapes) in enumerate(zip(summary.outs, summary.outputs, strict=True)):
+        text = ", ".join(f"{k} {list(v)}" for k, v in shapes.items())
+        _console().print(f"[green]ran[/] {spec.op_type} {escape(f'[{spec.column_label(summary.column)}@{chip}]')} "
+                         f"rank {r}/{len(summary.outs)} block_dim={summary.infos[r].get('block_dim')}: "
+                         f"{escape(text)} -> {escape(str(f))}")
 
 
 @app.command()

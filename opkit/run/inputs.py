@@ -104,24 +104,31 @@ def make_tensor(param: Param, shape: list[int], column: int, case: Case, rng: np
 
 
 def make_inputs(spec: Spec, case: Case, column: int,
-                custom: Callable[[str], Callable[..., Any]] | None = None) -> dict[str, Any]:
+                custom: Callable[[str], Callable[..., Any]] | None = None, rank: int | None = None) -> dict[str, Any]:
     """Every input of a case in one dtype column; absent optional inputs are None.
 
     Each input has its own generator stream, seeded by (case seed, column, input index), so adding
-    an input or a column never changes the data of the others.
+    an input or a column never changes the data of the others. A rank of a multi-rank case (``rank``)
+    adds the rank to the seed: every rank draws its own, independent data.
     """
     out: dict[str, Any] = {}
     for p in spec.inputs:
         if p.name not in case.shapes:
             out[p.name] = None
             continue
-        rng = np.random.default_rng([case.seed, column, p.index])
+        rng = np.random.default_rng([case.seed, column, p.index] + ([] if rank is None else [rank]))
         shape = case.shapes[p.name]
         if p.param == "dynamic":
             out[p.name] = [make_tensor(p, s, column, case, rng, custom) for s in shape]
         else:
             out[p.name] = make_tensor(p, shape, column, case, rng, custom)
     return out
+
+
+def make_rank_inputs(spec: Spec, case: Case, column: int,
+                     custom: Callable[[str], Callable[..., Any]] | None = None) -> list[dict[str, Any]]:
+    """A multi-rank case's inputs: one mapping per rank, in rank order (``case.world_size`` of them)."""
+    return [make_inputs(spec, case, column, custom, rank=r) for r in range(case.world_size or 1)]
 
 
 def as_golden_input(value: Any) -> Any:

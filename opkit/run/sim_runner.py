@@ -256,6 +256,11 @@ class SimRunner:
         label = f"{spec.name}::{case.name}[{spec.column_label(column)}@{chip}]"
         if trace_only:
             label += " (trace-only)"
+        groups = opdef_check.hccl_groups(art.exe, spec.op_type)
+        if groups:
+            raise UsageError(f"{label}: {spec.op_type}'s OpDef declares the HCCL group '{groups[0]}' "
+                             "(MC2().HcclGroup): it is a multi-rank operator and runs on several ranks, one set of "
+                             "tensors each (op.yaml: give the case a world_size; opkit run: --world-size)")
         with tempfile.TemporaryDirectory(prefix="opkit-run-") as tmp:
             work = Path(tmp)
             req = self.request(spec, case, column, chip, inputs, work, trace_only=trace_only, untouched=untouched)

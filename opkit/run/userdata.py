@@ -206,13 +206,21 @@ def run_on_data(spec: Spec, runner: Runner, chip: str, out: Path, *, case_name: 
         case, col, inputs = case_from_npz(spec, inputs_npz, dtype, attrs, notice)
     masks = untouched(spec, case, inputs) if untouched is not None else {}
     result = run_case(runner, spec, case, col, chip, inputs, masks)  # outputs left as they were by contract
+    shapes = save_run(spec, case, col, out, result.outputs, inputs if case_name is not None else None)
+    return RunSummary(out, col, chip, shapes, result.info)
+
+
+def save_run(spec: Spec, case: Case, col: int, out: Path, outputs: dict[str, Any],
+             inputs: dict[str, Any] | None) -> dict[str, tuple[int, ...]]:
+    """Save a run's produced outputs (and ``inputs`` when given: a case's) to ``out``; returns the outputs' shapes
+    (a list output's tensors as ``NAME.0``, ``NAME.1``, ...)."""
     # A conditional output whose condition does not hold is not part of the result (design §9), even
     # though the harness allocated it.
     produced = {o.name for o in spec.produced_outputs(case.attrs)}
-    outputs = {k: v for k, v in result.outputs.items() if k in produced}
+    outputs = {k: v for k, v in outputs.items() if k in produced}
     tensors = dict(outputs)
     dtypes = {o.name: o.dtypes[col] for o in spec.outputs}
-    if case_name is not None:
+    if inputs is not None:
         tensors.update({k: v for k, v in inputs.items() if v is not None})
         dtypes.update({p.name: p.dtypes[col] for p in spec.inputs})
     clash = set(outputs) & {p.name for p in spec.inputs}
@@ -225,6 +233,5 @@ def run_on_data(spec: Spec, runner: Runner, chip: str, out: Path, *, case_name: 
     out.parent.mkdir(parents=True, exist_ok=True)
     data_io.save(out, tensors, dtypes)
     writes.record([out])
-    shapes = {f"{k}.{i}" if isinstance(v, list) else k: tuple(x.shape)
-              for k, v in outputs.items() for i, x in (enumerate(v) if isinstance(v, list) else [(0, v)])}
-    return RunSummary(out, col, chip, shapes, result.info)
+    return {f"{k}.{i}" if isinstance(v, list) else k: tuple(x.shape)
+            for k, v in outputs.items() for i, x in (enumerate(v) if isinstance(v, list) else [(0, v)])}

@@ -161,6 +161,7 @@ class Case:
     dims: dict[str, Any] = field(default_factory=dict)  # symbol -> bound value (a tuple for ...R)
     base: str | None = None  # for a generated (--sweep) case: the case it was derived from
     tiling_key: int | None = None  # the tiling key the case expects the tiling to choose
+    world_size: int | None = None  # a multi-rank (MC2) case: how many ranks it runs on (None: one device)
 
 
 @dataclass(frozen=True)
@@ -266,6 +267,11 @@ class Spec:
                 return name, s
         raise UsageError(f"{self.name} does not target {key} (chip {name}); its socs are "
                          f"{', '.join(s.key for s in self.socs)}")
+
+    @property
+    def multi_rank(self) -> bool:
+        """A multi-rank (MC2) operator: family ``mc2``, or a case naming its world size."""
+        return self.family == "mc2" or any(c.world_size is not None for c in self.cases)
 
     def dtypes_used(self) -> list[str]:
         out: list[str] = []

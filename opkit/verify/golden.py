@@ -111,20 +111,55 @@ def custom_generators(spec: Spec):
     return find
 
 
-def run_golden(spec: Spec, case: Case, inputs: dict[str, Any]) -> dict[str, np.ndarray]:
-    """The golden's outputs for a case: {output name: float64 or integer array}."""
-    path = spec.dir / spec.golden_file
+def _golden_fn(spec: Spec) -> Any:
     fn = getattr(user_module(spec), spec.golden_func, None)
     if not callable(fn):
-        raise GoldenError(f"{path}: no function '{spec.golden_func}'")
-    kwargs = {k: as_golden_input(v) for k, v in inputs.items()}
+        raise GoldenError(f"{spec.dir / spec.golden_file}: no function '{spec.golden_func}'")
+    return fn
+
+
+def _call_golden(spec: Spec, case: Case, kwargs: dict[str, Any]) -> Any:
+    path = spec.dir / spec.golden_file
+    fn = _golden_fn(spec)
     kwargs.update(case.attrs)
     try:
-        result = fn(**kwargs)
+        return fn(**kwargs)
     except ComputeNotImplemented:
         raise GoldenError(compute_not_implemented(spec) or f"{path}: compute not implemented") from None
     except Exception as exc:
         raise GoldenError(f"{path}: the golden failed on case '{case.name}': {_where(exc, path)}") from None
+
+
+def run_golden(spec: Spec, case: Case, inputs: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The golden's outputs for a case: {output name: float64 or integer array}."""
+    result = _call_golden(spec, case, {k: as_golden_input(v) for k, v in inputs.items()})
+    return _golden_outputs(spec, case, result)
+
+
+def run_golden_ranks(spec: Spec, case: Case, inputs: list[dict[str, Any]]) -> list[dict[str, np.ndarray]]:
+    """A multi-rank case's golden (docs/spec.md, "Multi-rank cases"): called once with every input as a list of
+    the ranks' tensors (rank order) and the attrs; returns a list of one result per rank, each what a one-device
+    golden returns (``{output: array}``, or one array for a single output)."""
+    path = spec.dir / spec.golden_file
+    kwargs = {p.name: [as_golden_input(ins.get(p.name)) for ins in inputs] for p in spec.inputs}
+    result = _call_golden(spec, case, kwargs)
+    if not isinstance(result, (list, tuple)) or len(result) != len(inputs):
+        got = f"a {type(result).__name__}" + (f" of {len(result)}" if isinstance(result, (list, tuple)) else "")
+        raise GoldenError(f"{path}: {spec.golden_func}() must return a list of {len(inputs)} results on the "
+                          f"{len(inputs)}-rank case '{case.name}' (one per rank, each a dict of outputs or one "
+                          f"array); it returned {got}")
+    out = []
+    for r, one in enumerate(result):
+        try:
+            out.append(_golden_outputs(spec, case, one))
+        except GoldenError as exc:
+            raise GoldenError(f"rank {r}: {exc.message}") from None
+    return out
+
+
+def _golden_outputs(spec: Spec, case: Case, result: Any) -> dict[str, np.ndarray]:
+    """What the golden returned (for one rank), checked: {output name: array}."""
+    path = spec.dir / spec.golden_file
     produced = spec.produced_outputs(case.attrs)
     if not isinstance(result, dict):
         if len(produced) != 1:

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from opkit.errors import OpkitError, UsageError
-from opkit.run.inputs import make_inputs
-from opkit.run.types import Runner, run_case
+from opkit.run.inputs import make_inputs, make_rank_inputs
+from opkit.run.types import Runner, RunOutput, run_case
 from opkit.spec import Case, Spec
 from opkit.verify.compare import DEFAULT_PROFILE, OutputResult, compare
 from opkit.verify.golden import (
@@ -25,6 +25,7 @@ from opkit.verify.golden import (
     custom_generators,
     run_compare_hook,
     run_golden,
+    run_golden_ranks,
     run_reference,
     run_untouched,
 )
@@ -145,6 +146,71 @@ def _checker(spec: Spec, case: Case, column: int, profile: str | None,
     return check
 
 
+def _compare_outputs(spec: Spec, case: Case, column: int, actual: dict[str, Any], golden: dict[str, Any],
+                     inputs: dict[str, Any], profile: str | None, rank: int | None = None) -> list[OutputResult]:
+    """Each output the golden gives (except those a comparison hook judges) against the kernel's, by the case's
+    profile; a rank's results are named ``y[rank r]``."""
+    results: list[OutputResult] = []
+    reference: dict[str, Any] | None = None
+    hooked = set(case.compare.outputs) if case.compare else set()
+    at = "" if rank is None else f"[rank {rank}]"
+    for o in spec.outputs:
+        if o.name not in golden:
+            continue  # a conditional output this case does not produce
+        if o.name not in actual:
+            raise OpkitError(f"the kernel run{'' if rank is None else f' of rank {rank}'} produced no output "
+                             f"'{o.name}'")
+        if o.name in hooked:
+            continue  # judged by the comparison hook
+        prof, overrides = _precision(spec, case, o.name, profile)
+        if prof == "ratio-vs-reference" and reference is None:
+            if rank is not None:
+                raise UsageError(f"profile ratio-vs-reference cannot judge '{o.name}' of the multi-rank case "
+                                 f"'{case.name}': its reference is a one-device run; choose another profile")
+            reference = run_reference(spec, case, inputs, column)
+        ref = reference.get(o.name) if reference is not None else None
+        if o.param == "dynamic":  # a list output: each tensor against the golden's tensor of that index
+            got, want = list(actual[o.name]), list(golden[o.name])
+            if len(got) != len(want):
+                raise OpkitError(f"output '{o.name}'{at}: the kernel produced {len(got)} tensors, the golden "
+                                 f"{len(want)}")
+            results.extend(compare(f"{o.name}[{i}]{at}", a, g, o.dtypes[column], prof, overrides,
+                                   reference=None if ref is None else ref[i])
+                           for i, (a, g) in enumerate(zip(got, want, strict=True)))
+            continue
+        results.append(compare(o.name + at, actual[o.name], golden[o.name], o.dtypes[column], prof, overrides,
+                               reference=ref))
+    return results
+
+
+def _run_ranks(spec: Spec, case: Case, column: int, chip: str, runner: Runner,
+               profile: str | None) -> tuple[list[OutputResult], RunOutput]:
+    """A multi-rank case (docs/spec.md, "Multi-rank cases"): per-rank inputs, the golden across ranks, one run
+    of every rank (``runner.run_ranks``), every rank's outputs compared. Returns the results and rank 0's run,
+    whose info lists every rank's (``ranks``) and gathers their warnings (``rank r: ...``)."""
+    if not hasattr(runner, "run_ranks"):
+        raise UsageError(f"case '{case.name}' runs on {case.world_size} ranks, and this runner runs one device "
+                         "(verify multi-rank operators on the simulator)")
+    if case.compare is not None:
+        raise UsageError(f"case '{case.name}' runs on {case.world_size} ranks: comparison hooks judge one-device "
+                         "cases only (give the case compare: false)")
+    if any(o.untouched for o in spec.outputs):
+        raise UsageError(f"case '{case.name}' runs on {case.world_size} ranks: op.yaml 'untouched' masks apply to "
+                         "one-device cases only")
+    inputs = make_rank_inputs(spec, case, column, custom_generators(spec))
+    golden = run_golden_ranks(spec, case, inputs)
+    outs = runner.run_ranks(spec, case, column, chip, inputs)  # type: ignore[attr-defined]
+    if len(outs) != len(inputs):
+        raise OpkitError(f"the multi-rank run returned {len(outs)} ranks' results for {len(inputs)} ranks")
+    results = []
+    for r, (ins, want, out) in enumerate(zip(inputs, golden, outs, strict=True)):
+        results += _compare_outputs(spec, case, column, out.outputs, want, ins, profile, rank=r)
+    info = dict(outs[0].info)
+    info["ranks"] = [dict(o.info) for o in outs]
+    info["warnings"] = [f"rank {r}: {w}" for r, o in enumerate(outs) for w in o.info.get("warnings", [])]
+    return results, RunOutput(outs[0].outputs, info)
+
+
 def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None, perf: PerfModel | None = None,
                max_case_bytes: int | None = None) -> CaseResult:
     from opkit.run.limits import check_case
@@ -158,38 +224,19 @@ def verify_job(spec: Spec, job: Job, runner: Runner, profile: str | None = None,
         if todo:
             raise GoldenError(todo)
         check_case(spec, case, column, max_case_bytes)
-        inputs = make_inputs(spec, case, column, custom_generators(spec))
-        golden = run_golden(spec, case, inputs)
-        untouched = run_untouched(spec, case, inputs, golden)
-        out = run_case(runner, spec, case, column, job.chip, inputs, untouched)
-        for name, mask in untouched.items():  # left as they were by contract: their initial value, 0
-            golden[name] = np.where(mask, np.zeros((), golden[name].dtype), golden[name])
+        if case.world_size is not None:
+            results, out = _run_ranks(spec, case, column, job.chip, runner, profile)
+            inputs: dict[str, Any] = {}
+            golden: dict[str, Any] = {}
+        else:
+            inputs = make_inputs(spec, case, column, custom_generators(spec))
+            golden = run_golden(spec, case, inputs)
+            untouched = run_untouched(spec, case, inputs, golden)
+            out = run_case(runner, spec, case, column, job.chip, inputs, untouched)
+            for name, mask in untouched.items():  # left as they were by contract: their initial value, 0
+                golden[name] = np.where(mask, np.zeros((), golden[name].dtype), golden[name])
+            results = _compare_outputs(spec, case, column, out.outputs, golden, inputs, profile)
         res.warnings = list(out.info.get("warnings", []))
-        results = []
-        reference: dict[str, Any] | None = None
-        hooked = set(case.compare.outputs) if case.compare else set()
-        for o in spec.outputs:
-            if o.name not in golden:
-                continue  # a conditional output this case does not produce
-            if o.name not in out.outputs:
-                raise OpkitError(f"the kernel run produced no output '{o.name}'")
-            if o.name in hooked:
-                continue  # judged by the comparison hook below
-            prof, overrides = _precision(spec, case, o.name, profile)
-            if prof == "ratio-vs-reference" and reference is None:
-                reference = run_reference(spec, case, inputs, column)
-            ref = reference.get(o.name) if reference is not None else None
-            if o.param == "dynamic":  # a list output: each tensor against the golden's tensor of that index
-                got, want = list(out.outputs[o.name]), list(golden[o.name])
-                if len(got) != len(want):
-                    raise OpkitError(f"output '{o.name}': the kernel produced {len(got)} tensors, the golden "
-                                     f"{len(want)}")
-                results.extend(compare(f"{o.name}[{i}]", a, g, o.dtypes[column], prof, overrides,
-                                       reference=None if ref is None else ref[i])
-                               for i, (a, g) in enumerate(zip(got, want, strict=True)))
-                continue
-            results.append(compare(o.name, out.outputs[o.name], golden[o.name], o.dtypes[column], prof, overrides,
-                                   reference=ref))
         if case.compare:
             res.compare = run_compare_hook(spec, case, inputs, golden, out.outputs, column,
                                            _checker(spec, case, column, profile, results))

@@ -63,6 +63,18 @@ def _values(c: Checker, raw: dict[str, Any], path: tuple, by_input: dict[str, Pa
                     c.err(path + (section, key), f"'{key}' is an integer tensor: it cannot hold {vals}")
 
 
+def _world_sizes(c: Checker, raw: dict[str, Any], path: tuple, family: str) -> list[int | None]:
+    """The case's world sizes (``world_size``: a number, or a list making one case per number); [None] for a
+    one-device case. A multi-rank family (``mc2``) needs one on every case."""
+    ws = raw.get("world_size")
+    if ws is None:
+        if family == "mc2":
+            c.err(path, f"case '{raw['name']}' gives no world_size: an mc2 (multi-rank) operator's case names "
+                        "how many ranks it runs on (world_size: 2, or a list such as [2, 4, 8] to run it at each)")
+        return [None]
+    return list(ws) if isinstance(ws, list) else [ws]
+
+
 def check(c: Checker, d: dict[str, Any], inputs: list[Param], outputs: list[Param], attrs: dict[str, Attr],
           n_columns: int | None, limits: dict[str, DimLimit], hook: CompareHook | None, golden_file: str,
           spec_dir: Path | None) -> list[Case]:
@@ -106,12 +118,20 @@ def check(c: Checker, d: dict[str, Any], inputs: list[Param], outputs: list[Para
             if a.required and a.name not in raw.get("attrs", {}):
                 c.err(path + ("attrs",), f"no value for required attr '{a.name}'")
         _values(c, raw, path, by_input, columns, golden_file, spec_dir)
-        cases.append(Case(
-            name=raw["name"], shapes=raw["shapes"], columns=columns, attrs=case_attrs,
-            tags=tuple(raw.get("tags", [])), init=dict(raw.get("init", {})),
-            special=dict(raw.get("special", {})), seed=raw.get("seed", 0), tiling_key=raw.get("tiling_key"),
-            precision=dict(raw.get("precision", {})), description=raw.get("description", ""), index=i,
-            compare=compare_hook(c, raw["compare"], path + ("compare",), hook, outputs, golden_file, spec_dir)
-            if "compare" in raw else hook,
-            dims={k.removeprefix("..."): v for k, v in bound.items()}))
+        sizes = _world_sizes(c, raw, path, d.get("family", ""))
+        case_hook = compare_hook(c, raw["compare"], path + ("compare",), hook, outputs, golden_file, spec_dir) \
+            if "compare" in raw else hook
+        for ws in sizes:
+            name = raw["name"] if len(sizes) == 1 else f"{raw['name']}.r{ws}"
+            if len(sizes) > 1 and (any(x.name == name for x in cases)
+                                   or any(r.get("name") == name for r in d["cases"] if r is not raw)):
+                c.err(path + ("world_size",), f"case '{raw['name']}' at world size {ws} is named '{name}', "
+                                              "which another case already uses")
+            cases.append(Case(
+                name=name, shapes=raw["shapes"], columns=columns, attrs=case_attrs,
+                tags=tuple(raw.get("tags", [])), init=dict(raw.get("init", {})),
+                special=dict(raw.get("special", {})), seed=raw.get("seed", 0), tiling_key=raw.get("tiling_key"),
+                precision=dict(raw.get("precision", {})), description=raw.get("description", ""), index=i,
+                compare=case_hook,
+                dims={k.removeprefix("..."): v for k, v in bound.items()}, world_size=ws))
     return cases

@@ -1,0 +1,277 @@
+// MatmulAllReduce: the tiling function, run on the host before every launch of the kernel (on every rank).
+//
+// y = AllReduce_sum(x1 @ x2 + bias + x3) runs as a mix kernel (AIC:AIV = 1:2). The rows of the product are
+// cut along M into communication tiles: tileCnt long tiles of tileM rows, then at most one short tail of
+// tailM rows. The kernel computes tile t on every core, then commits tile t's AllReduce and goes on with tile
+// t + 1 while tile t travels, so communication overlaps computation.
+//
+// The cut (how many tiles) comes from a simple model of one rank's time (README.md, "Choosing the cut"):
+//   compute(rows) = 2 * rows * N * K / F + T_TILE       F = AIC cores * 8192 flop/cycle * 1.8 GHz * 0.85
+//   comm(rows)    = T_SLICE + rows * N * 2 B * 2 (R - 1) / R / B_BUS     B_BUS = 115 GB/s, R = world size
+// a two-stage pipeline over the tiles (tile t's AllReduce starts when it is computed and the previous one has
+// landed); the tile count with the least modelled time wins (ties: fewer tiles). F and B_BUS reproduce the
+// public 8 x 910B2 figures (4096 x 8192 x 4096 fp16: 888 us of matmul, 1025 us of AllReduce); T_TILE (1 us:
+// the cores' pipeline fill and SyncAll per tile) and T_SLICE (2 us: one HCCL slice's start-up) are this
+// package's assumptions. A tile has at least MIN_TILE_M rows, so M < 2 * MIN_TILE_M is not cut.
+//
+// Within a tile the product is cut into pieces of singleCoreM x singleCoreN, spread over the vector cores (two
+// per block): each vector core asks its cube core for a piece (the Matmul API, fp32 into its own GM buffer),
+// then adds bias and x3 in fp32, rounds once to fp16/bf16 and writes the piece into the staging buffer the
+// AllReduce reads.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "hccl/hcom.h"
+#include "log/log.h"
+#include "register/op_def_registry.h"
+#include "tiling/platform/platform_ascendc.h"
+#include "tiling/tiling_api.h"
+#include "../op_kernel/matmul_all_reduce_tiling_data.h"
+
+namespace optiling {
+namespace {
+constexpr const char* OP = "MatmulAllReduce";
+constexpr uint64_t ALIGN = 16;          // rows of a tile, columns of a piece buffer: whole 16-element fractals
+constexpr uint64_t MIN_TILE_M = 64;     // the fewest rows of a communication tile
+constexpr uint64_t MAX_TILES = 16;      // the most tiles tried
+constexpr uint64_t PIECE_M = 128;       // rows of a piece
+constexpr uint64_t MIN_PIECE_N = 128;   // columns of a piece: at least (unless N is smaller) ...
+constexpr uint64_t MAX_PIECE_N = 256;   // ... and at most
+constexpr double FLOP_PER_CYCLE = 8192; // one cube core, fp16/bf16: 16 x 16 x 16 multiply-adds
+constexpr double CUBE_HZ = 1.8e9;
+constexpr double CUBE_EFFICIENCY = 0.85;
+constexpr double BUS_BYTES_PER_S = 115e9;  // AllReduce bus bandwidth on the 910B full mesh (HCCS)
+constexpr double T_TILE_S = 1e-6;
+constexpr double T_SLICE_S = 2e-6;
+constexpr uint32_t ATTR_GROUP = 0, ATTR_REDUCE_OP = 1, ATTR_TRANS_A = 2, ATTR_TRANS_B = 3, ATTR_COMM_TURN = 4;
+
+uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+uint64_t AlignUp(uint64_t a, uint64_t b) { return CeilDiv(a, b) * b; }
+
+struct Cut {
+    uint64_t tileM = 0, tileCnt = 0, tailM = 0, tailCnt = 0;
+    double seconds = 0;
+};
+
+// The cut of M into n tiles: tiles of ceil(M / n) rows rounded up to 16, the remainder as one short tail.
+Cut CutOf(uint64_t M, uint64_t n)
+{
+    Cut c;
+    c.tileM = std::min(M, AlignUp(CeilDiv(M, n), ALIGN));
+    c.tileCnt = M / c.tileM;
+    c.tailM = M - c.tileCnt * c.tileM;
+    c.tailCnt = c.tailM > 0 ? 1 : 0;
+    return c;
+}
+
+// The modelled time of a cut: tile t's AllReduce starts once it is computed and tile t - 1's has landed.
+double Modelled(const Cut& c, uint64_t N, uint64_t K, uint64_t R, double flops)
+{
+    const double perRow = 2.0 * static_cast<double>(N) * static_cast<double>(K) / flops;
+    const double commPerRow = R > 1 ? static_cast<double>(N) * 2.0 * 2.0 * static_cast<double>(R - 1) /
+                                          static_cast<double>(R) / BUS_BYTES_PER_S : 0.0;
+    double computed = 0, landed = 0;
+    for (uint64_t t = 0; t < c.tileCnt + c.tailCnt; ++t) {
+        const double rows = static_cast<double>(t < c.tileCnt ? c.tileM : c.tailM);
+        computed += T_TILE_S + rows * perRow;
+        if (R > 1) landed = std::max(computed, landed) + T_SLICE_S + rows * commPerRow;
+    }
+    return std::max(computed, landed);
+}
+
+Cut ChooseCut(uint64_t M, uint64_t N, uint64_t K, uint64_t R, double flops)
+{
+    const uint64_t most = M < 2 * MIN_TILE_M ? 1 : std::min(MAX_TILES, M / MIN_TILE_M);
+    Cut best = CutOf(M, 1);
+    best.seconds = Modelled(best, N, K, R, flops);
+    for (uint64_t n = 2; n <= most; ++n) {
+        Cut c = CutOf(M, n);
+        if (c.tileM < MIN_TILE_M) break;
+        c.seconds = Modelled(c, N, K, R, flops);
+        if (c.seconds < best.seconds) best = c;
+    }
+    return best;
+}
+
+}  // namespace
+
+ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
+{
+    // 1. The chip.
+    auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    const uint64_t aicNum = platform.GetCoreNumAic();
+    const uint64_t aivNum = platform.GetCoreNumAiv();
+    uint64_t ubSize = 0, l1Size = 0, l0cSize = 0;
+    platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
+    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1Size);
+    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L0_C, l0cSize);
+    if (aicNum == 0 || aivNum < 2 * aicNum) {
+        OP_LOGE(OP, "a mix kernel of AIC:AIV = 1:2 needs two vector cores per cube core (AIC %lu, AIV %lu)",
+                static_cast<unsigned long>(aicNum), static_cast<unsigned long>(aivNum));
+        return ge::GRAPH_FAILED;
+    }
+
+    // 2. The attrs: only what this package implements (sum, no transposed x1, comm_turn 0).
+    const auto* attrs = context->GetAttrs();
+    const char* group = attrs ? attrs->GetAttrPointer<char>(ATTR_GROUP) : nullptr;
+    const char* reduceOp = attrs ? attrs->GetAttrPointer<char>(ATTR_REDUCE_OP) : nullptr;
+    const bool* transA = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_A) : nullptr;
+    const bool* transB = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_B) : nullptr;
+    const int64_t* commTurn = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_COMM_TURN) : nullptr;
+    if (group == nullptr || group[0] == '\0') {
+        OP_LOGE(OP, "attr group is empty: give the HCCL communicator's name");
+        return ge::GRAPH_FAILED;
+    }
+    if (reduceOp != nullptr && std::strcmp(reduceOp, "sum") != 0) {
+        OP_LOGE(OP, "attr reduce_op is '%s': only 'sum' is supported", reduceOp);
+        return ge::GRAPH_FAILED;
+    }
+    if (transA != nullptr && *transA) {
+        OP_LOGE(OP, "attr is_trans_a is true: x1 cannot be transposed");
+        return ge::GRAPH_FAILED;
+    }
+    if (commTurn != nullptr && *commTurn != 0) {
+        OP_LOGE(OP, "attr comm_turn is %ld: only 0 is supported", static_cast<long>(*commTurn));
+        return ge::GRAPH_FAILED;
+    }
+    const bool isTransB = transB != nullptr && *transB;
+
+    // 3. The shapes: x1 [M, K], x2 [K, N] ([N, K] with is_trans_b), bias [N], x3 [M, N].
+    const gert::StorageShape* x1Shape = context->GetInputShape(0);
+    const gert::StorageShape* x2Shape = context->GetInputShape(1);
+    const auto* x1Desc = context->GetInputDesc(0);
+    if (x1Shape == nullptr || x2Shape == nullptr || x1Desc == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    const gert::Shape& a = x1Shape->GetStorageShape();
+    const gert::Shape& b = x2Shape->GetStorageShape();
+    if (a.GetDimNum() != 2 || b.GetDimNum() != 2) {
+        OP_LOGE(OP, "x1 and x2 must be 2-D (x1 has %zu dims, x2 %zu)", a.GetDimNum(), b.GetDimNum());
+        return ge::GRAPH_FAILED;
+    }
+    const uint64_t M = static_cast<uint64_t>(a.GetDim(0));
+    const uint64_t K = static_cast<uint64_t>(a.GetDim(1));
+    const uint64_t kB = static_cast<uint64_t>(isTransB ? b.GetDim(1) : b.GetDim(0));
+    const uint64_t N = static_cast<uint64_t>(isTransB ? b.GetDim(0) : b.GetDim(1));
+    if (kB != K) {
+        OP_LOGE(OP, "x1's K (%lu) and x2's K (%lu) differ (is_trans_b %d)", static_cast<unsigned long>(K),
+                static_cast<unsigned long>(kB), isTransB ? 1 : 0);
+        return ge::GRAPH_FAILED;
+    }
+    if (M == 0 || N == 0 || K == 0 || M > 0x7fffffff || N > 65535 || K > 65535) {
+        OP_LOGE(OP, "M %lu, N %lu, K %lu: M must be positive, N and K in [1, 65535]", static_cast<unsigned long>(M),
+                static_cast<unsigned long>(N), static_cast<unsigned long>(K));
+        return ge::GRAPH_FAILED;
+    }
+    const gert::StorageShape* biasShape = context->GetOptionalInputShape(2);
+    const gert::StorageShape* x3Shape = context->GetOptionalInputShape(3);
+    if (biasShape != nullptr && (biasShape->GetStorageShape().GetDimNum() != 1 ||
+                                 static_cast<uint64_t>(biasShape->GetStorageShape().GetDim(0)) != N)) {
+        OP_LOGE(OP, "bias must be [N] = [%lu]", static_cast<unsigned long>(N));
+        return ge::GRAPH_FAILED;
+    }
+    if (x3Shape != nullptr && (x3Shape->GetStorageShape().GetDimNum() != 2 ||
+                               static_cast<uint64_t>(x3Shape->GetStorageShape().GetDim(0)) != M ||
+                               static_cast<uint64_t>(x3Shape->GetStorageShape().GetDim(1)) != N)) {
+        OP_LOGE(OP, "x3 must be [M, N] = [%lu, %lu], the shape of y", static_cast<unsigned long>(M),
+                static_cast<unsigned long>(N));
+        return ge::GRAPH_FAILED;
+    }
+
+    // 4. The world: the group's rank count, as HCCL reports it.
+    uint32_t rankDim = 0;
+    if (HcomGetRankSize(group, &rankDim) != HCCL_SUCCESS || rankDim == 0) {
+        OP_LOGE(OP, "cannot get the rank size of group '%s'", group);
+        return ge::GRAPH_FAILED;
+    }
+
+    // 5. The cut along M, from the model.
+    const double flops = static_cast<double>(aicNum) * FLOP_PER_CYCLE * CUBE_HZ * CUBE_EFFICIENCY;
+    const Cut cut = ChooseCut(M, N, K, rankDim, flops);
+    OP_LOGI(OP, "cut of M = %lu on %u ranks: %lu tile(s) of %lu rows + %lu tail of %lu rows (modelled %.2f us)",
+            static_cast<unsigned long>(M), rankDim, static_cast<unsigned long>(cut.tileCnt),
+            static_cast<unsigned long>(cut.tileM), static_cast<unsigned long>(cut.tailCnt),
+            static_cast<unsigned long>(cut.tailM), cut.seconds * 1e6);
+
+    // 6. The pieces of a tile and the cores: pieces of PIECE_M rows and 128..256 columns, enough of them for
+    //    every vector core when the tile allows; a block (one cube core, two vector cores) per two pieces.
+    const uint64_t pieceM = std::min(PIECE_M, AlignUp(cut.tileM, ALIGN));
+    const uint64_t rowPieces = CeilDiv(cut.tileM, pieceM);
+    const uint64_t colWanted = std::max<uint64_t>(1, CeilDiv(2 * aicNum, rowPieces));
+    const uint64_t colPieces = std::min(colWanted, std::max<uint64_t>(1, CeilDiv(N, MIN_PIECE_N)));
+    const uint64_t pieceN = std::min(MAX_PIECE_N, AlignUp(CeilDiv(N, colPieces), ALIGN));
+    const uint64_t pieces = rowPieces * CeilDiv(N, pieceN);
+    const uint64_t blocks = std::min(aicNum, CeilDiv(pieces, 2));
+    const uint64_t stride = AlignUp(pieceN, ALIGN);
+
+    MatmulAllReduceTilingData* tiling = context->GetTilingData<MatmulAllReduceTilingData>();
+    if (tiling == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    std::memset(tiling, 0, sizeof(*tiling));  // the tiling buffer is not zeroed for us
+
+    // 7. The Matmul of one piece: [pieceM, K] x [K, pieceN] -> fp32 in GM, rows `stride` floats apart.
+    const matmul_tiling::DataType inType = x1Desc->GetDataType() == ge::DT_BF16 ? matmul_tiling::DataType::DT_BF16
+                                                                                 : matmul_tiling::DataType::DT_FLOAT16;
+    matmul_tiling::MultiCoreMatmulTiling mm(platform);
+    mm.SetDim(1);
+    mm.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, inType);
+    mm.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, inType, isTransB);
+    mm.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+    mm.SetBiasType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+    mm.SetOrgShape(static_cast<int32_t>(M), static_cast<int32_t>(N), static_cast<int32_t>(K));
+    mm.SetShape(static_cast<int32_t>(pieceM), static_cast<int32_t>(pieceN), static_cast<int32_t>(K));
+    mm.SetSingleShape(static_cast<int32_t>(pieceM), static_cast<int32_t>(pieceN), static_cast<int32_t>(K));
+    mm.SetBias(false);
+    mm.SetBufferSpace(static_cast<int32_t>(l1Size), static_cast<int32_t>(l0cSize), -1);
+    if (mm.GetTiling(tiling->mmTiling) == -1) {
+        OP_LOGE(OP, "no Matmul tiling for a piece of %lu x %lu x %lu", static_cast<unsigned long>(pieceM),
+                static_cast<unsigned long>(pieceN), static_cast<unsigned long>(K));
+        return ge::GRAPH_FAILED;
+    }
+
+    // 8. The vector epilogue: rows of a piece per UB chunk: the fp32 piece rows, x3 in and as fp32, the result,
+    //    plus the bias row in and as fp32.
+    const uint64_t perRow = stride * (4 + 2 + 4 + 2);
+    const uint64_t fixed = stride * (2 + 4) + 1024;
+    const uint64_t rowsPerChunk = std::min<uint64_t>(pieceM, ubSize > fixed ? (ubSize - fixed) / perRow : 0);
+    if (rowsPerChunk == 0) {
+        return ge::GRAPH_FAILED;
+    }
+
+    // 9. HCCL: the AllReduce (sum) the kernel prepares, full mesh on the 910B.
+    AscendC::Mc2CcTilingConfig cc(group, static_cast<uint32_t>(AscendC::HcclCMDType::HCCL_CMD_ALLREDUCE),
+                                  "AllReduce=level0:fullmesh", AscendC::HCCL_REDUCE_SUM);
+    if (cc.GetTiling(tiling->mc2InitTiling) != 0 || cc.GetTiling(tiling->allReduceTiling) != 0) {
+        OP_LOGE(OP, "Mc2CcTilingConfig of group '%s' failed", group);
+        return ge::GRAPH_FAILED;
+    }
+
+    tiling->M = static_cast<uint32_t>(M);
+    tiling->N = static_cast<uint32_t>(N);
+    tiling->K = static_cast<uint32_t>(K);
+    tiling->isTransB = isTransB ? 1 : 0;
+    tiling->hasBias = biasShape != nullptr ? 1 : 0;
+    tiling->hasX3 = x3Shape != nullptr ? 1 : 0;
+    tiling->rankDim = rankDim;
+    tiling->tileM = static_cast<uint32_t>(cut.tileM);
+    tiling->tileCnt = static_cast<uint32_t>(cut.tileCnt);
+    tiling->tailM = static_cast<uint32_t>(cut.tailM);
+    tiling->tailCnt = static_cast<uint32_t>(cut.tailCnt);
+    tiling->pieceStride = static_cast<uint32_t>(stride);
+    tiling->rowsPerChunk = static_cast<uint32_t>(rowsPerChunk);
+    tiling->workers = static_cast<uint32_t>(2 * blocks);
+
+    // 10. Workspace: the system workspace, every vector core's fp32 piece buffer, then the [M, N] staging.
+    const uint64_t pieceBytes = 2 * blocks * pieceM * stride * 4;
+    tiling->stagingOffset = AlignUp(pieceBytes, 512);
+    size_t* workspaces = context->GetWorkspaceSizes(1);
+    if (workspaces == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    workspaces[0] = platform.GetLibApiWorkSpaceSize() + tiling->stagingOffset + AlignUp(M * N * 2, 512);
+    context->SetBlockDim(static_cast<uint32_t>(blocks));
+    return ge::GRAPH_SUCCESS;
+}
+}  // namespace optiling

@@ -1,0 +1,191 @@
+// MatmulAllReduce: the kernel class, y = AllReduce_sum(x1 @ x2 + bias + x3) over the ranks of attr group, as a
+// mix kernel (AIC:AIV = 1:2). The code below runs on the vector cores; REGIST_MATMUL_OBJ in the entry keeps the
+// cube cores in the Matmul API's server loop.
+//
+// M is cut into communication tiles (op_host/matmul_all_reduce_tiling.cpp): tileCnt tiles of tileM rows, then
+// tailCnt (0 or 1) short tail of tailM rows. For each tile, in order:
+//
+//   1. every vector core ("worker") takes its pieces of the tile (singleCoreM x singleCoreN of the product):
+//        x1[rows, K] @ x2[K, cols] -- Matmul API, IterateAll on the cube core -->  piece [rows, stride] fp32 (GM)
+//        piece (+ bias[cols]) (+ x3[rows, cols]) in fp32, rounded once to fp16/bf16 (UB, vector)
+//        --> staging[rows, cols] (GM workspace, the AllReduce's send buffer)
+//   2. SyncAll: the whole tile is in staging;
+//   3. vector core 0 (the one that prepared the collectives) commits the tile's AllReduce: the slice leaves
+//      for the other ranks while every core goes on with the next tile.
+// At the end vector core 0 waits for every slice (one Wait per slice) and finalizes; HCCL has then summed every
+// rank's staging into each rank's y.
+#ifndef MATMUL_ALL_REDUCE_H
+#define MATMUL_ALL_REDUCE_H
+
+#include "kernel_operator.h"
+#include "lib/hccl/hccl.h"
+#include "lib/matmul_intf.h"
+#include "matmul_all_reduce_tiling_data.h"
+
+namespace MatmulAllReduceKernel {
+using namespace AscendC;
+
+constexpr uint32_t ALIGN = 16;
+
+template <typename T>
+struct HcclType;
+template <>
+struct HcclType<half> {
+    static constexpr HcclDataType value = HCCL_DATA_TYPE_FP16;
+};
+template <>
+struct HcclType<bfloat16_t> {
+    static constexpr HcclDataType value = HCCL_DATA_TYPE_BFP16;
+};
+
+__aicore__ inline uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+template <typename T>
+class MatmulAllReduce {
+    using AType = MatmulType<TPosition::GM, CubeFormat::ND, T>;
+    using BType = MatmulType<TPosition::GM, CubeFormat::ND, T>;
+    using CType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+    using BiasType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+
+public:
+    __aicore__ inline MatmulAllReduce() {}
+
+    // Bound to its tiling by REGIST_MATMUL_OBJ in the kernel entry, before any InitBuffer.
+    Matmul<AType, BType, CType, BiasType> mm;
+
+    __aicore__ inline void Init(GM_ADDR x1, GM_ADDR x2, GM_ADDR bias, GM_ADDR x3, GM_ADDR y, GM_ADDR userWorkspace,
+                                GM_ADDR tilingGm, const MatmulAllReduceTilingData& tiling, TPipe* pipe)
+    {
+        t_ = tiling;
+        worker_ = GetBlockIdx();  // counts vector cores
+        const uint64_t mn = static_cast<uint64_t>(t_.M) * t_.N;
+        x1Gm_.SetGlobalBuffer((__gm__ T*)x1, static_cast<uint64_t>(t_.M) * t_.K);
+        x2Gm_.SetGlobalBuffer((__gm__ T*)x2, static_cast<uint64_t>(t_.K) * t_.N);
+        if (t_.hasBias) biasGm_.SetGlobalBuffer((__gm__ T*)bias, t_.N);
+        if (t_.hasX3) x3Gm_.SetGlobalBuffer((__gm__ T*)x3, mn);
+        y_ = y;
+        staging_ = userWorkspace + t_.stagingOffset;
+        stagingGm_.SetGlobalBuffer((__gm__ T*)staging_, mn);
+        const uint64_t pieceElems = static_cast<uint64_t>(t_.mmTiling.singleCoreM) * t_.pieceStride;
+        pieceGm_.SetGlobalBuffer((__gm__ float*)userWorkspace + worker_ * pieceElems, pieceElems);
+        const uint32_t chunk = t_.rowsPerChunk * t_.pieceStride;
+        pipe->InitBuffer(cBuf_, chunk * sizeof(float));
+        pipe->InitBuffer(x3Buf_, chunk * sizeof(T));
+        pipe->InitBuffer(x3fBuf_, chunk * sizeof(float));
+        pipe->InitBuffer(outBuf_, chunk * sizeof(T));
+        pipe->InitBuffer(biasBuf_, t_.pieceStride * sizeof(T));
+        pipe->InitBuffer(biasfBuf_, t_.pieceStride * sizeof(float));
+        lead_ = worker_ == 0;
+        if (lead_) {
+            hccl_.InitV2(GetHcclContext<0>(), tilingGm + offsetof(MatmulAllReduceTilingData, mc2InitTiling));
+            hccl_.SetCcTiling(tilingGm + offsetof(MatmulAllReduceTilingData, allReduceTiling));
+        }
+    }
+
+    __aicore__ inline void Process()
+    {
+        // The AllReduces: slice i of a handle reads staging and writes y at i * count elements from its start.
+        const uint64_t tileElems = static_cast<uint64_t>(t_.tileM) * t_.N;
+        const uint64_t tailStart = tileElems * t_.tileCnt * sizeof(T);
+        const auto dtype = HcclType<T>::value;
+        if (lead_) {
+            tileHandle_ = hccl_.AllReduce(staging_, y_, tileElems, dtype, HCCL_REDUCE_SUM, uint8_t(t_.tileCnt));  // @prepare_tile
+            if (t_.tailCnt > 0)
+                tailHandle_ = hccl_.AllReduce(staging_ + tailStart, y_ + tailStart, static_cast<uint64_t>(t_.tailM) * t_.N,
+                                              dtype, HCCL_REDUCE_SUM, uint8_t(t_.tailCnt));
+        }
+        mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.pieceStride);
+        for (uint32_t tile = 0; tile < t_.tileCnt + t_.tailCnt; ++tile) {
+            const bool tail = tile >= t_.tileCnt;
+            ComputeTile(tile * t_.tileM, tail ? t_.tailM : t_.tileM);
+            SyncAll<true>();  // every worker's pieces of this tile are in staging
+            if (lead_) hccl_.Commit(tail ? tailHandle_ : tileHandle_);  // @commit
+        }
+        if (lead_) {
+            for (uint32_t i = 0; i < t_.tileCnt; ++i) hccl_.Wait(tileHandle_);  // @wait
+            for (uint32_t i = 0; i < t_.tailCnt; ++i) hccl_.Wait(tailHandle_);
+            hccl_.Finalize();
+        }
+        mm.End();
+    }
+
+private:
+    // This worker's pieces of the tile of rows [row0, row0 + rows).
+    __aicore__ inline void ComputeTile(uint32_t row0, uint32_t rows)
+    {
+        const uint32_t pm = t_.mmTiling.singleCoreM;
+        const uint32_t pn = t_.mmTiling.singleCoreN;
+        const uint32_t colPieces = CeilDiv(t_.N, pn);
+        const uint32_t pieces = CeilDiv(rows, pm) * colPieces;
+        for (uint32_t p = worker_; p < pieces; p += t_.workers) {
+            const uint32_t m0 = row0 + (p / colPieces) * pm;
+            const uint32_t n0 = (p % colPieces) * pn;
+            ComputePiece(m0, n0, std::min(pm, row0 + rows - m0), std::min(pn, t_.N - n0));
+        }
+    }
+
+    // staging[m0 : m0 + m, n0 : n0 + n] = round(x1[m0 : m0 + m] @ x2[:, n0 : n0 + n] (+ bias) (+ x3)).
+    __aicore__ inline void ComputePiece(uint32_t m0, uint32_t n0, uint32_t m, uint32_t n)
+    {
+        mm.SetTensorA(x1Gm_[static_cast<uint64_t>(m0) * t_.K]);
+        mm.SetTensorB(t_.isTransB ? x2Gm_[static_cast<uint64_t>(n0) * t_.K] : x2Gm_[n0], t_.isTransB != 0);
+        mm.SetTail(m, n, t_.K);
+        mm.IterateAll(pieceGm_);  // synchronous: the fp32 piece is in GM on return
+        const uint32_t s = t_.pieceStride;
+        const uint32_t nPad = CeilDiv(n, ALIGN) * ALIGN;
+        LocalTensor<float> biasF = biasfBuf_.Get<float>();
+        if (t_.hasBias) {
+            LocalTensor<T> b = biasBuf_.Get<T>();
+            DataCopyPad(b, biasGm_[n0], DataCopyExtParams{1, static_cast<uint32_t>(n * sizeof(T)), 0, 0, 0},
+                        DataCopyPadExtParams<T>{false, 0, 0, 0});
+            PipeBarrier<PIPE_ALL>();
+            Cast(biasF, b, RoundMode::CAST_NONE, n);
+            PipeBarrier<PIPE_ALL>();
+        }
+        for (uint32_t r = 0; r < m; r += t_.rowsPerChunk) {
+            const uint32_t rows = std::min(t_.rowsPerChunk, m - r);
+            LocalTensor<float> c = cBuf_.Get<float>();
+            DataCopy(c, pieceGm_[static_cast<uint64_t>(r) * s], rows * s);
+            if (t_.hasX3) {
+                LocalTensor<T> x3 = x3Buf_.Get<T>();
+                const DataCopyExtParams in{static_cast<uint16_t>(rows), static_cast<uint32_t>(n * sizeof(T)),
+                                           static_cast<uint32_t>((t_.N - n) * sizeof(T)), (s - nPad) / ALIGN, 0};
+                DataCopyPad(x3, x3Gm_[static_cast<uint64_t>(m0 + r) * t_.N + n0], in, DataCopyPadExtParams<T>{false, 0, 0, 0});
+            }
+            PipeBarrier<PIPE_ALL>();
+            LocalTensor<float> x3f = x3fBuf_.Get<float>();
+            LocalTensor<T> x3 = x3Buf_.Get<T>();
+            for (uint32_t i = 0; i < rows; ++i) {
+                if (t_.hasBias) Add(c[i * s], c[i * s], biasF, n);
+                if (t_.hasX3) {
+                    Cast(x3f[i * s], x3[i * s], RoundMode::CAST_NONE, n);
+                    PipeBarrier<PIPE_V>();
+                    Add(c[i * s], c[i * s], x3f[i * s], n);
+                }
+            }
+            PipeBarrier<PIPE_V>();
+            LocalTensor<T> out = outBuf_.Get<T>();
+            Cast(out, c, RoundMode::CAST_RINT, rows * s);  // fp32 -> fp16/bf16, round to nearest even
+            PipeBarrier<PIPE_ALL>();
+            const DataCopyExtParams o{static_cast<uint16_t>(rows), static_cast<uint32_t>(n * sizeof(T)), (s - nPad) / ALIGN,
+                                      static_cast<uint32_t>((t_.N - n) * sizeof(T)), 0};
+            DataCopyPad(stagingGm_[static_cast<uint64_t>(m0 + r) * t_.N + n0], out, o);
+            PipeBarrier<PIPE_ALL>();
+        }
+    }
+
+    Hccl<HCCL_SERVER_TYPE_AICPU> hccl_;
+    HcclHandle tileHandle_ = -1;
+    HcclHandle tailHandle_ = -1;
+    TBuf<TPosition::VECCALC> cBuf_, x3Buf_, x3fBuf_, outBuf_, biasBuf_, biasfBuf_;
+    GlobalTensor<T> x1Gm_, x2Gm_, biasGm_, x3Gm_, stagingGm_;
+    GlobalTensor<float> pieceGm_;
+    GM_ADDR y_ = nullptr;
+    GM_ADDR staging_ = nullptr;
+    MatmulAllReduceTilingData t_;
+    uint32_t worker_ = 0;
+    bool lead_ = false;
+};
+}  // namespace MatmulAllReduceKernel
+
+#endif  // MATMUL_ALL_REDUCE_H
