@@ -32,7 +32,7 @@ def _clean_error(code: int, out: str, err: str, text: str) -> None:
 @pytest.mark.parametrize("trace_only", [False, True])
 def test_a_multi_rank_run_reports_the_overlap(cli, pkg, tmp_path, trace_only):
     tl, js = tmp_path / "tl.json", tmp_path / "perf.json"
-    args = ["perf", str(pkg), "--case", "smoke", "--ranks", "4", "--trace", str(tl), "--json", str(js)]
+    args = ["perf", str(pkg), "--case", "smoke.r4", "--trace", str(tl), "--json", str(js)]
     code, out, err = cli(*args, *(["--trace-only"] if trace_only else []))
     assert code == 0, err
     for line in ("4 ranks on ascend910b2: mesh of ascend910b", "compute ", "communication ", "serial sum ",
@@ -63,18 +63,28 @@ def test_a_multi_rank_run_reports_the_overlap(cli, pkg, tmp_path, trace_only):
     assert doc["otherData"]["label"] == "modelled" and doc["otherData"]["ranks"] == 4
 
 
-def test_ranks_on_a_single_rank_package_is_refused(cli):
-    _clean_error(*cli("perf", str(ROPE), "--case", "smoke", "--ranks", "2"), "is not a multi-rank operator")
+@pytest.mark.slow
+def test_world_size_overrides_the_cases(cli, pkg, tmp_path):
+    js = tmp_path / "perf.json"
+    code, out, err = cli("perf", str(pkg), "--case", "smoke.r4", "--world-size", "2", "--trace-only", "--json", str(js))
+    assert code == 0, err
+    assert "2 ranks on ascend910b2" in out
+    assert json.loads(js.read_text())["perf"]["ranks"] == 2
+
+
+def test_world_size_on_a_single_rank_package_is_refused(cli):
+    _clean_error(*cli("perf", str(ROPE), "--case", "smoke", "--world-size", "2"), "is not a multi-rank operator")
 
 
 def test_more_ranks_than_a_server_is_refused(cli, pkg):
-    _clean_error(*cli("perf", str(pkg), "--case", "smoke", "--ranks", "16"),
-                 "--ranks 16: the mesh of ascend910b connects 8 ranks in one server")
+    _clean_error(*cli("perf", str(pkg), "--case", "smoke.r2", "--world-size", "16"),
+                 "--world-size 16: the mesh of ascend910b connects 8 ranks in one server")
 
 
 def test_a_bad_rank_count_is_refused(cli, pkg):
-    _clean_error(*cli("perf", str(pkg), "--case", "smoke", "--ranks", "0"), "--ranks 0: give a number of ranks >= 1")
+    _clean_error(*cli("perf", str(pkg), "--case", "smoke.r2", "--world-size", "0"),
+                 "--world-size 0: give a number of ranks >= 1")
 
 
 def test_a_json_path_that_is_a_folder_is_refused(cli, pkg, tmp_path):
-    _clean_error(*cli("perf", str(pkg), "--case", "smoke", "--json", str(tmp_path)), "is a folder")
+    _clean_error(*cli("perf", str(pkg), "--case", "smoke.r2", "--json", str(tmp_path)), "is a folder")

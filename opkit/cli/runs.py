@@ -371,8 +371,8 @@ def perf(
     device: Annotated[int, typer.Option("--device", metavar="N", help="cann: the NPU to measure on.")] = 0,
     vendor: Annotated[str, typer.Option("--vendor", metavar="NAME", help="cann: the vendor the package was "
                                         "installed as.")] = "customize",
-    ranks: Annotated[int | None, typer.Option("--ranks", metavar="R", help="Multi-rank (mc2) packages: the ranks "
-                                              "to run and model (default: the case's world_size, else 8).")] = None,
+    ranks: Annotated[int | None, typer.Option("--world-size", metavar="N", help="A multi-rank operator: the ranks "
+                                              "to run and model (default: the case's world_size).")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", metavar="FILE", help="Also write the modelled "
                                                   "figures as JSON.")] = None,
 ) -> None:
@@ -393,7 +393,7 @@ def perf(
 
         runs_not_on(backend, "perf")
     spec = _one_spec(op, "perf")
-    if backend == "cann" and spec.family == "mc2":
+    if backend == "cann" and spec.multi_rank:
         raise UsageError(f"{spec.name} is a multi-rank (MC2) operator: --backend cann does not measure multi-rank "
                          "runs; model it with --backend sim")
     if json_out is not None:

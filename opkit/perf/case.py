@@ -132,13 +132,13 @@ def perf_run(spec: Spec, case: Case, column: int, *, soc_name: str | None = None
         writes.check(timeline, force, "--trace")
         if not (timeline.parent if str(timeline.parent) else Path(".")).is_dir():
             raise UsageError(f"--trace {timeline}: folder {timeline.parent} does not exist")
-    if spec.family == "mc2":
+    if spec.multi_rank:
         from .comm_case import perf_ranks
 
         return perf_ranks(spec, case, column, chip, ranks=ranks, timeline=timeline, runner=runner,
                           timeout_s=timeout_s, trace_only=trace_only)
     if ranks is not None:
-        raise UsageError(f"--ranks {ranks}: {spec.name} is not a multi-rank operator (op.yaml family "
+        raise UsageError(f"--world-size {ranks}: {spec.name} is not a multi-rank operator (op.yaml family "
                          f"{spec.family}, not mc2)")
     with tempfile.TemporaryDirectory(prefix="opkit-perf-") as tmp:
         run = runner or SimRunner(timeout_s=timeout_s, trace_dir=Path(tmp))

@@ -18,21 +18,16 @@ from .comm_report import ranks_timeline, write_json
 from .costs import chip_params
 from .model import golden_costs, l2_hit_fraction
 
-DEFAULT_RANKS = 8  # one 910B server
-
 
 def world_size(case: Case, ranks: int | None) -> int:
-    """The ranks to model: ``ranks`` when given, else the case's ``world_size`` (the largest of a list), else 8."""
+    """The ranks to model: ``ranks`` (``--world-size``) when given, else the case's ``world_size``."""
     if ranks is not None:
         if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
-            raise UsageError(f"--ranks {ranks!r}: give a number of ranks >= 1")
+            raise UsageError(f"--world-size {ranks!r}: give a number of ranks >= 1")
         return ranks
-    named = getattr(case, "world_size", None)
-    if isinstance(named, (list, tuple)) and named:
-        return int(max(named))
-    if isinstance(named, int) and named >= 1:
-        return named
-    return DEFAULT_RANKS
+    if case.world_size is None:
+        raise UsageError(f"case '{case.name}' names no world_size: give --world-size N, the ranks to model")
+    return int(case.world_size)
 
 
 def perf_ranks(spec: Spec, case: Case, column: int, chip: str, *, ranks: int | None = None,
@@ -40,10 +35,10 @@ def perf_ranks(spec: Spec, case: Case, column: int, chip: str, *, ranks: int | N
                trace_only: bool = False) -> Any:
     """Run ``case`` on the emulated ranks and model it; a :class:`opkit.perf.case.PerfReport` with ``ranks`` set.
 
-    Rank r's inputs are the case's, generated with seed ``case.seed + r``. ``--trace`` writes one timeline
+    Rank r's inputs are those ``opkit verify`` generates for it. ``--trace`` writes one timeline
     of all ranks (opkit.perf.comm_report). Every figure is modelled (docs/perf.md §9).
     """
-    from opkit.run.inputs import make_inputs
+    from opkit.run.inputs import make_rank_inputs
     from opkit.run.limits import check_case
     from opkit.run.sim_runner import SimRunner
     from opkit.verify.golden import custom_generators, user_module
@@ -53,12 +48,13 @@ def perf_ranks(spec: Spec, case: Case, column: int, chip: str, *, ranks: int | N
     R = world_size(case, ranks)
     link_model(chip)  # a chip without a link model is refused before anything runs
     if R > link_model(chip).max_ranks:
-        raise UsageError(f"--ranks {R}: the {link_model(chip).topology} of {link_model(chip).family} connects "
+        raise UsageError(f"--world-size {R}: the {link_model(chip).topology} of {link_model(chip).family} connects "
                          f"{link_model(chip).max_ranks} ranks in one server; opkit does not model links between "
                          "servers")
     gens = custom_generators(spec)
     check_case(spec, case, column)
-    inputs = [make_inputs(spec, dataclasses.replace(case, seed=case.seed + r), column, gens) for r in range(R)]
+    case = dataclasses.replace(case, world_size=R)
+    inputs = make_rank_inputs(spec, case, column, gens)
     with tempfile.TemporaryDirectory(prefix="opkit-perf-ranks-") as tmp:
         run = runner or SimRunner(timeout_s=timeout_s, trace_dir=Path(tmp))
         outs = run.run_ranks(spec, case, column, chip, inputs, trace_only=trace_only)
@@ -83,4 +79,4 @@ def perf_ranks(spec: Spec, case: Case, column: int, chip: str, *, ranks: int | N
                       timeline, ranks=res)
 
 
-__all__ = ["DEFAULT_RANKS", "perf_ranks", "world_size"]
+__all__ = ["perf_ranks", "world_size"]
