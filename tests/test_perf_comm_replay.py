@@ -154,3 +154,20 @@ def test_one_rank_has_no_communication():
     res = replay_ranks([rank_trace(0, 1, ev)], CHIP)
     assert res.comm_us == 0.0
     assert res.fused_us == pytest.approx(res.compute_us, abs=0.01)
+
+
+def test_an_aiv_commits_after_the_cube_work_its_matmul_job_did():
+    # a MIX kernel: the AIV posts a Matmul job to its AIC, waits for it (synchronous IterateAll), then commits
+    mmad = {"ev": "op", "pipe": "M", "api": "Mmad", "dtype": "float16", "bytes": 64 * 4096, "repeats": 64}
+    aic = {"block": 0, "core_type": "AIC", "events": [{"ev": "mm_run", "job": 1}, *[mmad] * 2000,
+                                                        {"ev": "mm_done", "job": 1}]}
+    aiv = {"block": 0, "core_type": "AIV", "events": [prepare(1), {"ev": "mm_post", "aic": 0, "job": 1},
+                                                        {"ev": "mm_wait", "aic": 0, "job": 1}, commit(0), wait(0),
+                                                        {"ev": "hccl_finalize", "sync": True}]}
+    traces = [{"kernel": "hand", "soc": CHIP, "rank": r, "rank_dim": 2, "cores": [aic, aiv]} for r in range(2)]
+    res = replay_ranks(traces, CHIP)
+    cube_us = model_trace({"cores": [{"block": 0, "core_type": "AIC", "events": [mmad] * 2000}]}, CHIP).steady_us
+    assert res.slices[0].ready_us == pytest.approx(cube_us, abs=0.01)
+    unlinked = [{**aiv, "events": [e for e in aiv["events"] if not e["ev"].startswith("mm_")]}]
+    res = replay_ranks([{**t, "cores": [aic, *unlinked]} for t in traces], CHIP)
+    assert res.slices[0].ready_us < 0.01  # without the job's edges the commit would not wait for the cube

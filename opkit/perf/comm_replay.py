@@ -9,6 +9,11 @@ events from the device-side HCCL (``adv_api/hccl/hccl.h``):
 * ``hccl_wait`` and ``hccl_finalize`` (with ``sync``) stall their core until the slice has landed (all
   the rank's slices for Finalize): a scalar task every later instruction of the core waits for.
 
+The Matmul API's MIX server (the cube work of AIV clients run on their AIC) writes ``mm_post`` and
+``mm_wait`` on the AIV and ``mm_run`` / ``mm_done`` on the AIC: the job starts on the AIC after its post,
+and the AIV's wait ends after the job's last instruction, so an AIV that commits a tile after a
+synchronous ``IterateAll`` commits it when the cube has computed it.
+
 A slice's collective starts when the last rank committed it and the link finished the slice before
 it (HCCL's AICPU server runs one task at a time, in the order they become ready); it lasts
 :func:`opkit.perf.comm.collective_us` of one slice. Landing times and commit times depend on each
@@ -24,7 +29,6 @@ the end of the overlapped replay (the last core or the last slice); ``saving`` =
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,13 +119,20 @@ class _HcclBuilder(_Builder):
         self.land = land  # (handle, slice) -> cycles
         self.last_of = last_of  # handle -> index of its last slice
         self.commits: dict[tuple[int, int], int] = {}  # (handle, slice) -> task
+        # Matmul MIX server jobs, keyed (AIC block, job id): the AIV's post and the AIC's end of the job
+        self.mm_posts: dict[tuple[int, int], int] = {}
+        self.mm_dones: dict[tuple[int, int], int] = {}
+        self.mm_runs: list[tuple[int, tuple[int, int]]] = []
+        self.mm_waits: list[tuple[int, tuple[int, int]]] = []
 
     def _hold(self, cycles: float, what: str) -> int:
         return self.new(-1, "", cycles, [], name=f"{LANDING} {what}")
 
     def other(self, ev: dict[str, Any]) -> None:
         kind = ev.get("ev")
-        if kind == "hccl_commit":
+        if kind in ("mm_post", "mm_wait", "mm_run", "mm_done"):
+            self._matmul_job(str(kind), ev)
+        elif kind == "hccl_commit":
             h, i = int(ev["handle"]), int(ev["slice"])
             self.commits[(h, i)] = self.new(self.ci, "", self.p.sync_cycles, list(self.last.values()),
                                             name=f"Hccl::Commit #{h}.{i}")
@@ -133,6 +144,34 @@ class _HcclBuilder(_Builder):
             end = max(self.land.values(), default=0.0)
             hold = self._hold(end, "(all)")
             self.link(hold, self.on("S", self.p.sync_cycles, [hold], name="Hccl::Finalize"), "hccl")
+
+
+    def _matmul_job(self, kind: str, ev: dict[str, Any]) -> None:
+        job = int(ev["job"])
+        if kind in ("mm_post", "mm_wait"):
+            key = (int(ev["aic"]), job)
+            if kind == "mm_post":
+                self.mm_posts[key] = self.on("S", self.p.sync_cycles, [], name=f"Matmul post #{job}")
+            else:
+                self.mm_waits.append((self.on("S", self.p.sync_cycles, [], name=f"Matmul wait #{job}"), key))
+            return
+        key = (int(self.cores[self.ci].get("block", self.ci)), job)
+        if kind == "mm_run":
+            self.mm_runs.append((self.on("S", self.p.sync_cycles, [], name=f"Matmul job #{job}"), key))
+        else:
+            self.mm_dones[key] = self.new(self.ci, "", self.p.sync_cycles, list(self.last.values()),
+                                          name=f"Matmul job #{job} done")
+
+    def resolve_waits(self) -> None:
+        super().resolve_waits()
+        for task, key in self.mm_runs:
+            if key in self.mm_posts:
+                self.tasks[task].deps.append(self.mm_posts[key])
+                self.link(self.mm_posts[key], task, "matmul")
+        for task, key in self.mm_waits:
+            if key in self.mm_dones:
+                self.tasks[task].deps.append(self.mm_dones[key])
+                self.link(self.mm_dones[key], task, "matmul")
 
 
 def _collectives(trace: dict[str, Any], rank: int) -> list[Collective]:
@@ -181,14 +220,21 @@ def replay_ranks(traces: list[dict[str, Any]], chip: str, *, l2_hit: list[float]
     last_of = {c.handle: c.repeat - 1 for c in colls}
     slice_us = {c.handle: collective_us(c.kind, c.buffer_bytes(ranks), ranks, link) for c in colls}
     # ranks with identical traces (and L2 figures) are replayed once
-    groups: dict[str, list[int]] = {}
+    reps: list[tuple[Any, float, list[int]]] = []
     for r, t in enumerate(traces):
-        groups.setdefault(json.dumps([t.get("cores", []), hits[r]], sort_keys=True), []).append(r)
+        cores = t.get("cores", [])
+        for c0, h0, members in reps:
+            if h0 == hits[r] and (c0 is cores or c0 == cores):
+                members.append(r)
+                break
+        else:
+            reps.append((cores, hits[r], [r]))
+    groups = [members for _, _, members in reps]
 
     def round_(land: dict[tuple[int, int], float], graph: bool) -> tuple[list[ModelResult], dict]:
         results: list[ModelResult | None] = [None] * ranks
         commits: dict[tuple[int, int], float] = {}
-        for members in groups.values():
+        for members in groups:
             r0 = members[0]
             made: list[_HcclBuilder] = []
 
