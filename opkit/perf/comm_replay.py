@@ -113,11 +113,9 @@ class RanksResult:
 class _HcclBuilder(_Builder):
     """The replay's graph builder plus the HCCL events (module docstring)."""
 
-    def __init__(self, trace: dict[str, Any], p: ChipParams, l2_hit: float, land: dict[tuple[int, int], float],
-                 last_of: dict[int, int]) -> None:
+    def __init__(self, trace: dict[str, Any], p: ChipParams, l2_hit: float, land: dict[tuple[int, int], float]) -> None:
         super().__init__(trace, p, l2_hit)
         self.land = land  # (handle, slice) -> cycles
-        self.last_of = last_of  # handle -> index of its last slice
         self.commits: dict[tuple[int, int], int] = {}  # (handle, slice) -> task
         # Matmul MIX server jobs, keyed (AIC block, job id): the AIV's post and the AIC's end of the job
         self.mm_posts: dict[tuple[int, int], int] = {}
@@ -217,7 +215,6 @@ def replay_ranks(traces: list[dict[str, Any]], chip: str, *, l2_hit: list[float]
     ranks = len(traces)
     colls = _check(traces)
     hits = l2_hit or [0.0] * ranks
-    last_of = {c.handle: c.repeat - 1 for c in colls}
     slice_us = {c.handle: collective_us(c.kind, c.buffer_bytes(ranks), ranks, link) for c in colls}
     # ranks with identical traces (and L2 figures) are replayed once
     reps: list[tuple[Any, float, list[int]]] = []
@@ -239,7 +236,7 @@ def replay_ranks(traces: list[dict[str, Any]], chip: str, *, l2_hit: list[float]
             made: list[_HcclBuilder] = []
 
             def make(tr: dict[str, Any], pp: ChipParams, hit: float, made: list[_HcclBuilder] = made) -> _HcclBuilder:
-                made.append(_HcclBuilder(tr, pp, hit, land, last_of))
+                made.append(_HcclBuilder(tr, pp, hit, land))
                 return made[-1]
 
             res = model_trace(traces[r0], p, keep_graph=True, l2_hit=hits[r0], builder=make)
