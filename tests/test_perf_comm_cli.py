@@ -88,3 +88,14 @@ def test_a_bad_rank_count_is_refused(cli, pkg):
 
 def test_a_json_path_that_is_a_folder_is_refused(cli, pkg, tmp_path):
     _clean_error(*cli("perf", str(pkg), "--case", "smoke.r2", "--json", str(tmp_path)), "is a folder")
+
+
+def test_json_of_a_single_rank_run(cli, tmp_path):
+    js = tmp_path / "perf.json"
+    code, out, err = cli("perf", str(ROPE), "--case", "smoke", "--json", str(js))
+    assert code == 0, err
+    rec = json.loads(js.read_text())
+    assert rec["perf"]["label"] == "modelled" and rec["case"] == "smoke"
+    assert rec["perf"]["modelled_us"] > 0
+    code, out, err = cli("perf", str(ROPE), "--case", "smoke", "--json", str(js))  # opkit's own file: replaced
+    assert code == 0, err

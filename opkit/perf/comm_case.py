@@ -62,11 +62,12 @@ def read_rank_traces(files: list[Path]) -> list[dict[str, Any]]:
 
 def perf_ranks(spec: Spec, case: Case, column: int, chip: str, *, ranks: int | None = None,
                timeline: Path | None = None, runner: Any | None = None, timeout_s: float = 300.0,
-               trace_only: bool = False) -> Any:
+               trace_only: bool = False, hbm_bytes: float | None = None) -> Any:
     """Run ``case`` on the emulated ranks and model it; a :class:`opkit.perf.case.PerfReport` with ``ranks`` set.
 
     Rank r's inputs are those ``opkit verify`` generates for it. ``--trace`` writes one timeline
-    of all ranks (opkit.perf.comm_report). Every figure is modelled (docs/perf.md §9).
+    of all ranks (opkit.perf.comm_report). ``hbm_bytes``: one rank's compulsory GM bytes for the L2 term
+    (default: golden.py's ``hbm_bytes`` hook; without either, no L2 hits). Every figure is modelled (docs/perf.md §9).
     """
     from opkit.run.inputs import make_rank_inputs
     from opkit.run.limits import check_case
@@ -95,6 +96,7 @@ def perf_ranks(spec: Spec, case: Case, column: int, chip: str, *, ranks: int | N
         traces = read_rank_traces([Path(str(f)) for f in files])
     golden = user_module(spec)
     _, hbm = golden_costs(golden, dict(case.shapes), spec.column(column), case.attrs)
+    hbm = hbm if hbm_bytes is None else float(hbm_bytes)
     p = chip_params(chip)
     hits = [l2_hit_fraction(t, p, hbm) for t in traces]
     res = replay_ranks(traces, chip, l2_hit=hits, keep_graph=timeline is not None)
