@@ -371,9 +371,14 @@ def perf(
     device: Annotated[int, typer.Option("--device", metavar="N", help="cann: the NPU to measure on.")] = 0,
     vendor: Annotated[str, typer.Option("--vendor", metavar="NAME", help="cann: the vendor the package was "
                                         "installed as.")] = "customize",
+    ranks: Annotated[int | None, typer.Option("--world-size", metavar="N", help="A multi-rank operator: the ranks "
+                                              "to run and model (default: the case's world_size).")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", metavar="FILE", help="Also write the modelled "
+                                                  "figures as JSON.")] = None,
 ) -> None:
     """Run one case on the simulator and model its time on a chip: modelled time, roofline bound,
-    efficiency with and without start-up, per-pipe busy time per core, fused against unfused."""
+    efficiency with and without start-up, per-pipe busy time per core, fused against unfused; for a
+    multi-rank package, compute, communication, serial sum, fused time and the overlap's saving."""
     from opkit.errors import UsageError
     from opkit.perf.case import perf_case
     from opkit.perf.report import render
@@ -388,13 +393,33 @@ def perf(
 
         runs_not_on(backend, "perf")
     spec = _one_spec(op, "perf")
+    if backend == "cann" and spec.multi_rank:
+        raise UsageError(f"{spec.name} is a multi-rank (MC2) operator: --backend cann does not measure multi-rank "
+                         "runs; model it with --backend sim")
+    if json_out is not None:
+        from opkit import writes
+
+        writes.check(json_out, force, "--json")
     sel: Any = int(dtype) if dtype is not None and dtype.isdigit() else dtype
     with usercode.guarded(timeout):
         report = perf_case(spec, case, dtype=sel, soc_name=soc, timeline=trace, force=force, timeout_s=timeout,
-                           trace_only=trace_only)
+                           trace_only=trace_only, ranks=ranks)
     out = _console()
-    for item in render(report):
-        out.print(item)
+    if report.ranks is not None:
+        from opkit.perf.comm_report import render as render_ranks
+
+        for item in render_ranks(report):
+            out.print(item)
+    else:
+        for item in render(report):
+            out.print(item)
+    if json_out is not None:
+        from opkit import writes
+        from opkit.perf.comm_report import write_json
+
+        write_json(json_out, {"op": report.op, "case": report.case, "dtype": report.dtype, "chip": report.chip,
+                              "perf": report.perf, "info": report.info}, "--json")
+        writes.record([json_out])
     if backend == "cann":
         from opkit.backends.npu_runner import measure
         from opkit.verify.golden import custom_generators

@@ -97,27 +97,29 @@ class PerfReport:
     cores: list[CoreTime]
     info: dict[str, Any] = field(default_factory=dict)
     timeline: Path | None = None
+    ranks: Any = None  # a multi-rank run: its opkit.perf.comm_replay.RanksResult (perf is its as_dict())
 
 
 def perf_case(spec: Spec, case_name: str, *, dtype: Any | None = None, soc_name: str | None = None,
               timeline: Path | None = None, force: bool = False, runner: Any | None = None,
-              timeout_s: float = 300.0, trace_only: bool = False) -> PerfReport:
+              timeout_s: float = 300.0, trace_only: bool = False, ranks: int | None = None) -> PerfReport:
     """Run one case of op.yaml on the simulator (building as needed), model it, optionally write a timeline."""
     from opkit.run.userdata import select_case
 
     case, column = select_case(spec, case_name, dtype)
     return perf_run(spec, case, column, soc_name=soc_name, timeline=timeline, force=force, runner=runner,
-                    timeout_s=timeout_s, trace_only=trace_only)
+                    timeout_s=timeout_s, trace_only=trace_only, ranks=ranks)
 
 
 def perf_run(spec: Spec, case: Case, column: int, *, soc_name: str | None = None, timeline: Path | None = None,
              force: bool = False, runner: Any | None = None, timeout_s: float = 300.0,
-             trace_only: bool = False) -> PerfReport:
+             trace_only: bool = False, ranks: int | None = None) -> PerfReport:
     """Run ``case`` in dtype ``column`` on the simulator, model it, optionally write a timeline.
 
     ``trace_only`` runs the kernel's control flow and data-movement bookkeeping without arithmetic or
     data bytes (docs/simulator.md): the same trace for kernels whose control flow does not depend on
-    computed values, in a fraction of the time, for large shapes."""
+    computed values, in a fraction of the time, for large shapes. A multi-rank (mc2) package runs on
+    ``ranks`` emulated ranks (opkit.perf.comm_case); ``ranks`` is refused for other packages."""
     from opkit.run.inputs import make_inputs
     from opkit.run.limits import check_case
     from opkit.run.sim_runner import SimRunner
@@ -130,6 +132,14 @@ def perf_run(spec: Spec, case: Case, column: int, *, soc_name: str | None = None
         writes.check(timeline, force, "--trace")
         if not (timeline.parent if str(timeline.parent) else Path(".")).is_dir():
             raise UsageError(f"--trace {timeline}: folder {timeline.parent} does not exist")
+    if spec.multi_rank:
+        from .comm_case import perf_ranks
+
+        return perf_ranks(spec, case, column, chip, ranks=ranks, timeline=timeline, runner=runner,
+                          timeout_s=timeout_s, trace_only=trace_only)
+    if ranks is not None:
+        raise UsageError(f"--world-size {ranks}: {spec.name} is not a multi-rank operator (op.yaml family "
+                         f"{spec.family}, not mc2)")
     with tempfile.TemporaryDirectory(prefix="opkit-perf-") as tmp:
         run = runner or SimRunner(timeout_s=timeout_s, trace_dir=Path(tmp))
         check_case(spec, case, column)

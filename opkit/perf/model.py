@@ -59,7 +59,7 @@ class ModelResult:
 
 
 def model_trace(trace: dict[str, Any], params: ChipParams | str, keep_graph: bool = False,
-                l2_hit: float = 0.0) -> ModelResult:
+                l2_hit: float = 0.0, builder: Any = None) -> ModelResult:
     """Replay ``trace`` on a chip (name or :class:`ChipParams`) and return the modelled time.
 
     ``steady_us`` is the slowest core's makespan; ``modelled_us`` adds the chip's pinned kernel
@@ -70,7 +70,7 @@ def model_trace(trace: dict[str, Any], params: ChipParams | str, keep_graph: boo
     ``l2_hit``: the fraction of GM read bytes served by L2 (:func:`l2_hit_fraction`).
     """
     p = chip_params(params) if isinstance(params, str) else params
-    graph = build_graph(trace, p, l2_hit)
+    graph = build_graph(trace, p, l2_hit, builder)  # builder: see build_graph (multi-rank: opkit.perf.comm_replay)
     run(graph, p.hbm_bytes_per_cycle)
     n = graph.n_cores
     span = [0.0] * n

@@ -180,6 +180,11 @@ class _Builder:
             elif kind == "cross_wait":
                 self.waits.append((self.on("S", sync, [], name=f"CrossCoreWaitFlag #{ev.get('flag', 0)}"), ci,
                                    int(ev.get("flag", 0))))
+            else:
+                self.other(ev)
+
+    def other(self, ev: dict[str, Any]) -> None:
+        """An event this replay does not model (a subclass may: opkit.perf.comm_replay's HCCL events)."""
 
     def _cross_set(self, ctype: str, block: int, ev: dict[str, Any]) -> None:
         mode, flag = int(ev.get("mode", 0)), int(ev.get("flag", 0))
@@ -230,9 +235,10 @@ class _Builder:
                     self.link(src, t, "cross")
 
 
-def build_graph(trace: dict[str, Any], p: ChipParams, l2_hit: float = 0.0) -> Graph:
-    """Dependency graph of all cores of a trace (see module docstring); ``l2_hit``: see ``op_cost``."""
-    b = _Builder(trace, p, l2_hit)
+def build_graph(trace: dict[str, Any], p: ChipParams, l2_hit: float = 0.0, builder: Any = None) -> Graph:
+    """Dependency graph of all cores of a trace (see module docstring); ``l2_hit``: see ``op_cost``.
+    ``builder``: a callable ``(trace, p, l2_hit)`` returning the builder (a subclass of this module's)."""
+    b = (builder or _Builder)(trace, p, l2_hit)
     for ci, c in enumerate(b.cores):
         b.core(ci, c)
     b.resolve_waits()

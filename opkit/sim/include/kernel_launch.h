@@ -364,7 +364,7 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
         std::lock_guard<std::mutex> lk(G().gm_mu);
         serial = ++G().launch_serial;
     }
-    bool trace_on = std::getenv("OPKIT_SIM_TRACE") != nullptr;
+    bool trace_on = !trace_path().empty();  // OPKIT_SIM_TRACE, or the rank's own trace file in multi-rank runs
     std::vector<std::thread> ts;
     ts.reserve(L.T);
     std::mutex done_mu;

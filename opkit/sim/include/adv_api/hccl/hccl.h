@@ -81,6 +81,7 @@ public:
                     "commit each slice once (repeat = the number of Commit calls)", int(handleId), d.c_str(), t.committed);
         }
         ++t.committed;
+        TraceSlice("hccl_commit", handleId, t.committed - 1, loc);
         opkit::sim::hccl::progress(*w_, handleId);
     }
     // Blocks until the next slice of the handle this core waits for has landed (one Wait per repeat, in order).
@@ -103,6 +104,7 @@ public:
             fail_at("Hccl::Wait", loc, "Wait on handle %d, %s, with no slice committed and not waited for (committed %d, "
                     "waited %d): Commit the slice before waiting for it", int(handleId), d.c_str(), t.committed, n);
         }
+        TraceSlice("hccl_wait", handleId, n, loc);
         opkit::sim::hccl::wait_slice(*w_, lk, handleId, n, owner, "Hccl::Wait", loc);
         ++n;
         return 0;
@@ -130,6 +132,9 @@ public:
                 fail_at("Hccl::Finalize", loc, "Finalize with work outstanding: handle %zu, %s, was committed %d of its %d "
                         "slice(s) (a missing Commit): commit every slice before Finalize", k, d.c_str(), c, me.tasks[k].repeat);
             }
+        if (opkit::sim::core().trace_on)
+            opkit::sim::trace_event(std::string("{\"ev\":\"hccl_finalize\",\"sync\":") + (sync ? "true" : "false") +
+                                    opkit::sim::trace_loc(loc) + "}");
         if (sync)
             for (size_t k = 0; k < me.tasks.size(); ++k)
                 if (me.tasks[k].done < me.tasks[k].repeat)
@@ -169,6 +174,24 @@ private:
         if (reduces && cc_.reduceType != HCCL_REDUCE_RESERVED && int(cc_.reduceType) != op)
             opkit::sim::fail_at(api, loc, "reduce op %s, but the Mc2CcTiling set by SetCcTiling has %s",
                                 opkit::sim::hccl::op_name(op), opkit::sim::hccl::op_name(int(cc_.reduceType)));
+    }
+    // Trace events of the performance model (docs/perf.md, communication): what a slice is, when it is
+    // committed and who waits for it; recorded in trace-only runs too.
+    void TracePrepare(const Task& t, int k, const opkit::sim::SrcLoc& loc) const {
+        using namespace opkit::sim;
+        if (!core().trace_on) return;
+        const bool reduces = t.kind == hccl::K_ALLREDUCE || t.kind == hccl::K_REDUCESCATTER;
+        trace_event(fmt("{\"ev\":\"hccl_prepare\",\"handle\":%d,\"kind\":\"%s\",\"op\":\"%s\",\"dtype\":\"%s\","
+                        "\"count\":%llu,\"stride\":%llu,\"bytes\":%llu,\"repeat\":%d,\"ranks\":%d",
+                        k, hccl::collective_name(t.kind), reduces ? hccl::op_name(t.op) : "", hccl::dtype_name(t.dtype),
+                        (unsigned long long)t.count, (unsigned long long)t.stride_elems(),
+                        (unsigned long long)(t.count * t.esz()), t.repeat, w_->R) +
+                    trace_loc(loc) + "}");
+    }
+    void TraceSlice(const char* ev, HcclHandle h, int slice, const opkit::sim::SrcLoc& loc) const {
+        using namespace opkit::sim;
+        if (!core().trace_on) return;
+        trace_event(fmt("{\"ev\":\"%s\",\"handle\":%d,\"slice\":%d", ev, int(h), slice) + trace_loc(loc) + "}");
     }
     void Need(const char* api, const opkit::sim::SrcLoc& loc) const {
         if (w_ == nullptr) opkit::sim::fail_at(api, loc, "the Hccl object was not initialised: call Init(GetHcclContext<0>()) first");
@@ -247,8 +270,10 @@ private:
         }
         lk.lock();
         mine.push_back(t);
+        TracePrepare(t, k, loc);
         if (commit) {
             ++mine.back().committed;
+            TraceSlice("hccl_commit", HcclHandle(k), 0, loc);
             progress(*w_, k);
         }
         return HcclHandle(k);

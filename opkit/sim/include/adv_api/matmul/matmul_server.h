@@ -56,6 +56,8 @@ inline uint64_t post(Job job) {
     job.id = s.next_id++;
     job.client = c.tid;
     s.q.push_back(std::move(job));
+    if (c.trace_on) trace_event(fmt("{\"ev\":\"mm_post\",\"aic\":%lld,\"job\":%llu}", (long long)c.core_id,
+                                    (unsigned long long)s.q.back().id));  // the replay's AIV -> AIC edge
     int64_t aic = L->tid_aic(c.core_id);
     if (s.waiting && L->state[aic] == 1) L->state[aic] = 0;
     L->cv.notify_all();
@@ -69,6 +71,8 @@ inline void wait(uint64_t id, const char* api, const SrcLoc& loc) {
     std::unique_lock<std::mutex> lk(L->mu);
     Server& s = server_of(L, c.core_id);
     const int64_t t = c.tid, aic = L->tid_aic(c.core_id);
+    if (c.trace_on) trace_event(fmt("{\"ev\":\"mm_wait\",\"aic\":%lld,\"job\":%llu}", (long long)c.core_id,
+                                    (unsigned long long)id));  // the replay's AIC -> AIV edge
     auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(sync_timeout_s());
     while (s.done[t] < id) {
         if (L->state[aic] == 2) {
@@ -116,7 +120,9 @@ inline void serve(const std::vector<void*>& objs, const std::vector<size_t>& typ
             if (s.types[j.obj] != j.type)
                 fail_at(j.what, j.loc, "Matmul object %d of REGIST_MATMUL_OBJ has another type on the AIC than on the AIV (the AIC and "
                         "AIV code must register the same objects in the same order)", j.obj + 1);
+            if (c.trace_on) trace_event(fmt("{\"ev\":\"mm_run\",\"job\":%llu}", (unsigned long long)j.id));
             j.fn(s.objs[j.obj]);
+            if (c.trace_on) trace_event(fmt("{\"ev\":\"mm_done\",\"job\":%llu}", (unsigned long long)j.id));
             lk.lock();
             if (j.lease > 0) s.lease = j.client;
             if (j.lease < 0 && s.lease == j.client) s.lease = -1;

@@ -43,6 +43,26 @@ inline void trace_event(const std::string& e) {
     if (c.events.size() >= kMaxTraceEvents) { c.events_dropped++; return; }
     c.events.push_back(e);
 }
+// A JSON string literal of s (quotes, backslashes and control characters escaped), for trace events.
+inline void append_json_str(std::string& e, const char* s) {
+    e += '"';
+    for (const char* q = s ? s : ""; *q; ++q) {
+        const unsigned char ch = static_cast<unsigned char>(*q);
+        if (ch == '"' || ch == '\\') { e += '\\'; e += char(ch); }
+        else if (ch < 0x20) e += fmt("\\u%04x", unsigned(ch));
+        else e += char(ch);
+    }
+    e += '"';
+}
+// The call site of a traced event: ,"file":"...","line":N (nothing when unknown).
+inline std::string trace_loc(const SrcLoc& loc) {
+    if (!loc.file) return std::string();
+    std::string e = ",\"file\":";
+    append_json_str(e, loc.file);
+    e += ",\"line\":";
+    append_u64(e, uint64_t(loc.line > 0 ? loc.line : 0));
+    return e;
+}
 template <class T> inline const char* dtype_name() {
     if (std::is_same<T, half>::value) return "float16";
     if (std::is_same<T, bfloat16_t>::value) return "bfloat16";
