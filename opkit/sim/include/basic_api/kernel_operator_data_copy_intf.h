@@ -140,7 +140,8 @@ inline void data_copy_pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& s
         go += blen + gm_gap;
         uo += row32 + ub_gap_blocks * 32;
     }
-    trace(P_MTE2, blen * count, count, api, dtype_name<T>());
+    const GmRange gm{g, blen, blen + gm_gap, count};
+    trace(P_MTE2, blen * count, count, api, dtype_name<T>(), &gm);
 }
 
 template <class T>

@@ -120,7 +120,8 @@ inline void copy_in(const AscendC::LocalTensor<T>& dst, const T* src, uint32_t c
         so += blen + src_gap;
         dof += blen + dst_gap;
     }
-    trace(pipe, blen * count, count, api, dtype_name<T>());
+    const GmRange gm{src, blen, blen + src_gap, count};
+    trace(pipe, blen * count, count, api, dtype_name<T>(), &gm);
 }
 
 template <class T>

@@ -5,8 +5,16 @@
 namespace opkit {
 namespace sim {
 
+// The GM bytes a read covers, for the performance model's L2 term: `nd` groups `nd_stride` bytes apart, each of
+// `count` runs of `blen` bytes `stride` bytes apart, from `gm` (recorded as the event's "gm" field).
+struct GmRange {
+    const void* gm;
+    uint64_t blen, stride, count, nd = 1, nd_stride = 0;
+};
+
 // Trace record (per core, per pipe, and per instruction class and dtype).
-inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = "", const char* dtype = "") {
+inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = "", const char* dtype = "",
+                  const GmRange* gm = nullptr) {
     CoreState& c = core();
     c.trace[pipe].instrs++;
     c.trace[pipe].bytes += bytes;
@@ -25,6 +33,16 @@ inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = 
         append_u64(e, bytes);
         e += ",\"repeats\":";
         append_u64(e, repeats);
+        if (gm) {
+            e += ",\"gm\":[";
+            const uint64_t f[6] = {uint64_t(reinterpret_cast<uintptr_t>(gm->gm)), gm->blen, gm->stride, gm->count, gm->nd,
+                                   gm->nd_stride};
+            for (int i = 0; i < 6; ++i) {
+                if (i) e += ',';
+                append_u64(e, f[i]);
+            }
+            e += ']';
+        }
         e += '}';
         c.events.push_back(std::move(e));
     } else {
