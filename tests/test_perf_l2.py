@@ -130,6 +130,28 @@ def test_the_simulator_records_the_gm_ranges_a_kernel_reads() -> None:
     assert need <= perf["l2_footprint_bytes"] <= need + 8 * L
 
 
+def test_the_simulator_names_the_arena_an_mte1_copy_fills(tmp_path) -> None:
+    """GMM's LoadData records say L0A or L0B (priced at 256 and 128 B/cycle on 2201), its bias copies BiasTable."""
+    import json
+
+    from opkit.perf.case import perf_case
+    from opkit.run.sim_runner import SimRunner
+    from opkit.spec import load
+
+    spec = load(ROOT / "ops" / "gmm" / "grouped_matmul")
+    perf_case(spec, "smoke_counts", soc_name="ascend910b2", dtype="float16", runner=SimRunner(trace_dir=tmp_path))
+    files = sorted(tmp_path.rglob("*.json"))
+    assert files, "the run wrote no trace"
+    seen: dict[tuple[str, str], int] = {}
+    for f in files:
+        for c in json.loads(f.read_text())["cores"]:
+            for e in c["events"]:
+                if e.get("ev") == "op" and e["pipe"] == "MTE1":
+                    seen[(e["api"], e.get("dst", ""))] = seen.get((e["api"], e.get("dst", "")), 0) + 1
+    assert seen.get(("LoadData", "L0A"), 0) > 0 and seen.get(("LoadData", "L0B"), 0) > 0, seen
+    assert {d for (_, d) in seen} == {"L0A", "L0B", "BiasTable"}, seen  # the case has a bias
+
+
 OT = os.environ.get("OPKIT_OPS_TRANSFORMER")
 OT_GOLDEN = """import numpy as np
 

@@ -87,7 +87,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const
         so += slen + uint64_t(p.srcStride) * 32;
         dof += dlen + uint64_t(p.dstStride) * 64;
     }
-    trace(P_MTE1, dlen * p.blockCount, p.blockCount, api, dtype_name<U>());
+    trace(P_MTE1, dlen * p.blockCount, p.blockCount, api, dtype_name<U>(), nullptr, da);
 }
 
 // ---- DataCopyPad ------------------------------------------------------------------------------

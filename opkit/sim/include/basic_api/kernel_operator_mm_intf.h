@@ -278,7 +278,7 @@ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
         }
         cube::stamp(da, dabs, int(sizeof(T)), site);
     }
-    trace(P_MTE1, uint64_t(p.repeatTimes) * 512, p.repeatTimes, "LoadData", dtype_name<T>());
+    trace(P_MTE1, uint64_t(p.repeatTimes) * 512, p.repeatTimes, "LoadData", dtype_name<T>(), nullptr, da);
 }
 
 template <class T>
@@ -353,7 +353,7 @@ inline void Fill(const LocalTensor<T>& dst, const InitConstValueParams<U>& p, OP
     }
     // an L1 fill moves no GM bytes: its MTE2 record carries none (the performance model costs MTE2 bytes as GM reads)
     const uint64_t filled = uint64_t(p.repeatTimes) * p.blockNum * blk;
-    trace(pipe, a == A_L1 ? 0 : filled, p.repeatTimes, "Fill", dtype_name<T>());
+    trace(pipe, a == A_L1 ? 0 : filled, p.repeatTimes, "Fill", dtype_name<T>(), nullptr, a);
 }
 template <class T, class U>
 inline void InitConstValue(const LocalTensor<T>& dst, const InitConstValueParams<U>& p, OPKIT_LOC) { Fill(dst, p, loc); }
@@ -431,7 +431,7 @@ inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T
             cube::stamp(da, dst.address_.bufferAddr + dof, E, site);
         }
     }
-    trace(P_MTE1, uint64_t(p.repeatTimes) * sq, p.repeatTimes, "LoadData", dtype_name<T>());
+    trace(P_MTE1, uint64_t(p.repeatTimes) * sq, p.repeatTimes, "LoadData", dtype_name<T>(), nullptr, da);
 }
 
 }  // namespace AscendC

@@ -36,9 +36,10 @@ inline uint64_t trace_gm_addr(const void* p) {
     return (last.id << 40) | uint64_t(a - last.base);
 }
 
-// Trace record (per core, per pipe, and per instruction class and dtype).
+// Trace record (per core, per pipe, and per instruction class and dtype). `dst` is the arena an on-chip copy fills
+// (recorded as the event's "dst" field, e.g. "L0A"): the performance model prices L1 -> L0A and L1 -> L0B apart.
 inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = "", const char* dtype = "",
-                  const GmRange* gm = nullptr) {
+                  const GmRange* gm = nullptr, int dst = -1) {
     CoreState& c = core();
     c.trace[pipe].instrs++;
     c.trace[pipe].bytes += bytes;
@@ -65,6 +66,11 @@ inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = 
                 append_u64(e, f[i]);
             }
             e += ']';
+        }
+        if (dst >= 0 && dst < NARENA) {
+            e += ",\"dst\":\"";
+            e += arena_name(dst);
+            e += '"';
         }
         e += '}';
         c.events.push_back(std::move(e));
