@@ -27,12 +27,12 @@ def golden(spec):
 
 
 def loop_reference(xs, ws, bs, transpose_weight):
-    """Element by element over the problems, written apart from golden.py: einsum per problem, then flatten."""
+    """Problem by problem, written apart from golden.py: einsum per problem."""
     parts = []
     for i, x in enumerate(xs):
         w = np.transpose(ws[i]) if transpose_weight else ws[i]
-        parts.extend(list((np.einsum("mk,kn->mn", x, w) + (bs[i] if bs else 0.0)).ravel()))
-    return np.array(parts)
+        parts.append(np.einsum("mk,kn->mn", x, w) + (bs[i] if bs else 0.0))
+    return parts
 
 
 @pytest.mark.parametrize("name", ["three_problems", "transposed", "many_small", "random64"])
@@ -42,10 +42,11 @@ def test_golden_matches_the_loop(spec, golden, name):
     inp = {k: as_golden_input(v) for k, v in raw.items()}
     t = case.attrs.get("transpose_weight", False)
     y = golden.grouped_gemm(**inp, transpose_weight=t)["y"]
-    np.testing.assert_allclose(y, loop_reference(inp["x"], inp["weight"], inp["bias"], t), rtol=1e-12, atol=1e-12)
+    ref = loop_reference(inp["x"], inp["weight"], inp["bias"], t)
     shapes = [(x.shape[0], w.shape[0] if t else w.shape[1]) for x, w in zip(inp["x"], inp["weight"], strict=True)]
-    parts = golden.unpack_y(y, shapes)
-    assert [p.shape for p in parts] == shapes and sum(p.size for p in parts) == y.size
+    assert [p.shape for p in y] == [r.shape for r in ref] == shapes  # one y_i [M_i, N_i] per problem
+    for yi, ri in zip(y, ref, strict=True):
+        np.testing.assert_allclose(yi, ri, rtol=1e-12, atol=1e-12)
 
 
 def test_random64_sizes_and_cost_hooks(spec, golden):
@@ -81,11 +82,14 @@ def test_kernel_on_npz_lists(cli, tmp_path, golden):
     arrays = _lists(sizes, transpose=True)
     code, text = _run(cli, tmp_path, arrays, "transpose_weight=true")
     assert code == 0, text
-    y = np.load(tmp_path / "out.npz")["y"].astype(np.float64)
+    out = np.load(tmp_path / "out.npz")
+    assert sorted(out.files) == ["y.0", "y.1", "y.2"]  # the list output, one key per tensor
     ref = loop_reference([arrays[f"x.{i}"].astype(np.float64) for i in range(3)],
                          [arrays[f"weight.{i}"].astype(np.float64) for i in range(3)],
                          [arrays[f"bias.{i}"].astype(np.float64) for i in range(3)], True)
-    np.testing.assert_allclose(y, ref, rtol=2e-3, atol=3e-2)
+    for i, (m, _, n) in enumerate(sizes):
+        assert out[f"y.{i}"].shape == (m, n)
+        np.testing.assert_allclose(out[f"y.{i}"].astype(np.float64), ref[i], rtol=2e-3, atol=3e-2)
 
 
 @pytest.mark.parametrize("change, message", [

@@ -59,6 +59,7 @@ def test_spec_interface_is_the_real_ops(spec):
     assert [a.name for a in spec.attrs] == ["split_item", "dtype", "transpose_weight", "transpose_x", "group_type",
                                             "group_list_type", "act_type", "tuning_config"]
     assert spec.column(1)["bias"] == "float32" and spec.column(1)["x"] == "bfloat16"
+    assert spec.column(0)["bias"] == "float16" and spec.column(0)["x"] == "float16"  # ops-transformer's pairing
 
 
 @pytest.mark.parametrize("name", ["smoke_counts", "smoke_cumsum", "transposed_tails", "transposed_cumsum", "skewed",
@@ -171,7 +172,7 @@ def test_kernel_leaves_rows_past_the_last_group_and_matches(cli, tmp_path):
 def test_kernel_transposed_weight_with_bias(cli, tmp_path):
     x, w = _problem(m=40, k=72, n=20, e=2, seed=1)
     wt = np.ascontiguousarray(np.swapaxes(w, 1, 2))
-    bias = np.random.default_rng(2).normal(size=(2, 20)).astype(np.float32)
+    bias = np.random.default_rng(2).normal(size=(2, 20)).astype(np.float16)  # fp16 x: an fp16 bias
     code, text = _run(cli, tmp_path, {"x": x, "weight": wt, "bias": bias, "group_list": np.array([15, 40])},
                       "split_item=2", "group_type=0", "transpose_weight=true")
     assert code == 0, text

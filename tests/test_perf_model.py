@@ -360,3 +360,24 @@ def test_l2_hits_of_re_read_bytes() -> None:
     res = model_trace(tr, p, l2_hit=0.75)
     assert res.steady_us == pytest.approx(0.25)
     assert model_trace(tr, p).steady_us == pytest.approx(0.4)  # no L2: 4000 B at 10 B/cycle
+
+
+def test_l1_to_l0_rate_by_destination() -> None:
+    # The trace names the arena an MTE1 copy fills; 2201 moves L1->L0A at 256 B/cycle, L1->L0B at 128
+    # (A-2201), L1->BiasTable at 64 (K-arch); a record without "dst" uses the single l1_to_l0 figure.
+    p = toy(l1_to_l0=10.0, l1_to_dst={"L0A": 40.0, "L0B": 20.0})
+
+    def mte1(dst: str | None) -> float:
+        e = op("MTE1", 4000, 8, api="LoadData")
+        if dst is not None:
+            e["dst"] = dst
+        return model_trace(trace(core([e], core_type="AIC")), p).steady_us
+
+    assert mte1("L0A") == pytest.approx(0.1)
+    assert mte1("L0B") == pytest.approx(0.2)
+    assert mte1(None) == pytest.approx(0.4)
+    assert mte1("L0C") == pytest.approx(0.4)  # no rate of its own
+    b2, p3 = chip_params("ascend910b2"), chip_params("ascend310p3")
+    assert (b2.onchip_rate("L0A"), b2.onchip_rate("L0B"), b2.onchip_rate("BiasTable"), b2.onchip_rate("")) == (
+        256.0, 128.0, 64.0, 128.0)
+    assert p3.onchip_rate("L0A") == p3.onchip_rate("L0B") == p3.l1_to_l0 == 128.0  # no 2002 source: one figure

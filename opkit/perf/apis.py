@@ -102,7 +102,8 @@ VECTOR.update({k: Entry("composite", src, steps) for k, (steps, src) in _COMPOSI
 
 _GM_READ = "§4.1 GM copy: gm_read_fixed + bytes at gm_to_ub (AIV) / gm_to_l1 (AIC), L2 hits, HBM shared"
 _GM_WRITE = "§4.1 GM copy: gm_write_fixed + bytes at the pipe's rate, HBM shared"
-_ONCHIP = "§4.1 on-chip copy: onchip_copy_fixed + bytes / l1_to_l0"
+_ONCHIP = ("§4.1 on-chip copy: onchip_copy_fixed + bytes / the MTE1 rate into the record's dst "
+           "(l1_to_l0a, l1_to_l0b, l1_to_bt; l1_to_l0 otherwise)")
 _FILL = ("assumed: InitConstValue writes L1/L0 without reading GM (its MTE2 record for L1 carries no bytes); "
          "priced as an on-chip copy")
 TABLE: dict[str, dict[str, Entry]] = {

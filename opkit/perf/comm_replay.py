@@ -36,6 +36,7 @@ from opkit.errors import OpkitError
 
 from .comm import LinkModel, buffer_bytes, collective_us, link_model
 from .costs import ChipParams, chip_params
+from .l2 import L2Hits
 from .model import ModelResult, model_trace
 from .replay import _Builder
 
@@ -113,7 +114,7 @@ class RanksResult:
 class _HcclBuilder(_Builder):
     """The replay's graph builder plus the HCCL events (module docstring)."""
 
-    def __init__(self, trace: dict[str, Any], p: ChipParams, l2_hit: float, land: dict[tuple[int, int], float]) -> None:
+    def __init__(self, trace: dict[str, Any], p: ChipParams, l2_hit: float | L2Hits, land: dict[tuple[int, int], float]) -> None:
         super().__init__(trace, p, l2_hit)
         self.land = land  # (handle, slice) -> cycles
         self.commits: dict[tuple[int, int], int] = {}  # (handle, slice) -> task
@@ -205,7 +206,7 @@ def _check(traces: list[dict[str, Any]]) -> list[Collective]:
     return colls
 
 
-def replay_ranks(traces: list[dict[str, Any]], chip: str, *, l2_hit: list[float] | None = None,
+def replay_ranks(traces: list[dict[str, Any]], chip: str, *, l2_hit: list[float | L2Hits] | None = None,
                  keep_graph: bool = False) -> RanksResult:
     """The overlapped replay of one multi-rank run (``traces[r]``: rank r's trace); see the module docstring."""
     if not traces:

@@ -49,10 +49,21 @@ class ChipParams:
     # GM bursts shorter than short_burst_bytes move at short_burst_factor of the pipe's rate
     short_burst_bytes: float = 0.0
     short_burst_factor: float = 1.0
+    # MTE1 rate by the arena a copy fills (the record's "dst": L0A, L0B, BiasTable); others use l1_to_l0
+    l1_to_dst: dict[str, float] = field(default_factory=dict)
+
+    def onchip_rate(self, dst: str) -> float:
+        """Bytes per cycle of an on-chip copy into ``dst`` (``l1_to_l0`` when the chip gives no rate of its own)."""
+        return self.l1_to_dst.get(dst, self.l1_to_l0)
 
     def us(self, cycles: float) -> float:
         """Cycles of this chip's core clock in microseconds."""
         return cycles / self.clock_mhz
+
+
+# trace "dst" -> the socs.yaml key of the MTE1 rate into it
+_DST_RATES = {"L0A": "l1_to_l0a_bytes_per_cycle", "L0B": "l1_to_l0b_bytes_per_cycle",
+              "BiasTable": "l1_to_bt_bytes_per_cycle"}
 
 
 def _val(entry: Any) -> Any:
@@ -95,6 +106,7 @@ def chip_params(name: str) -> ChipParams:
         l2_read=float(_val(p.get("l2_read_bytes_per_cycle", 0))),
         short_burst_bytes=float(_val(p.get("gm_short_burst_bytes", 0))),
         short_burst_factor=float(_val(p.get("gm_short_burst_factor", 1.0))),
+        l1_to_dst={d: float(_val(p[k])) for d, k in _DST_RATES.items() if k in p},
     )
 
 
@@ -146,7 +158,8 @@ def op_cost(ev: dict[str, Any], core_type: str, p: ChipParams, l2_hit: float = 0
     rule = e.rule if e is not None else FALLBACK.get(pipe, "")
     if pipe in ("MTE1", "MTE2", "MTE3", "FIX"):
         if rule == "onchip":
-            return Cost(p.onchip_copy_fixed + nbytes / p.l1_to_l0, klass="onchip", unknown=unknown)
+            rate = p.onchip_rate(str(ev.get("dst", ""))) if pipe == "MTE1" else p.l1_to_l0
+            return Cost(p.onchip_copy_fixed + nbytes / rate, klass="onchip", unknown=unknown)
         if pipe == "MTE2":
             f = burst_factor(nbytes, repeats, p)
             cap = (p.gm_to_l1 if core_type == "AIC" else p.gm_to_ub) * f

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .costs import PIPES, ChipParams, chip_params
+from .l2 import L2Hits
+from .l2 import classify as l2_reads
 from .replay import Graph, build_graph, run
 
 LABEL = "modelled"
@@ -59,7 +61,7 @@ class ModelResult:
 
 
 def model_trace(trace: dict[str, Any], params: ChipParams | str, keep_graph: bool = False,
-                l2_hit: float = 0.0, builder: Any = None) -> ModelResult:
+                l2_hit: float | L2Hits = 0.0, builder: Any = None) -> ModelResult:
     """Replay ``trace`` on a chip (name or :class:`ChipParams`) and return the modelled time.
 
     ``steady_us`` is the slowest core's makespan; ``modelled_us`` adds the chip's pinned kernel
@@ -67,7 +69,8 @@ def model_trace(trace: dict[str, Any], params: ChipParams | str, keep_graph: boo
     (GM copies include the time they were slowed by sharing HBM bandwidth). ``events_dropped``
     counts trace events the simulator did not record (its per-core cap); the replay then
     under-estimates. ``keep_graph`` keeps the timed task graph (``graph``) for a timeline.
-    ``l2_hit``: the fraction of GM read bytes served by L2 (:func:`l2_hit_fraction`).
+    ``l2_hit``: the fraction of GM read bytes served by L2, one for every read (:func:`l2_hit_fraction`)
+    or each read's own (:func:`opkit.perf.l2.classify`).
     """
     p = chip_params(params) if isinstance(params, str) else params
     graph = build_graph(trace, p, l2_hit, builder)  # builder: see build_graph (multi-rank: opkit.perf.comm_replay)
@@ -207,15 +210,20 @@ def evaluate(
     ``efficiency`` (bound / modelled_us, None without a bound), ``efficiency_steady`` (bound /
     steady_us: without the kernel start-up), ``bound_launch_us`` / ``efficiency_launch``: the same
     with the compute peak of the cores the launch started, and ``gm_bytes``: the bytes the trace's
-    GM copies move (MTE2, MTE3, FIX), ``l2_hit``: the fraction of GM read bytes modelled as L2 hits
-    (:func:`l2_hit_fraction`). Also returns the :class:`ModelResult` (with the timed graph
+    GM copies move (MTE2, MTE3, FIX), ``l2_hit``: the fraction of GM read bytes modelled as L2 hits,
+    ``l2_by_address``: whether they were classified from the trace's GM ranges (:mod:`opkit.perf.l2`;
+    else by the byte-count rule :func:`l2_hit_fraction`), ``l2_footprint_bytes``: the distinct GM
+    bytes the launch read (None without ranges). Also returns the :class:`ModelResult` (with the timed graph
     when ``keep_graph``).
     """
     p = chip_params(chip)
-    hit = l2_hit_fraction(trace, p, hbm_bytes)
-    res = model_trace(trace, p, keep_graph=keep_graph, l2_hit=hit)
+    hits = l2_reads(trace, p)
+    hit = hits.hit_fraction if hits is not None else l2_hit_fraction(trace, p, hbm_bytes)
+    res = model_trace(trace, p, keep_graph=keep_graph, l2_hit=l2_hits(trace, p, hbm_bytes))
     out = res.as_dict()
     out["l2_hit"] = hit
+    out["l2_by_address"] = hits is not None
+    out["l2_footprint_bytes"] = hits.footprint_bytes if hits is not None else None
     cube = _uses_cube(trace)
     bound, by = roofline_us(p, flops=flops, hbm_bytes=hbm_bytes, cube_dtype=cube)
     out["bound_us"] = bound
@@ -244,10 +252,19 @@ def _traced_bytes(trace: dict[str, Any], pipes: tuple[str, ...]) -> int:
     return total
 
 
+def l2_hits(trace: dict[str, Any], p: ChipParams, hbm_bytes: float | None) -> float | L2Hits:
+    """What the replay takes as ``l2_hit`` for a trace: each GM read classified by address
+    (:func:`opkit.perf.l2.classify`) when the trace records the ranges, else the byte-count rule's one
+    fraction for every read (:func:`l2_hit_fraction`)."""
+    hits = l2_reads(trace, p)
+    return hits if hits is not None else l2_hit_fraction(trace, p, hbm_bytes)
+
+
 def l2_hit_fraction(trace: dict[str, Any], p: ChipParams, hbm_bytes: float | None) -> float:
     """Fraction of the trace's GM read bytes modelled as L2 hits: re-reads of data already read.
 
-    The trace has no GM addresses, so reuse is counted in bytes: the golden's ``hbm_bytes`` (every
+    The fallback for traces without GM ranges (:mod:`opkit.perf.l2` classifies by address when the
+    trace has them). Reuse is counted in bytes: the golden's ``hbm_bytes`` (every
     input read once, every output written once) minus the bytes the trace writes is what must come
     from HBM at least once; every read byte beyond that re-reads data read before. Those re-reads
     hit when the kernel's footprint (``hbm_bytes``) fits the chip's L2, and in proportion
@@ -274,5 +291,5 @@ def traced_gm_bytes(trace: dict[str, Any]) -> int:
     return total
 
 
-__all__ = ["LABEL", "CoreTime", "ModelResult", "evaluate", "golden_costs", "l2_hit_fraction", "model_run",
+__all__ = ["LABEL", "CoreTime", "ModelResult", "evaluate", "golden_costs", "l2_hit_fraction", "l2_hits", "model_run",
            "model_trace", "roofline_us", "traced_gm_bytes"]

@@ -18,7 +18,8 @@ Graph (per core, from the events in program order):
 Timed run: a task starts when all its predecessors have finished. Its ``fixed`` cycles occupy
 its pipe; its ``gm_bytes`` then flow at up to its per-pipe cap, while every flow in flight (all
 pipes, all cores) shares the HBM bandwidth max-min fairly (a fluid model). The part of a GM read
-served by L2 (``l2_hit``) is in its fixed cycles, at the core's L2 read rate.
+served by L2 (``l2_hit``, per read from :mod:`opkit.perf.l2`) is in its fixed cycles, at the core's
+L2 read rate.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .costs import PIPES, ChipParams, op_cost
+from .l2 import L2Hits
 
 _BARRIER_PIPES = {0: "S", 1: "V", 2: "M", 3: "MTE1", 4: "MTE2", 5: "MTE3", 6: "ALL", 10: "FIX"}
 _EPS = 1e-9
@@ -68,7 +70,7 @@ def _core_ids(cores: list[dict[str, Any]]) -> tuple[dict[tuple[str, int], int], 
 class _Builder:
     """Builds the task graph core by core; cross-core edges are resolved at the end."""
 
-    def __init__(self, trace: dict[str, Any], p: ChipParams, l2_hit: float = 0.0) -> None:
+    def __init__(self, trace: dict[str, Any], p: ChipParams, l2_hit: float | L2Hits = 0.0) -> None:
         self.p = p
         self.l2_hit = l2_hit
         self.cores: list[dict[str, Any]] = list(trace.get("cores", []))
@@ -126,10 +128,11 @@ class _Builder:
         enq: dict[int, deque[int]] = defaultdict(deque)
         freed: dict[int, int] = {}
         sync_k: dict[bool, int] = defaultdict(int)
-        for ev in events:
+        hits = self.l2_hit
+        for ei, ev in enumerate(events):
             kind = ev.get("ev")
             if kind == "op":
-                cost = op_cost(ev, ctype, p, self.l2_hit)
+                cost = op_cost(ev, ctype, p, hits.of(ci, ei) if isinstance(hits, L2Hits) else float(hits))
                 if cost.unknown:
                     self.unknown.add(cost.unknown)
                 pipe = str(ev.get("pipe"))
@@ -235,8 +238,9 @@ class _Builder:
                     self.link(src, t, "cross")
 
 
-def build_graph(trace: dict[str, Any], p: ChipParams, l2_hit: float = 0.0, builder: Any = None) -> Graph:
-    """Dependency graph of all cores of a trace (see module docstring); ``l2_hit``: see ``op_cost``.
+def build_graph(trace: dict[str, Any], p: ChipParams, l2_hit: float | L2Hits = 0.0, builder: Any = None) -> Graph:
+    """Dependency graph of all cores of a trace (see module docstring); ``l2_hit``: one hit fraction for
+    every GM read (see ``op_cost``) or each read's own (:func:`opkit.perf.l2.classify`).
     ``builder``: a callable ``(trace, p, l2_hit)`` returning the builder (a subclass of this module's)."""
     b = (builder or _Builder)(trace, p, l2_hit)
     for ci, c in enumerate(b.cores):

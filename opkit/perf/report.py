@@ -62,8 +62,9 @@ def summary_lines(perf: dict[str, Any]) -> list[str]:
     lines.append(f"GM traffic         {mb(perf.get('gm_bytes'))} moved by the kernel's copies; "
                  f"{mb(perf.get('hbm_bytes'))} compulsory (golden.py hbm_bytes)")
     if perf.get("l2_hit"):
-        lines.append(f"L2 hits            {pct(perf['l2_hit'])} of the GM read bytes (re-reads of data read before; "
-                     "docs/perf.md §1)")
+        how = (f"by address: {mb(perf.get('l2_footprint_bytes'))} distinct GM bytes read"
+               if perf.get("l2_by_address") else "re-reads of data read before, counted in bytes")
+        lines.append(f"L2 hits            {pct(perf['l2_hit'])} of the GM read bytes ({how}; docs/perf.md §1)")
     busy = perf.get("per_pipe_busy_us") or {}
     if busy:
         lines.append("busiest core/pipe  " + ", ".join(f"{q} {v:,.2f} us" for q, v in busy.items()))

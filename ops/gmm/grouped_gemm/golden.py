@@ -1,9 +1,8 @@
 """Golden reference of GroupedGemm: a list of independent problems y_i = x_i @ w_i (+ bias_i).
 
 opkit calls ``grouped_gemm`` with the list inputs as lists of float64 arrays (exactly the values the
-kernel receives); it returns {"y": packed y} in float64. w_i is weight[i], or weight[i].T with
-transpose_weight. y is packed: y_0 [M_0, N_0] row-major, then y_1, ... in one 1-D tensor (``unpack_y``
-splits it). The cube multiplies fp16/bf16 exactly and accumulates in float32; the precision
+kernel receives); it returns {"y": [y_0, y_1, ...]} in float64, y_i [M_i, N_i]. w_i is weight[i],
+or weight[i].T with transpose_weight. The cube multiplies fp16/bf16 exactly and accumulates in float32; the precision
 profile allows for the one rounding to y's dtype.
 """
 
@@ -23,17 +22,8 @@ def grouped_gemm(x, weight, bias=None, transpose_weight=False):
             yi = np.asarray(xi, dtype=np.float64) @ (w.T if transpose_weight else w)
             if bias:
                 yi = yi + np.asarray(bias[i], dtype=np.float64)
-            out.append(yi.reshape(-1))
-    return {"y": np.concatenate(out) if out else np.zeros(0)}
-
-
-def unpack_y(y, shapes):
-    """The packed y as the list [y_0, y_1, ...]; shapes is [(M_i, N_i), ...]."""
-    out, at = [], 0
-    for m, n in shapes:
-        out.append(np.asarray(y[at:at + m * n]).reshape(m, n))
-        at += m * n
-    return out
+            out.append(yi)
+    return {"y": out}
 
 
 def _problems(shapes, attrs):

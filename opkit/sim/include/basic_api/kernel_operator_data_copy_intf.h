@@ -87,7 +87,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const
         so += slen + uint64_t(p.srcStride) * 32;
         dof += dlen + uint64_t(p.dstStride) * 64;
     }
-    trace(P_MTE1, dlen * p.blockCount, p.blockCount, api, dtype_name<U>());
+    trace(P_MTE1, dlen * p.blockCount, p.blockCount, api, dtype_name<U>(), nullptr, da);
 }
 
 // ---- DataCopyPad ------------------------------------------------------------------------------
@@ -140,7 +140,8 @@ inline void data_copy_pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& s
         go += blen + gm_gap;
         uo += row32 + ub_gap_blocks * 32;
     }
-    trace(P_MTE2, blen * count, count, api, dtype_name<T>());
+    const GmRange gm{g, blen, blen + gm_gap, count};
+    trace(P_MTE2, blen * count, count, api, dtype_name<T>(), &gm);
 }
 
 template <class T>

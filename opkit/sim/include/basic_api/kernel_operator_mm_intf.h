@@ -227,7 +227,9 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
         }
         moved += uint64_t(p.nValue) * p.dValue * sizeof(T);
     }
-    trace(P_MTE2, moved, uint64_t(p.ndNum) * p.nValue, "DataCopy", dtype_name<T>());
+    const GmRange gm{gsrc, uint64_t(p.dValue) * sizeof(T), uint64_t(p.srcDValue) * sizeof(T), p.nValue, p.ndNum,
+                     uint64_t(p.srcNdMatrixStride) * sizeof(T)};
+    trace(P_MTE2, moved, uint64_t(p.ndNum) * p.nValue, "DataCopy", dtype_name<T>(), &gm);
 }
 
 // ---- LoadData 2D: 512-byte fractals L1 -> L0A/L0B (MTE1) or GM -> L0A/L0B (MTE2) ------------------
@@ -276,7 +278,7 @@ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
         }
         cube::stamp(da, dabs, int(sizeof(T)), site);
     }
-    trace(P_MTE1, uint64_t(p.repeatTimes) * 512, p.repeatTimes, "LoadData", dtype_name<T>());
+    trace(P_MTE1, uint64_t(p.repeatTimes) * 512, p.repeatTimes, "LoadData", dtype_name<T>(), nullptr, da);
 }
 
 template <class T>
@@ -304,7 +306,11 @@ inline void LoadData(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
         set_init(da, dabs, 512);
         cube::stamp(da, dabs, int(sizeof(T)), site);
     }
-    trace(P_MTE2, uint64_t(p.repeatTimes) * 512, p.repeatTimes, "LoadData", dtype_name<T>());
+    // fractals srcStride apart from startIndex (addrMode 1 counts down: the same fractals from the last one)
+    const uint64_t step = uint64_t(p.srcStride) * 512, span = uint64_t(p.repeatTimes - 1) * step;
+    const uint64_t first = uint64_t(p.startIndex) * 512 - (p.addrMode == 0 ? 0 : span);
+    const GmRange gm{g + first, 512, step ? step : 512, step ? p.repeatTimes : 1};
+    trace(P_MTE2, uint64_t(p.repeatTimes) * 512, p.repeatTimes, "LoadData", dtype_name<T>(), &gm);
 }
 
 // ---- Fill (InitConstValue): L1 in 32-byte blocks (MTE2), L0A/L0B in 512-byte fractals (MTE1) -------------
@@ -347,7 +353,7 @@ inline void Fill(const LocalTensor<T>& dst, const InitConstValueParams<U>& p, OP
     }
     // an L1 fill moves no GM bytes: its MTE2 record carries none (the performance model costs MTE2 bytes as GM reads)
     const uint64_t filled = uint64_t(p.repeatTimes) * p.blockNum * blk;
-    trace(pipe, a == A_L1 ? 0 : filled, p.repeatTimes, "Fill", dtype_name<T>());
+    trace(pipe, a == A_L1 ? 0 : filled, p.repeatTimes, "Fill", dtype_name<T>(), nullptr, a);
 }
 template <class T, class U>
 inline void InitConstValue(const LocalTensor<T>& dst, const InitConstValueParams<U>& p, OPKIT_LOC) { Fill(dst, p, loc); }
@@ -425,7 +431,7 @@ inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T
             cube::stamp(da, dst.address_.bufferAddr + dof, E, site);
         }
     }
-    trace(P_MTE1, uint64_t(p.repeatTimes) * sq, p.repeatTimes, "LoadData", dtype_name<T>());
+    trace(P_MTE1, uint64_t(p.repeatTimes) * sq, p.repeatTimes, "LoadData", dtype_name<T>(), nullptr, da);
 }
 
 }  // namespace AscendC

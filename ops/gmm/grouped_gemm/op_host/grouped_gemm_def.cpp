@@ -23,7 +23,7 @@ public:
             .Format({ge::FORMAT_ND, ge::FORMAT_ND});
         this->Input("bias").ParamType(DYNAMIC).DataType({ge::DT_FLOAT, ge::DT_FLOAT})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND});
-        this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT16, ge::DT_BF16})
+        this->Output("y").ParamType(DYNAMIC).DataType({ge::DT_FLOAT16, ge::DT_BF16})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND});
         this->Attr("transpose_weight").AttrType(OPTIONAL).Bool(false);
 

@@ -1,4 +1,4 @@
-// GroupedGemm: y is packed, sum_i M_i * N_i elements (N_i from weight_i [K_i, N_i], or [N_i, K_i] transposed).
+// GroupedGemm: y is a list, y_i [M_i, N_i] (N_i from weight_i [K_i, N_i], or [N_i, K_i] transposed).
 #include "dlog_pub.h"
 #include "register/op_def_registry.h"
 
@@ -6,13 +6,11 @@ namespace ge {
 ge::graphStatus InferShapeGroupedGemm(gert::InferShapeContext* context)
 {
     const gert::RuntimeAttrs* attrs = context->GetAttrs();
-    gert::Shape* yShape = context->GetOutputShape(0);
-    if (attrs == nullptr || yShape == nullptr) {
+    if (attrs == nullptr) {
         return ge::GRAPH_FAILED;
     }
     const bool* transW = attrs->GetAttrPointer<bool>(0);
     const bool trans = transW != nullptr && *transW;
-    int64_t total = 0;
     for (size_t i = 0;; ++i) {
         const gert::Shape* xShape = context->GetDynamicInputShape(0, i);
         if (xShape == nullptr) {
@@ -28,16 +26,27 @@ ge::graphStatus InferShapeGroupedGemm(gert::InferShapeContext* context)
             DlogRecord(OP, DLOG_ERROR, "GroupedGemm: problem %zu: x and weight must be 2-D", i);
             return ge::GRAPH_FAILED;
         }
-        total += xShape->GetDim(0) * wShape->GetDim(trans ? 0 : 1);
+        gert::Shape* yShape = context->GetOutputShape(i);  // the list's i-th tensor
+        if (yShape == nullptr) {
+            DlogRecord(OP, DLOG_ERROR, "GroupedGemm: y has fewer tensors than x (%zu): one y per problem", i);
+            return ge::GRAPH_FAILED;
+        }
+        yShape->SetDimNum(2);
+        yShape->SetDim(0, xShape->GetDim(0));
+        yShape->SetDim(1, wShape->GetDim(trans ? 0 : 1));
     }
-    yShape->SetDimNum(1);
-    yShape->SetDim(0, total);
     return ge::GRAPH_SUCCESS;
 }
 
 ge::graphStatus InferDataTypeGroupedGemm(gert::InferDataTypeContext* context)
 {
-    context->SetOutputDataType(0, context->GetInputDataType(0));
+    // every y_i has x's dtype: one output tensor per x tensor (SetOutputDataType refuses an index past the list)
+    const ge::DataType dt = context->GetDynamicInputDataType(0, 0);
+    for (size_t i = 0; context->GetDynamicInputDataType(0, i) != ge::DT_UNDEFINED; ++i) {
+        if (context->SetOutputDataType(i, dt) != ge::GRAPH_SUCCESS) {
+            return ge::GRAPH_FAILED;
+        }
+    }
     return ge::GRAPH_SUCCESS;
 }
 }  // namespace ge

@@ -4,9 +4,8 @@
 // Problem visitor: problem i is cut into ceil(M_i / baseM) x ceil(N_i / baseN) output tiles; the tiles
 // of all problems form one queue in list order and core c visits tiles c, c + blockDim, ... of it, so
 // many small problems share the cores in one launch. The tensors come as CANN's tensor lists
-// (ListTensorDesc over the list arguments), the sizes from the tiling (mList / kList / nList). y is
-// one packed tensor: y_0 [M_0, N_0] row-major, then y_1, ... (see the README: opkit's harness takes no
-// list outputs yet).
+// (ListTensorDesc over the list arguments, y too: y_i [M_i, N_i]), the sizes from the tiling (mList /
+// kList / nList).
 // One tile's data path is that of ops/gmm/grouped_matmul (and ops/examples/matmul_bias_act):
 // ND2NZ into L1, LoadData into L0A/L0B, Mmad into L0C (from the bias when there is one), Fixpipe out.
 #ifndef GROUPED_GEMM_H
@@ -57,7 +56,7 @@ public:
         const uint64_t me = GetBlockIdx();
         ListTensorDesc xList(x_);
         ListTensorDesc wList(weight_);
-        uint64_t yOffset = 0;   // problem i's y_i starts at element sum_{j < i} M_j * N_j of the packed y
+        ListTensorDesc yList(y_);
         uint64_t tileBase = 0;  // index in the global queue of problem i's first tile
         for (uint32_t i = 0; i < t_.count; ++i) {
             M_ = t_.mList[i];
@@ -69,7 +68,7 @@ public:
             if (tile < tileBase + tiles) {
                 xGm_.SetGlobalBuffer(xList.GetDataPtr<T>(i), static_cast<uint64_t>(M_) * K_);
                 wGm_.SetGlobalBuffer(wList.GetDataPtr<T>(i), static_cast<uint64_t>(K_) * N_);
-                yGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y_) + yOffset, static_cast<uint64_t>(M_) * N_);
+                yGm_.SetGlobalBuffer(yList.GetDataPtr<T>(i), static_cast<uint64_t>(M_) * N_);
                 if (t_.hasBias != 0) {
                     ListTensorDesc bList(bias_);
                     biasGm_.SetGlobalBuffer(bList.GetDataPtr<float>(i), N_);
@@ -82,7 +81,6 @@ public:
                 ComputeTile(m0, n0, M_ - m0 < t_.baseM ? M_ - m0 : t_.baseM, N_ - n0 < t_.baseN ? N_ - n0 : t_.baseN);
             }
             tileBase += tiles;
-            yOffset += static_cast<uint64_t>(M_) * N_;
         }
     }
 

@@ -27,7 +27,7 @@ public:
             .Format({ge::FORMAT_ND, ge::FORMAT_ND});
         this->Input("weight").ParamType(REQUIRED).DataType({ge::DT_FLOAT16, ge::DT_BF16})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND});
-        this->Input("bias").ParamType(OPTIONAL).DataType({ge::DT_FLOAT, ge::DT_FLOAT})
+        this->Input("bias").ParamType(OPTIONAL).DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND});
         this->Input("scale").ParamType(OPTIONAL).DataType({ge::DT_UINT64, ge::DT_BF16})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND});

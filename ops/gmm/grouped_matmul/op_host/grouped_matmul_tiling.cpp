@@ -2,7 +2,7 @@
 //
 // The non-quantised MoE form of ops-transformer's GroupedMatmul: x [M, K] whose rows are split into
 // E groups by group_list (group_type 0), weight [E, K, N] (or [E, N, K] with transpose_weight),
-// optional bias [E, N] (float32), y [M, N]. Every group is cut into tiles of baseM x baseN; the kernel
+// optional bias [E, N] (float16 with fp16 x, float32 with bf16 x), y [M, N]. Every group is cut into tiles of baseM x baseN; the kernel
 // deals the tiles of all groups round-robin over the cube cores (op_kernel/grouped_matmul.h). The
 // base blocks are sized from the chip's L1, L0A, L0B, L0C and BiasTable (GetCoreMemSize):
 //   L0C holds one fp32 tile (baseM x baseN x 4), L0A / L0B two base blocks each, L1 two K slices of
@@ -171,7 +171,7 @@ ge::graphStatus TilingGroupedMatmul(gert::TilingContext* context)
     if (biasStorage != nullptr) {
         const gert::Shape& bs = biasStorage->GetStorageShape();
         if (bs.GetDimNum() != 2 || static_cast<uint64_t>(bs.GetDim(0)) != E || static_cast<uint64_t>(bs.GetDim(1)) != N) {
-            return Refuse(context, "bias must be [E, N] = [%llu, %llu] (one float32 row per expert)",
+            return Refuse(context, "bias must be [E, N] = [%llu, %llu] (one row per expert)",
                           static_cast<unsigned long long>(E), static_cast<unsigned long long>(N));
         }
     }

@@ -17,7 +17,7 @@ extern "C" __global__ __aicore__ void grouped_matmul(GM_ADDR x, GM_ADDR weight, 
     (void)antiquant_offset;
     (void)per_token_scale;
     (void)workspace;
-    GroupedMatmulKernel::GroupedMatmul<DTYPE_X> op;
+    GroupedMatmulKernel::GroupedMatmul<DTYPE_X, DTYPE_BIAS> op;  // bias: float16 with float16 x, float32 with bf16
     op.Init(x, weight, bias, group_list, y, tilingData);
     op.Process();
 }

@@ -10,7 +10,7 @@
 // The data path of one tile (as ops/examples/matmul_bias_act, which describes it step by step):
 //   x slice   GM (ND) -- ND2NZ --> A1 (L1) -- LoadData --> A2 (L0A, ZZ)
 //   w slice   GM (ND) -- ND2NZ --> B1 (L1) -- LoadData (fractals transposed, unless the weight is) --> B2 (L0B, ZN)
-//   bias row  GM -- ND2NZ --> C1 (L1) -- DataCopy --> C2 (BiasTable)
+//   bias row  GM -- ND2NZ --> C1 (L1) -- DataCopy (half -> float for an fp16 bias) --> C2 (BiasTable, fp32)
 //   Mmad into CO1 (L0C, fp32), the first of a tile from the bias (or from zero), then Fixpipe to y (ND, rounded).
 // With a transposed weight [E, N, K] the slice w[g][n0 : n0 + n, k1 : k1 + kc] is loaded as NZ of
 // [n, kc]; its fractals are already the ZN fractals L0B wants, in order, so one LoadData moves them.
@@ -33,7 +33,7 @@ __aicore__ inline uint32_t CeilDiv(uint32_t a, uint32_t b)
     return (a + b - 1) / b;
 }
 
-template <typename T>
+template <typename T, typename BiasT>  // BiasT: half with fp16 x (as ops-transformer), float with bf16 x
 class GroupedMatmul {
 public:
     __aicore__ inline GroupedMatmul() {}
@@ -45,7 +45,7 @@ public:
         xGm_.SetGlobalBuffer((__gm__ T*)x, static_cast<uint64_t>(t_.M) * t_.K);
         wGm_.SetGlobalBuffer((__gm__ T*)weight, static_cast<uint64_t>(t_.E) * t_.K * t_.N);
         if (t_.hasBias != 0) {
-            biasGm_.SetGlobalBuffer((__gm__ float*)bias, static_cast<uint64_t>(t_.E) * t_.N);
+            biasGm_.SetGlobalBuffer((__gm__ BiasT*)bias, static_cast<uint64_t>(t_.E) * t_.N);
         }
         groupListGm_.SetGlobalBuffer((__gm__ int64_t*)groupList, t_.E);
         yGm_.SetGlobalBuffer((__gm__ T*)y, static_cast<uint64_t>(t_.M) * t_.N);
@@ -56,7 +56,7 @@ public:
         pipe_.InitBuffer(b2Queue_, BUFFER_NUM, t_.baseK * t_.baseN * sizeof(T));
         pipe_.InitBuffer(c1Queue_, 1, t_.baseM * t_.baseN * sizeof(float));
         if (t_.hasBias != 0) {
-            pipe_.InitBuffer(biasL1Queue_, 1, t_.baseN * sizeof(float));
+            pipe_.InitBuffer(biasL1Queue_, 1, CeilDiv(t_.baseN, FRACTAL) * FRACTAL * sizeof(BiasT));
             pipe_.InitBuffer(biasBtQueue_, 1, t_.baseN * sizeof(float));
         }
     }
@@ -171,15 +171,20 @@ private:
         c1Queue_.FreeTensor(c);
     }
 
-    // bias[off : off + n] -> L1 -> BiasTable (ND2NZ of one row zero-fills to the 32-byte block)
+    // bias[off : off + n] -> L1 -> BiasTable (ND2NZ of one row zero-fills to the 32-byte block); a half bias
+    // becomes float on the way (the converting L1 -> BiasTable copy, in 64-byte blocks of 16 floats)
     __aicore__ inline LocalTensor<float> LoadBias(uint64_t off, uint32_t n)
     {
-        LocalTensor<float> b1 = biasL1Queue_.AllocTensor<float>();
+        LocalTensor<BiasT> b1 = biasL1Queue_.AllocTensor<BiasT>();
         DataCopy(b1, biasGm_[off], Nd2NzParams(1, 1, n, 0, n, 1, 1, 0));
         biasL1Queue_.EnQue(b1);
-        b1 = biasL1Queue_.DeQue<float>();
+        b1 = biasL1Queue_.DeQue<BiasT>();
         LocalTensor<float> bt = biasBtQueue_.AllocTensor<float>();
-        DataCopy(bt, b1, CeilDiv(n, 8) * 8);
+        if constexpr (IsSameType<BiasT, float>::value) {
+            DataCopy(bt, b1, CeilDiv(n, 8) * 8);
+        } else {
+            DataCopy(bt, b1, DataCopyParams(1, static_cast<uint16_t>(CeilDiv(n, FRACTAL)), 0, 0));
+        }
         biasL1Queue_.FreeTensor(b1);
         biasBtQueue_.EnQue(bt);
         return biasBtQueue_.DeQue<float>();
@@ -195,7 +200,7 @@ private:
     TQue<TPosition::C2, 1> biasBtQueue_;
     GlobalTensor<T> xGm_;
     GlobalTensor<T> wGm_;
-    GlobalTensor<float> biasGm_;
+    GlobalTensor<BiasT> biasGm_;
     GlobalTensor<int64_t> groupListGm_;
     GlobalTensor<T> yGm_;
     GroupedMatmulTilingData t_;

@@ -120,7 +120,8 @@ inline void copy_in(const AscendC::LocalTensor<T>& dst, const T* src, uint32_t c
         so += blen + src_gap;
         dof += blen + dst_gap;
     }
-    trace(pipe, blen * count, count, api, dtype_name<T>());
+    const GmRange gm{src, blen, blen + src_gap, count};
+    trace(pipe, blen * count, count, api, dtype_name<T>(), &gm);
 }
 
 template <class T>
@@ -170,7 +171,7 @@ inline void copy_local(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
         so += blen + src_gap;
         dof += blen + dst_gap;
     }
-    trace(pipe, blen * count, count, api, dtype_name<T>());
+    trace(pipe, blen * count, count, api, dtype_name<T>(), nullptr, da);
 }
 
 inline void check_len32(uint64_t bytes, const char* api, const SrcLoc& loc, uint32_t count, size_t esz) {

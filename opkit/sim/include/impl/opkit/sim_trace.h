@@ -5,8 +5,41 @@
 namespace opkit {
 namespace sim {
 
-// Trace record (per core, per pipe, and per instruction class and dtype).
-inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = "", const char* dtype = "") {
+// The GM bytes a read covers, for the performance model's L2 term: `nd` groups `nd_stride` bytes apart, each of
+// `count` runs of `blen` bytes `stride` bytes apart, from `gm` (recorded as the event's "gm" field, the address as
+// trace_gm_addr gives it).
+struct GmRange {
+    const void* gm;
+    uint64_t blen, stride, count, nd = 1, nd_stride = 0;
+};
+
+// A GM address as the trace records it: (the allocation's rank in address order + 1) << 40 | the offset in it,
+// so that the traces of one launch are the same from run to run (the host addresses are not). A pointer outside
+// every allocation is recorded as it is.
+inline uint64_t trace_gm_addr(const void* p) {
+    struct Last {
+        uintptr_t base = 0;
+        uint64_t size = 0, id = 0;
+        size_t n = 0;
+    };
+    thread_local Last last;
+    const uintptr_t a = uintptr_t(p);
+    Global& g = G();
+    std::lock_guard<std::mutex> lk(g.gm_mu);
+    if (!(last.n == g.gm.size() && a >= last.base && a < last.base + last.size)) {
+        auto it = g.gm.upper_bound(a);
+        if (it == g.gm.begin()) return uint64_t(a);
+        --it;
+        if (a >= it->first + it->second.size) return uint64_t(a);
+        last = Last{it->first, it->second.size, uint64_t(std::distance(g.gm.begin(), it)) + 1, g.gm.size()};
+    }
+    return (last.id << 40) | uint64_t(a - last.base);
+}
+
+// Trace record (per core, per pipe, and per instruction class and dtype). `dst` is the arena an on-chip copy fills
+// (recorded as the event's "dst" field, e.g. "L0A"): the performance model prices L1 -> L0A and L1 -> L0B apart.
+inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = "", const char* dtype = "",
+                  const GmRange* gm = nullptr, int dst = -1) {
     CoreState& c = core();
     c.trace[pipe].instrs++;
     c.trace[pipe].bytes += bytes;
@@ -25,6 +58,20 @@ inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = 
         append_u64(e, bytes);
         e += ",\"repeats\":";
         append_u64(e, repeats);
+        if (gm) {
+            e += ",\"gm\":[";
+            const uint64_t f[6] = {trace_gm_addr(gm->gm), gm->blen, gm->stride, gm->count, gm->nd, gm->nd_stride};
+            for (int i = 0; i < 6; ++i) {
+                if (i) e += ',';
+                append_u64(e, f[i]);
+            }
+            e += ']';
+        }
+        if (dst >= 0 && dst < NARENA) {
+            e += ",\"dst\":\"";
+            e += arena_name(dst);
+            e += '"';
+        }
         e += '}';
         c.events.push_back(std::move(e));
     } else {
