@@ -9,10 +9,8 @@ events from the device-side HCCL (``adv_api/hccl/hccl.h``):
 * ``hccl_wait`` and ``hccl_finalize`` (with ``sync``) stall their core until the slice has landed (all
   the rank's slices for Finalize): a scalar task every later instruction of the core waits for.
 
-The Matmul API's MIX server (the cube work of AIV clients run on their AIC) writes ``mm_post`` and
-``mm_wait`` on the AIV and ``mm_run`` / ``mm_done`` on the AIC: the job starts on the AIC after its post,
-and the AIV's wait ends after the job's last instruction, so an AIV that commits a tile after a
-synchronous ``IterateAll`` commits it when the cube has computed it.
+The Matmul API's MIX server jobs are edges of the one-device replay too (an AIV that commits a tile
+after a synchronous ``IterateAll`` commits it when its AIC has computed it).
 
 A slice's collective starts when the last rank committed it and the link finished the slice before
 it (HCCL's AICPU server runs one task at a time, in the order they become ready); it lasts
@@ -114,24 +112,18 @@ class RanksResult:
 class _HcclBuilder(_Builder):
     """The replay's graph builder plus the HCCL events (module docstring)."""
 
-    def __init__(self, trace: dict[str, Any], p: ChipParams, l2_hit: float | L2Hits, land: dict[tuple[int, int], float]) -> None:
+    def __init__(self, trace: dict[str, Any], p: ChipParams, l2_hit: float | L2Hits,
+                 land: dict[tuple[int, int], float]) -> None:
         super().__init__(trace, p, l2_hit)
         self.land = land  # (handle, slice) -> cycles
         self.commits: dict[tuple[int, int], int] = {}  # (handle, slice) -> task
-        # Matmul MIX server jobs, keyed (AIC block, job id): the AIV's post and the AIC's end of the job
-        self.mm_posts: dict[tuple[int, int], int] = {}
-        self.mm_dones: dict[tuple[int, int], int] = {}
-        self.mm_runs: list[tuple[int, tuple[int, int]]] = []
-        self.mm_waits: list[tuple[int, tuple[int, int]]] = []
 
     def _hold(self, cycles: float, what: str) -> int:
         return self.new(-1, "", cycles, [], name=f"{LANDING} {what}")
 
     def other(self, ev: dict[str, Any]) -> None:
         kind = ev.get("ev")
-        if kind in ("mm_post", "mm_wait", "mm_run", "mm_done"):
-            self._matmul_job(str(kind), ev)
-        elif kind == "hccl_commit":
+        if kind == "hccl_commit":
             h, i = int(ev["handle"]), int(ev["slice"])
             self.commits[(h, i)] = self.new(self.ci, "", self.p.sync_cycles, list(self.last.values()),
                                             name=f"Hccl::Commit #{h}.{i}")
@@ -143,34 +135,6 @@ class _HcclBuilder(_Builder):
             end = max(self.land.values(), default=0.0)
             hold = self._hold(end, "(all)")
             self.link(hold, self.on("S", self.p.sync_cycles, [hold], name="Hccl::Finalize"), "hccl")
-
-
-    def _matmul_job(self, kind: str, ev: dict[str, Any]) -> None:
-        job = int(ev["job"])
-        if kind in ("mm_post", "mm_wait"):
-            key = (int(ev["aic"]), job)
-            if kind == "mm_post":
-                self.mm_posts[key] = self.on("S", self.p.sync_cycles, [], name=f"Matmul post #{job}")
-            else:
-                self.mm_waits.append((self.on("S", self.p.sync_cycles, [], name=f"Matmul wait #{job}"), key))
-            return
-        key = (int(self.cores[self.ci].get("block", self.ci)), job)
-        if kind == "mm_run":
-            self.mm_runs.append((self.on("S", self.p.sync_cycles, [], name=f"Matmul job #{job}"), key))
-        else:
-            self.mm_dones[key] = self.new(self.ci, "", self.p.sync_cycles, list(self.last.values()),
-                                          name=f"Matmul job #{job} done")
-
-    def resolve_waits(self) -> None:
-        super().resolve_waits()
-        for task, key in self.mm_runs:
-            if key in self.mm_posts:
-                self.tasks[task].deps.append(self.mm_posts[key])
-                self.link(self.mm_posts[key], task, "matmul")
-        for task, key in self.mm_waits:
-            if key in self.mm_dones:
-                self.tasks[task].deps.append(self.mm_dones[key])
-                self.link(self.mm_dones[key], task, "matmul")
 
 
 def _collectives(trace: dict[str, Any], rank: int) -> list[Collective]:

@@ -13,7 +13,10 @@ Graph (per core, from the events in program order):
 * ``barrier`` of one pipe adds nothing (pipes are in order already); ``barrier`` of PIPE_ALL
   and ``sync_all`` drain every pipe; ``sync_all`` also joins the participating cores;
 * ``cross_set`` waits for every pipe of its core (the trace does not record the pipe argument)
-  and releases the matching ``cross_wait`` on the target core(s).
+  and releases the matching ``cross_wait`` on the target core(s);
+* the Matmul API's MIX server (the cube work an AIV client posts to its AIC): ``mm_post`` and
+  ``mm_wait`` on the AIV, ``mm_run`` / ``mm_done`` on the AIC; the job starts on the AIC after its
+  post, and the client's wait returns after the job is done (keyed by (AIC block, job id)).
 
 Timed run: a task starts when all its predecessors have finished. Its ``fixed`` cycles occupy
 its pipe; its ``gm_bytes`` then flow at up to its per-pipe cap, while every flow in flight (all
@@ -85,6 +88,11 @@ class _Builder:
         self.round_count: dict[tuple[int, int], int] = defaultdict(int)
         self.waits: list[tuple[int, int, int]] = []  # (task, core, flag)
         self.edges: list[tuple[int, int, str]] = []
+        # Matmul MIX server jobs, keyed (AIC block, job id): the AIV's post and the AIC's end of the job
+        self.mm_posts: dict[tuple[int, int], int] = {}
+        self.mm_dones: dict[tuple[int, int], int] = {}
+        self.mm_runs: list[tuple[int, tuple[int, int]]] = []
+        self.mm_waits: list[tuple[int, tuple[int, int]]] = []
         # per-core state
         self.ci = 0
         self.last: dict[str, int] = {}
@@ -183,11 +191,29 @@ class _Builder:
             elif kind == "cross_wait":
                 self.waits.append((self.on("S", sync, [], name=f"CrossCoreWaitFlag #{ev.get('flag', 0)}"), ci,
                                    int(ev.get("flag", 0))))
+            elif kind in ("mm_post", "mm_wait", "mm_run", "mm_done"):
+                self._matmul_job(str(kind), ev)
             else:
                 self.other(ev)
 
     def other(self, ev: dict[str, Any]) -> None:
         """An event this replay does not model (a subclass may: opkit.perf.comm_replay's HCCL events)."""
+
+    def _matmul_job(self, kind: str, ev: dict[str, Any]) -> None:
+        job = int(ev["job"])
+        if kind in ("mm_post", "mm_wait"):
+            key = (int(ev["aic"]), job)
+            if kind == "mm_post":
+                self.mm_posts[key] = self.on("S", self.p.sync_cycles, [], name=f"Matmul post #{job}")
+            else:
+                self.mm_waits.append((self.on("S", self.p.sync_cycles, [], name=f"Matmul wait #{job}"), key))
+            return
+        key = (int(self.cores[self.ci].get("block", self.ci)), job)
+        if kind == "mm_run":
+            self.mm_runs.append((self.on("S", self.p.sync_cycles, [], name=f"Matmul job #{job}"), key))
+        else:
+            self.mm_dones[key] = self.new(self.ci, "", self.p.sync_cycles, list(self.last.values()),
+                                          name=f"Matmul job #{job} done")
 
     def _cross_set(self, ctype: str, block: int, ev: dict[str, Any]) -> None:
         mode, flag = int(ev.get("mode", 0)), int(ev.get("flag", 0))
@@ -236,6 +262,14 @@ class _Builder:
                 self.tasks[t].deps.extend(lst[k])
                 for src in lst[k]:
                     self.link(src, t, "cross")
+        for task, key in self.mm_runs:
+            if key in self.mm_posts:
+                self.tasks[task].deps.append(self.mm_posts[key])
+                self.link(self.mm_posts[key], task, "matmul")
+        for task, key in self.mm_waits:
+            if key in self.mm_dones:
+                self.tasks[task].deps.append(self.mm_dones[key])
+                self.link(self.mm_dones[key], task, "matmul")
 
 
 def build_graph(trace: dict[str, Any], p: ChipParams, l2_hit: float | L2Hits = 0.0, builder: Any = None) -> Graph:
