@@ -5,8 +5,10 @@
 // optional bias [E, N] (float16 with fp16 x, float32 with bf16 x), y [M, N]. Every group is cut into tiles of baseM x baseN; the kernel
 // deals the tiles of all groups round-robin over the cube cores (op_kernel/grouped_matmul.h). The
 // base blocks are sized from the chip's L1, L0A, L0B, L0C and BiasTable (GetCoreMemSize):
-//   L0C holds one fp32 tile (baseM x baseN x 4), L0A / L0B two base blocks each, L1 two K slices of
-//   x and of w (stepK * baseK deep); baseN is also the bias slice of the 1 KiB BiasTable.
+//   with a short K (x's 128-row block fits L1): 128 x 128 pieces, two fp32 L0C buffers, x's block in L1
+//   over K, two K slices of w (stepK * baseK deep), work dealt to the cores in even shares;
+//   otherwise L0C holds one fp32 tile (baseM x baseN x 4), L0A / L0B two base blocks each, L1 two K
+//   slices of x and of w; baseN is also the bias slice of the 1 KiB BiasTable.
 // Everything outside that form is refused here with one line naming the attr or input and the fix:
 // quantised inputs, group_type other than 0, transpose_x, activations, y as a list (split_item 0/1).
 #include <algorithm>
@@ -176,9 +178,20 @@ ge::graphStatus TilingGroupedMatmul(gert::TilingContext* context)
         }
     }
 
-    // 4. Base blocks from the chip: the widest tile whose L0C, BiasTable, L0A/L0B and L1 needs fit.
+    // 4. Base blocks from the chip. First choice (xResident): pieces of 128 x 128 with two L0C buffers,
+    //    x's 128-row block kept in L1 over the whole K while the core runs its N pieces, the weight
+    //    double-buffered in K slices; it needs x's block, two weight slices and the bias row to fit L1
+    //    and the 16-row ND2NZ matrix strides (16 K, 16 N elements) to fit their 16-bit fields.
+    //    Otherwise: the widest tile whose L0C, BiasTable, L0A/L0B and L1 needs fit, x streamed.
     uint64_t baseM = 128;
-    uint64_t baseN = 256;
+    const uint64_t residentN = 128;
+    const uint64_t kPadded = CeilDiv(K, 16) * 16;
+    const uint64_t residentL1 = baseM * kPadded * IN_BYTES + BUFFER_NUM * STEP_K * BASE_K * residentN * IN_BYTES +
+                                residentN * ACC_BYTES;
+    const bool xResident = residentL1 <= l1Size && 2 * baseM * residentN * ACC_BYTES <= l0cSize &&
+                           16 * K <= MAX_ROW_STRIDE && (transW || 16 * N <= MAX_ROW_STRIDE) &&
+                           BUFFER_NUM * BASE_K * residentN * IN_BYTES <= l0bSize;
+    uint64_t baseN = xResident ? residentN : 256;
     const uint64_t btSize = 1024;  // BiasTable of the 910B / 910_93 AIC
     while (baseN > 16 && (baseM * baseN * ACC_BYTES > l0cSize || baseN * ACC_BYTES > btSize ||
                           BUFFER_NUM * BASE_K * baseN * IN_BYTES > l0bSize)) {
@@ -209,11 +222,15 @@ ge::graphStatus TilingGroupedMatmul(gert::TilingContext* context)
     tiling->transWeight = transW ? 1U : 0U;
     tiling->hasBias = biasStorage != nullptr ? 1U : 0U;
     tiling->groupListType = static_cast<uint32_t>(groupListType);
+    tiling->xResident = xResident ? 1U : 0U;
+    tiling->l0cNum = xResident ? 2U : 1U;
 
     // 5. The group sizes live on the device (group_list), so the host cannot count the tiles: launch
     //    every cube core, or fewer when no split of the M rows can have that many tiles (each group
     //    adds at most one partial row block).
-    const uint64_t maxTiles = std::max<uint64_t>(1, (CeilDiv(M, baseM) + E) * tiling->nTiles);
+    //    With xResident the shares are cut in 16-column units, so as many cores as units can be used.
+    const uint64_t perRowBlock = xResident ? CeilDiv(N, 16) : tiling->nTiles;
+    const uint64_t maxTiles = std::max<uint64_t>(1, (CeilDiv(M, baseM) + E) * perRowBlock);
     context->SetBlockDim(static_cast<uint32_t>(std::min(coreNum, maxTiles)));
 
     size_t* workspaces = context->GetWorkspaceSizes(1);

@@ -50,11 +50,15 @@ public:
         groupListGm_.SetGlobalBuffer((__gm__ int64_t*)groupList, t_.E);
         yGm_.SetGlobalBuffer((__gm__ T*)y, static_cast<uint64_t>(t_.M) * t_.N);
         const uint32_t kL1 = t_.stepK * t_.baseK;
-        pipe_.InitBuffer(a1Queue_, BUFFER_NUM, t_.baseM * kL1 * sizeof(T));
+        if (t_.xResident != 0) {  // x's whole row block, K padded to the fractal
+            pipe_.InitBuffer(a1Queue_, 1, t_.baseM * CeilDiv(t_.K, FRACTAL) * FRACTAL * sizeof(T));
+        } else {
+            pipe_.InitBuffer(a1Queue_, BUFFER_NUM, t_.baseM * kL1 * sizeof(T));
+        }
         pipe_.InitBuffer(b1Queue_, BUFFER_NUM, kL1 * t_.baseN * sizeof(T));
         pipe_.InitBuffer(a2Queue_, BUFFER_NUM, t_.baseM * t_.baseK * sizeof(T));
         pipe_.InitBuffer(b2Queue_, BUFFER_NUM, t_.baseK * t_.baseN * sizeof(T));
-        pipe_.InitBuffer(c1Queue_, 1, t_.baseM * t_.baseN * sizeof(float));
+        pipe_.InitBuffer(c1Queue_, t_.l0cNum, t_.baseM * t_.baseN * sizeof(float));
         if (t_.hasBias != 0) {
             pipe_.InitBuffer(biasL1Queue_, 1, CeilDiv(t_.baseN, FRACTAL) * FRACTAL * sizeof(BiasT));
             pipe_.InitBuffer(biasBtQueue_, 1, t_.baseN * sizeof(float));
@@ -63,16 +67,16 @@ public:
 
     __aicore__ inline void Process()
     {
+        if (t_.xResident != 0) {
+            ProcessResident();
+            return;
+        }
         const uint64_t cores = GetBlockNum();
         const uint64_t me = GetBlockIdx();
         uint64_t tileBase = 0;  // index in the global queue of group g's first tile
         uint64_t start = 0;     // first row of group g
         for (uint32_t g = 0; g < t_.E; ++g) {
-            // group_list out of contract (a cumulative end below the previous one, past M) is clamped
-            const int64_t v = groupListGm_.GetValue(g);
-            int64_t end = t_.groupListType == 0 ? v : static_cast<int64_t>(start) + v;
-            end = end < static_cast<int64_t>(start) ? static_cast<int64_t>(start) : end;
-            end = end > static_cast<int64_t>(t_.M) ? static_cast<int64_t>(t_.M) : end;
+            const int64_t end = static_cast<int64_t>(GroupEnd(g, start));
             const uint32_t rows = static_cast<uint32_t>(end - static_cast<int64_t>(start));
             const uint64_t tiles = static_cast<uint64_t>(CeilDiv(rows, t_.baseM)) * t_.nTiles;
             // my first tile at or after tileBase: the one whose index is me modulo cores
@@ -90,6 +94,162 @@ public:
     }
 
 private:
+    // End of group g's rows (group_list out of contract - a cumulative end below the previous one, past M - is clamped)
+    __aicore__ inline uint64_t GroupEnd(uint32_t g, uint64_t start)
+    {
+        const int64_t v = groupListGm_.GetValue(g);
+        int64_t end = t_.groupListType == 0 ? v : static_cast<int64_t>(start) + v;
+        end = end < static_cast<int64_t>(start) ? static_cast<int64_t>(start) : end;
+        end = end > static_cast<int64_t>(t_.M) ? static_cast<int64_t>(t_.M) : end;
+        return static_cast<uint64_t>(end);
+    }
+
+    // xResident: the work of all groups is a sequence of row blocks (baseM rows of one group, group
+    // order), each cut into ceil(N / 16) column units of weight mBlocks (its 16-row blocks: the cube
+    // time of the unit). Core c owns the units starting in [c * W / cores, (c + 1) * W / cores) of
+    // the total weight W: even shares, whatever the group sizes, and each share a run of neighbouring
+    // units, so a core's pieces of one row block follow each other and x's block is read from GM once.
+    // A share is cut into pieces of at most baseN columns at row-block ends.
+    __aicore__ inline void ProcessResident()
+    {
+        const uint64_t cores = GetBlockNum();
+        const uint64_t me = GetBlockIdx();
+        const uint64_t units = CeilDiv(t_.N, FRACTAL);
+        uint64_t total = 0;
+        uint64_t start = 0;
+        for (uint32_t g = 0; g < t_.E; ++g) {
+            const uint64_t end = GroupEnd(g, start);
+            total += CeilDiv(static_cast<uint32_t>(end - start), FRACTAL) * units;  // 16-row blocks x units
+            start = end;
+        }
+        const uint64_t lo = total * me / cores;
+        const uint64_t hi = total * (me + 1) / cores;
+        const uint64_t pieceUnits = t_.baseN / FRACTAL;
+        uint64_t base = 0;  // weight before the current row block
+        start = 0;
+        for (uint32_t g = 0; g < t_.E && base < hi; ++g) {
+            const uint64_t end = GroupEnd(g, start);
+            for (uint64_t r0 = start; r0 < end && base < hi; r0 += t_.baseM) {
+                const uint32_t m = end - r0 < t_.baseM ? static_cast<uint32_t>(end - r0) : t_.baseM;
+                const uint64_t mb = CeilDiv(m, FRACTAL);
+                const uint64_t weight = mb * units;
+                if (base + weight > lo) {
+                    // units u with lo <= base + u * mb < hi
+                    const uint64_t u0 = lo > base ? (lo - base + mb - 1) / mb : 0;
+                    uint64_t u1 = (hi - base + mb - 1) / mb;
+                    u1 = u1 > units ? units : u1;
+                    if (u0 < u1) {
+                        LocalTensor<T> xb = a1Queue_.AllocTensor<T>();
+                        for (uint64_t u = u0; u < u1; u += pieceUnits) {
+                            const uint32_t n0 = static_cast<uint32_t>(u * FRACTAL);
+                            const uint64_t uEnd = u + pieceUnits < u1 ? u + pieceUnits : u1;
+                            const uint32_t nEnd = uEnd * FRACTAL < t_.N ? static_cast<uint32_t>(uEnd * FRACTAL) : t_.N;
+                            ComputePiece(g, static_cast<uint32_t>(r0), m, n0, nEnd - n0, xb, u == u0);
+                        }
+                        a1Queue_.FreeTensor(xb);
+                    }
+                }
+                base += weight;
+            }
+            start = end;
+        }
+    }
+
+    // One piece with x's row block resident in L1 (xb). Its layout, written on the row block's first
+    // piece (loadX): K step s (baseK deep) at s * baseM * baseK, holding the step's fractals ZZ
+    // ((16-row block i, k block j) at i * kkBlocks + j), so that one LoadData moves a step into L0A.
+    // The weight's K slice is held (k block j, n block nb) at j * nBlocks + nb: a step is one
+    // LoadData into L0B too. The piece accumulates in one of the two L0C buffers, so its Fixpipe runs
+    // while the next piece's Mmads fill the other one.
+    __aicore__ inline void ComputePiece(uint32_t g, uint32_t m0, uint32_t m, uint32_t n0, uint32_t n,
+                                        const LocalTensor<T>& xb, bool loadX)
+    {
+        const uint32_t mBlocks = CeilDiv(m, FRACTAL);
+        const uint32_t mFull = m / FRACTAL;
+        const uint32_t nBlocks = CeilDiv(n, FRACTAL);
+        const uint32_t kL1 = t_.stepK * t_.baseK;
+        const uint64_t wBase = static_cast<uint64_t>(g) * t_.K * t_.N;
+        LocalTensor<float> bias;
+        if (t_.hasBias != 0) {
+            bias = LoadBias(static_cast<uint64_t>(g) * t_.N + n0, n);
+        }
+        LocalTensor<float> c = c1Queue_.AllocTensor<float>();
+        bool first = true;
+        for (uint32_t k1 = 0; k1 < t_.K; k1 += kL1) {
+            const uint32_t kc = t_.K - k1 < kL1 ? t_.K - k1 : kL1;
+            if (loadX) {
+                for (uint32_t k2 = 0; k2 < kc; k2 += t_.baseK) {
+                    const uint32_t kk = kc - k2 < t_.baseK ? kc - k2 : t_.baseK;
+                    const uint32_t kkBlocks = CeilDiv(kk, FRACTAL);
+                    const uint64_t src = static_cast<uint64_t>(m0) * t_.K + k1 + k2;
+                    const uint32_t dst = (k1 + k2) * t_.baseM;
+                    if (mFull > 0) {
+                        DataCopy(xb[dst], xGm_[src], Nd2NzParams(mFull, FRACTAL, kk, FRACTAL * t_.K, t_.K, FRACTAL, 1,
+                                                                 kkBlocks * FRACTAL_ELEMS));
+                    }
+                    if (m > mFull * FRACTAL) {
+                        DataCopy(xb[dst + mFull * kkBlocks * FRACTAL_ELEMS], xGm_[src + mFull * FRACTAL * t_.K],
+                                 Nd2NzParams(1, m - mFull * FRACTAL, kk, 0, t_.K, FRACTAL, 1, 0));
+                    }
+                }
+            }
+            LocalTensor<T> b1 = b1Queue_.AllocTensor<T>();
+            if (t_.transWeight != 0) {  // weight[g] is [N, K]: NZ of the n x kc slice is already (j, nb) ordered
+                DataCopy(b1, wGm_[wBase + static_cast<uint64_t>(n0) * t_.K + k1],
+                         Nd2NzParams(1, n, kc, 0, t_.K, nBlocks * FRACTAL, 1, 0));
+            } else {                    // weight[g] is [K, N]: 16-row matrices of the kc x n slice, one after another
+                const uint32_t kFull = kc / FRACTAL;
+                const uint64_t src = wBase + static_cast<uint64_t>(k1) * t_.N + n0;
+                if (kFull > 0) {
+                    DataCopy(b1, wGm_[src], Nd2NzParams(kFull, FRACTAL, n, FRACTAL * t_.N, t_.N, FRACTAL, 1,
+                                                        nBlocks * FRACTAL_ELEMS));
+                }
+                if (kc > kFull * FRACTAL) {
+                    DataCopy(b1[kFull * nBlocks * FRACTAL_ELEMS], wGm_[src + static_cast<uint64_t>(kFull) * FRACTAL * t_.N],
+                             Nd2NzParams(1, kc - kFull * FRACTAL, n, 0, t_.N, FRACTAL, 1, 0));
+                }
+            }
+            b1Queue_.EnQue(b1);  // also orders the x copies above (one MTE2 queue) before the LoadData below
+            b1 = b1Queue_.DeQue<T>();
+            for (uint32_t k2 = 0; k2 < kc; k2 += t_.baseK) {
+                const uint32_t kk = kc - k2 < t_.baseK ? kc - k2 : t_.baseK;
+                const uint32_t kkBlocks = CeilDiv(kk, FRACTAL);
+                LocalTensor<T> a2 = a2Queue_.AllocTensor<T>();
+                LoadData(a2, xb[(k1 + k2) * t_.baseM], LoadData2DParams(0, mBlocks * kkBlocks, 1, 0, 0, false, 0));
+                LocalTensor<T> b2 = b2Queue_.AllocTensor<T>();
+                LoadData(b2, b1[(k2 / FRACTAL) * nBlocks * FRACTAL_ELEMS],
+                         LoadData2DParams(0, kkBlocks * nBlocks, 1, 0, 0, t_.transWeight == 0, 0));
+                a2Queue_.EnQue(a2);
+                b2Queue_.EnQue(b2);
+                a2 = a2Queue_.DeQue<T>();
+                b2 = b2Queue_.DeQue<T>();
+                MmadParams mmad;
+                mmad.m = m;
+                mmad.n = n;
+                mmad.k = kk;
+                if (first && t_.hasBias != 0) {
+                    Mmad(c, a2, b2, bias, mmad);
+                } else {
+                    mmad.cmatrixInitVal = first;
+                    Mmad(c, a2, b2, mmad);
+                }
+                first = false;
+                a2Queue_.FreeTensor(a2);
+                b2Queue_.FreeTensor(b2);
+            }
+            b1Queue_.FreeTensor(b1);
+        }
+        if (t_.hasBias != 0) {
+            biasBtQueue_.FreeTensor(bias);
+        }
+        c1Queue_.EnQue(c);
+        c = c1Queue_.DeQue<float>();
+        FixpipeParamsV220 fix(n, m, mBlocks * FRACTAL, t_.N, false);
+        fix.quantPre = IsSameType<T, bfloat16_t>::value ? QuantMode_t::F322BF16 : QuantMode_t::F322F16;
+        Fixpipe(yGm_[static_cast<uint64_t>(m0) * t_.N + n0], c, fix);
+        c1Queue_.FreeTensor(c);
+    }
+
     // y[m0 : m0 + m, n0 : n0 + n] = x[m0 : m0 + m, :] @ weight[g][:, n0 : n0 + n] (+ bias[g][n0 : n0 + n])
     __aicore__ inline void ComputeTile(uint32_t g, uint32_t m0, uint32_t n0, uint32_t m, uint32_t n)
     {

@@ -22,6 +22,10 @@ struct GroupedMatmulTilingData {
     uint32_t transWeight;    // 1: weight is [E, N, K]
     uint32_t hasBias;        // 1: bias [E, N] (float32) is added
     uint32_t groupListType;  // 0: group_list holds cumulative row ends; 1: row counts
+    uint32_t xResident;      // 1: x's row block stays in L1 over K (its N pieces run back to back), two L0C
+                             //    buffers (Fixpipe of one piece under the next one's Mmads), work dealt in
+                             //    even shares; 0: x and w streamed per K slice, one L0C tile, tiles round-robin
+    uint32_t l0cNum;         // L0C buffers: 2 with xResident, else 1
 };
 
 #endif  // GROUPED_MATMUL_TILING_DATA_H
