@@ -188,9 +188,12 @@ ge::graphStatus TilingGroupedMatmul(gert::TilingContext* context)
     const uint64_t kPadded = CeilDiv(K, 16) * 16;
     const uint64_t residentL1 = baseM * kPadded * IN_BYTES + BUFFER_NUM * STEP_K * BASE_K * residentN * IN_BYTES +
                                 residentN * ACC_BYTES;
+    //    Its Mmads are 128 deep (half as many Mmad and LoadData calls as 64), L0A / L0B still double-buffered.
+    const uint64_t residentK = 2 * BASE_K;
     const bool xResident = residentL1 <= l1Size && 2 * baseM * residentN * ACC_BYTES <= l0cSize &&
                            16 * K <= MAX_ROW_STRIDE && (transW || 16 * N <= MAX_ROW_STRIDE) &&
-                           BUFFER_NUM * BASE_K * residentN * IN_BYTES <= l0bSize;
+                           BUFFER_NUM * residentK * residentN * IN_BYTES <= l0bSize &&
+                           BUFFER_NUM * baseM * residentK * IN_BYTES <= l0aSize;
     uint64_t baseN = xResident ? residentN : 256;
     const uint64_t btSize = 1024;  // BiasTable of the 910B / 910_93 AIC
     while (baseN > 16 && (baseM * baseN * ACC_BYTES > l0cSize || baseN * ACC_BYTES > btSize ||
@@ -216,8 +219,8 @@ ge::graphStatus TilingGroupedMatmul(gert::TilingContext* context)
     tiling->E = static_cast<uint32_t>(E);
     tiling->baseM = static_cast<uint32_t>(baseM);
     tiling->baseN = static_cast<uint32_t>(baseN);
-    tiling->baseK = static_cast<uint32_t>(BASE_K);
-    tiling->stepK = static_cast<uint32_t>(STEP_K);
+    tiling->baseK = static_cast<uint32_t>(xResident ? residentK : BASE_K);
+    tiling->stepK = static_cast<uint32_t>(xResident ? STEP_K / 2 : STEP_K);  // an L1 slice 256 deep either way
     tiling->nTiles = static_cast<uint32_t>(CeilDiv(N, baseN));
     tiling->transWeight = transW ? 1U : 0U;
     tiling->hasBias = biasStorage != nullptr ? 1U : 0U;

@@ -105,11 +105,12 @@ private:
     }
 
     // xResident: the work of all groups is a sequence of row blocks (baseM rows of one group, group
-    // order), each cut into ceil(N / 16) column units of weight mBlocks (its 16-row blocks: the cube
-    // time of the unit). Core c owns the units starting in [c * W / cores, (c + 1) * W / cores) of
-    // the total weight W: even shares, whatever the group sizes, and each share a run of neighbouring
-    // units, so a core's pieces of one row block follow each other and x's block is read from GM once.
-    // A share is cut into pieces of at most baseN columns at row-block ends.
+    // order), each cut into ceil(N / 16) column units. Core c owns the units [c * W / cores,
+    // (c + 1) * W / cores) of all W: even shares whatever the group sizes, and each share a run of
+    // neighbouring units, so a core's pieces of one row block follow each other and x's block is read
+    // from GM once. A share is cut into pieces of at most baseN columns. A short row block (a group's
+    // last) counts as a full one: each piece streams its weight slice over K whatever its rows, and
+    // that, not the cube, sets the time of a short piece.
     __aicore__ inline void ProcessResident()
     {
         const uint64_t cores = GetBlockNum();
@@ -119,40 +120,64 @@ private:
         uint64_t start = 0;
         for (uint32_t g = 0; g < t_.E; ++g) {
             const uint64_t end = GroupEnd(g, start);
-            total += CeilDiv(static_cast<uint32_t>(end - start), FRACTAL) * units;  // 16-row blocks x units
+            total += CeilDiv(static_cast<uint32_t>(end - start), t_.baseM) * units;
             start = end;
         }
         const uint64_t lo = total * me / cores;
         const uint64_t hi = total * (me + 1) / cores;
         const uint64_t pieceUnits = t_.baseN / FRACTAL;
-        uint64_t base = 0;  // weight before the current row block
-        start = 0;
+        // The share's row blocks run last to first: a share starts inside a row block and ends inside
+        // a later one, so run backwards every core begins at column 0 of its row block, as its
+        // neighbours do: cores of one group read the same weight columns at about the same time and
+        // all but the first find them in L2.
+        ShareBlock blk;
+        for (uint64_t i = ShareBlocks(lo, hi, units, UINT64_MAX, blk); i-- > 0;) {
+            ShareBlocks(lo, hi, units, i, blk);
+            LocalTensor<T> xb = a1Queue_.AllocTensor<T>();
+            for (uint64_t u = blk.u0; u < blk.u1; u += pieceUnits) {
+                const uint32_t n0 = static_cast<uint32_t>(u * FRACTAL);
+                const uint64_t uEnd = u + pieceUnits < blk.u1 ? u + pieceUnits : blk.u1;
+                const uint32_t nEnd = uEnd * FRACTAL < t_.N ? static_cast<uint32_t>(uEnd * FRACTAL) : t_.N;
+                ComputePiece(blk.g, blk.r0, blk.m, n0, nEnd - n0, xb, u == blk.u0);
+            }
+            a1Queue_.FreeTensor(xb);
+        }
+    }
+
+    struct ShareBlock {
+        uint32_t g = 0;   // group
+        uint32_t r0 = 0;  // first row of the row block
+        uint32_t m = 0;   // its rows
+        uint64_t u0 = 0;  // the share's column units [u0, u1) of it
+        uint64_t u1 = 0;
+    };
+
+    // Walks the row blocks (group order) and counts those the units [lo, hi) touch; fills blk with
+    // the one numbered want (from 0) and returns the count so far (the whole count if want is past it).
+    __aicore__ inline uint64_t ShareBlocks(uint64_t lo, uint64_t hi, uint64_t units, uint64_t want, ShareBlock& blk)
+    {
+        uint64_t count = 0;
+        uint64_t base = 0;  // units before the current row block
+        uint64_t start = 0;
         for (uint32_t g = 0; g < t_.E && base < hi; ++g) {
             const uint64_t end = GroupEnd(g, start);
-            for (uint64_t r0 = start; r0 < end && base < hi; r0 += t_.baseM) {
-                const uint32_t m = end - r0 < t_.baseM ? static_cast<uint32_t>(end - r0) : t_.baseM;
-                const uint64_t mb = CeilDiv(m, FRACTAL);
-                const uint64_t weight = mb * units;
-                if (base + weight > lo) {
-                    // units u with lo <= base + u * mb < hi
-                    const uint64_t u0 = lo > base ? (lo - base + mb - 1) / mb : 0;
-                    uint64_t u1 = (hi - base + mb - 1) / mb;
-                    u1 = u1 > units ? units : u1;
-                    if (u0 < u1) {
-                        LocalTensor<T> xb = a1Queue_.AllocTensor<T>();
-                        for (uint64_t u = u0; u < u1; u += pieceUnits) {
-                            const uint32_t n0 = static_cast<uint32_t>(u * FRACTAL);
-                            const uint64_t uEnd = u + pieceUnits < u1 ? u + pieceUnits : u1;
-                            const uint32_t nEnd = uEnd * FRACTAL < t_.N ? static_cast<uint32_t>(uEnd * FRACTAL) : t_.N;
-                            ComputePiece(g, static_cast<uint32_t>(r0), m, n0, nEnd - n0, xb, u == u0);
-                        }
-                        a1Queue_.FreeTensor(xb);
-                    }
+            for (uint64_t r0 = start; r0 < end && base < hi; r0 += t_.baseM, base += units) {
+                if (base + units <= lo) {
+                    continue;
                 }
-                base += weight;
+                if (count == want) {
+                    blk.g = g;
+                    blk.r0 = static_cast<uint32_t>(r0);
+                    blk.m = end - r0 < t_.baseM ? static_cast<uint32_t>(end - r0) : t_.baseM;
+                    blk.u0 = lo > base ? lo - base : 0;
+                    blk.u1 = hi - base < units ? hi - base : units;
+                    return count + 1;
+                }
+                ++count;
             }
             start = end;
         }
+        return count;
     }
 
     // One piece with x's row block resident in L1 (xb). Its layout, written on the row block's first
