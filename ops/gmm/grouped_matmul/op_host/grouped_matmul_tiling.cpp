@@ -36,6 +36,7 @@ constexpr uint64_t MAX_ROW_STRIDE = 65535;  // Nd2NzParams::srcDValue is 16 bits
 constexpr uint64_t MAX_GROUPS = 1024;       // as ops-transformer: at most 1024 groups in a group_list
 constexpr uint64_t BASE_K = 64;
 constexpr uint64_t STEP_K = 4;
+constexpr uint64_t RESIDENT_PARTS = 4;      // xResident: a tile's column parts, one L0C buffer each (kernel: <= 4)
 
 uint64_t CeilDiv(uint64_t a, uint64_t b)
 {
@@ -178,21 +179,21 @@ ge::graphStatus TilingGroupedMatmul(gert::TilingContext* context)
         }
     }
 
-    // 4. Base blocks from the chip. First choice (xResident): pieces of 128 x 128 with two L0C buffers,
-    //    x's 128-row block kept in L1 over the whole K while the core runs its N pieces, the weight
-    //    double-buffered in K slices; it needs x's block, two weight slices and the bias row to fit L1
-    //    and the 16-row ND2NZ matrix strides (16 K, 16 N elements) to fit their 16-bit fields.
+    // 4. Base blocks from the chip. First choice (xResident): tiles of 128 x 256 computed as two
+    //    128 x 128 halves with an L0C buffer each (the Fixpipe of one half under the other's Mmads),
+    //    Mmads 128 deep, x's 128-row block kept in L1 over the whole K while the core runs its tiles of
+    //    that block, the weight double-buffered in 128-deep slices; it needs x's block, the two weight
+    //    slices and the bias row to fit L1, and 16 K (x's 16-row ND2NZ matrix stride) its 16-bit field.
     //    Otherwise: the widest tile whose L0C, BiasTable, L0A/L0B and L1 needs fit, x streamed.
     uint64_t baseM = 128;
-    const uint64_t residentN = 128;
-    const uint64_t kPadded = CeilDiv(K, 16) * 16;
-    const uint64_t residentL1 = baseM * kPadded * IN_BYTES + BUFFER_NUM * STEP_K * BASE_K * residentN * IN_BYTES +
-                                residentN * ACC_BYTES;
-    //    Its Mmads are 128 deep (half as many Mmad and LoadData calls as 64), L0A / L0B still double-buffered.
+    const uint64_t residentN = 256;
     const uint64_t residentK = 2 * BASE_K;
-    const bool xResident = residentL1 <= l1Size && 2 * baseM * residentN * ACC_BYTES <= l0cSize &&
-                           16 * K <= MAX_ROW_STRIDE && (transW || 16 * N <= MAX_ROW_STRIDE) &&
-                           BUFFER_NUM * residentK * residentN * IN_BYTES <= l0bSize &&
+    const uint64_t kPadded = CeilDiv(K, 16) * 16;
+    const uint64_t residentL1 = baseM * kPadded * IN_BYTES + BUFFER_NUM * residentK * residentN * IN_BYTES +
+                                residentN * ACC_BYTES;
+    const bool xResident = residentL1 <= l1Size && baseM * residentN * ACC_BYTES <= l0cSize &&
+                           16 * K <= MAX_ROW_STRIDE && residentN * ACC_BYTES <= 1024 &&
+                           BUFFER_NUM * residentK * (residentN / RESIDENT_PARTS) * IN_BYTES <= l0bSize &&
                            BUFFER_NUM * baseM * residentK * IN_BYTES <= l0aSize;
     uint64_t baseN = xResident ? residentN : 256;
     const uint64_t btSize = 1024;  // BiasTable of the 910B / 910_93 AIC
@@ -220,13 +221,13 @@ ge::graphStatus TilingGroupedMatmul(gert::TilingContext* context)
     tiling->baseM = static_cast<uint32_t>(baseM);
     tiling->baseN = static_cast<uint32_t>(baseN);
     tiling->baseK = static_cast<uint32_t>(xResident ? residentK : BASE_K);
-    tiling->stepK = static_cast<uint32_t>(xResident ? STEP_K / 2 : STEP_K);  // an L1 slice 256 deep either way
+    tiling->stepK = static_cast<uint32_t>(xResident ? 1 : STEP_K);  // xResident: an L1 weight slice is one step
     tiling->nTiles = static_cast<uint32_t>(CeilDiv(N, baseN));
     tiling->transWeight = transW ? 1U : 0U;
     tiling->hasBias = biasStorage != nullptr ? 1U : 0U;
     tiling->groupListType = static_cast<uint32_t>(groupListType);
     tiling->xResident = xResident ? 1U : 0U;
-    tiling->l0cNum = xResident ? 2U : 1U;
+    tiling->l0cNum = xResident ? static_cast<uint32_t>(RESIDENT_PARTS) : 1U;
 
     // 5. The group sizes live on the device (group_list), so the host cannot count the tiles: launch
     //    every cube core, or fewer when no split of the M rows can have that many tiles (each group

@@ -27,6 +27,7 @@ using namespace AscendC;
 constexpr int32_t BUFFER_NUM = 2;   // double buffering of L1 and L0A/L0B: must match the tiling
 constexpr uint32_t FRACTAL = 16;    // fp16/bf16 fractals are 16 x 16 (512 bytes)
 constexpr uint32_t FRACTAL_ELEMS = FRACTAL * FRACTAL;
+constexpr uint32_t MAX_PARTS = 4;   // xResident: a tile's column parts, one L0C buffer each (l0cNum)
 
 __aicore__ inline uint32_t CeilDiv(uint32_t a, uint32_t b)
 {
@@ -57,8 +58,10 @@ public:
         }
         pipe_.InitBuffer(b1Queue_, BUFFER_NUM, kL1 * t_.baseN * sizeof(T));
         pipe_.InitBuffer(a2Queue_, BUFFER_NUM, t_.baseM * t_.baseK * sizeof(T));
-        pipe_.InitBuffer(b2Queue_, BUFFER_NUM, t_.baseK * t_.baseN * sizeof(T));
-        pipe_.InitBuffer(c1Queue_, t_.l0cNum, t_.baseM * t_.baseN * sizeof(float));
+        // xResident: a tile is two halves of baseN / 2 columns, each with its own L0B load and L0C buffer
+        const uint32_t cN = t_.baseN / t_.l0cNum;
+        pipe_.InitBuffer(b2Queue_, BUFFER_NUM, t_.baseK * cN * sizeof(T));
+        pipe_.InitBuffer(c1Queue_, t_.l0cNum, t_.baseM * cN * sizeof(float));
         if (t_.hasBias != 0) {
             pipe_.InitBuffer(biasL1Queue_, 1, CeilDiv(t_.baseN, FRACTAL) * FRACTAL * sizeof(BiasT));
             pipe_.InitBuffer(biasBtQueue_, 1, t_.baseN * sizeof(float));
@@ -180,96 +183,111 @@ private:
         return count;
     }
 
-    // One piece with x's row block resident in L1 (xb). Its layout, written on the row block's first
-    // piece (loadX): K step s (baseK deep) at s * baseM * baseK, holding the step's fractals ZZ
-    // ((16-row block i, k block j) at i * kkBlocks + j), so that one LoadData moves a step into L0A.
-    // The weight's K slice is held (k block j, n block nb) at j * nBlocks + nb: a step is one
-    // LoadData into L0B too. The piece accumulates in one of the two L0C buffers, so its Fixpipe runs
-    // while the next piece's Mmads fill the other one.
+    // One tile (n <= baseN columns) with x's row block resident in L1 (xb), computed as two halves of
+    // at most baseN / 2 columns, each in its own L0C buffer. Per K slice (baseK deep, one Mmad step):
+    // x's step into L0A once, then for each half its weight columns into L0B and its Mmad. In the last
+    // slice the left half's Fixpipe is issued between the two Mmads, so it drains under the right
+    // half's Mmad, and the right half's under the next tile's first left-half Mmad.
+    // x's layout in L1, written on the row block's first tile (loadX): K step s at s * baseM * baseK,
+    // its fractals ZZ ((16-row block i, k block j) at i * kkBlocks + j): one LoadData moves a step.
+    // The weight's K slice is NZ of kc x n (512-B rows from GM for a full tile).
     __aicore__ inline void ComputePiece(uint32_t g, uint32_t m0, uint32_t m, uint32_t n0, uint32_t n,
                                         const LocalTensor<T>& xb, bool loadX)
     {
         const uint32_t mBlocks = CeilDiv(m, FRACTAL);
         const uint32_t mFull = m / FRACTAL;
         const uint32_t nBlocks = CeilDiv(n, FRACTAL);
-        const uint32_t kL1 = t_.stepK * t_.baseK;
+        const uint32_t half = t_.baseN / t_.l0cNum;  // columns of one part
+        const uint32_t halves = CeilDiv(n, half);
+        uint32_t hN[MAX_PARTS];
+        for (uint32_t h = 0; h < halves; ++h) {
+            hN[h] = n - h * half < half ? n - h * half : half;
+        }
         const uint64_t wBase = static_cast<uint64_t>(g) * t_.K * t_.N;
         LocalTensor<float> bias;
         if (t_.hasBias != 0) {
             bias = LoadBias(static_cast<uint64_t>(g) * t_.N + n0, n);
         }
-        LocalTensor<float> c = c1Queue_.AllocTensor<float>();
-        bool first = true;
-        for (uint32_t k1 = 0; k1 < t_.K; k1 += kL1) {
-            const uint32_t kc = t_.K - k1 < kL1 ? t_.K - k1 : kL1;
+        LocalTensor<float> c[MAX_PARTS];  // each allocated just before its first Mmad: the right half's buffer may
+                                  // still be draining the previous tile's right half
+        for (uint32_t k1 = 0; k1 < t_.K; k1 += t_.baseK) {
+            const uint32_t kk = t_.K - k1 < t_.baseK ? t_.K - k1 : t_.baseK;
+            const uint32_t kkBlocks = CeilDiv(kk, FRACTAL);
+            const bool first = k1 == 0;
+            const bool last = k1 + kk >= t_.K;
             if (loadX) {
-                for (uint32_t k2 = 0; k2 < kc; k2 += t_.baseK) {
-                    const uint32_t kk = kc - k2 < t_.baseK ? kc - k2 : t_.baseK;
-                    const uint32_t kkBlocks = CeilDiv(kk, FRACTAL);
-                    const uint64_t src = static_cast<uint64_t>(m0) * t_.K + k1 + k2;
-                    const uint32_t dst = (k1 + k2) * t_.baseM;
-                    if (mFull > 0) {
-                        DataCopy(xb[dst], xGm_[src], Nd2NzParams(mFull, FRACTAL, kk, FRACTAL * t_.K, t_.K, FRACTAL, 1,
-                                                                 kkBlocks * FRACTAL_ELEMS));
-                    }
-                    if (m > mFull * FRACTAL) {
-                        DataCopy(xb[dst + mFull * kkBlocks * FRACTAL_ELEMS], xGm_[src + mFull * FRACTAL * t_.K],
-                                 Nd2NzParams(1, m - mFull * FRACTAL, kk, 0, t_.K, FRACTAL, 1, 0));
-                    }
+                const uint64_t src = static_cast<uint64_t>(m0) * t_.K + k1;
+                const uint32_t dst = k1 * t_.baseM;
+                if (mFull > 0) {
+                    DataCopy(xb[dst], xGm_[src], Nd2NzParams(mFull, FRACTAL, kk, FRACTAL * t_.K, t_.K, FRACTAL, 1,
+                                                             kkBlocks * FRACTAL_ELEMS));
+                }
+                if (m > mFull * FRACTAL) {
+                    DataCopy(xb[dst + mFull * kkBlocks * FRACTAL_ELEMS], xGm_[src + mFull * FRACTAL * t_.K],
+                             Nd2NzParams(1, m - mFull * FRACTAL, kk, 0, t_.K, FRACTAL, 1, 0));
                 }
             }
             LocalTensor<T> b1 = b1Queue_.AllocTensor<T>();
-            if (t_.transWeight != 0) {  // weight[g] is [N, K]: NZ of the n x kc slice is already (j, nb) ordered
+            if (t_.transWeight != 0) {  // weight[g] is [N, K]: NZ of n x kk, (k block j, n block nb) at j * nBlocks + nb
                 DataCopy(b1, wGm_[wBase + static_cast<uint64_t>(n0) * t_.K + k1],
-                         Nd2NzParams(1, n, kc, 0, t_.K, nBlocks * FRACTAL, 1, 0));
-            } else {                    // weight[g] is [K, N]: 16-row matrices of the kc x n slice, one after another
-                const uint32_t kFull = kc / FRACTAL;
-                const uint64_t src = wBase + static_cast<uint64_t>(k1) * t_.N + n0;
-                if (kFull > 0) {
-                    DataCopy(b1, wGm_[src], Nd2NzParams(kFull, FRACTAL, n, FRACTAL * t_.N, t_.N, FRACTAL, 1,
-                                                        nBlocks * FRACTAL_ELEMS));
-                }
-                if (kc > kFull * FRACTAL) {
-                    DataCopy(b1[kFull * nBlocks * FRACTAL_ELEMS], wGm_[src + static_cast<uint64_t>(kFull) * FRACTAL * t_.N],
-                             Nd2NzParams(1, kc - kFull * FRACTAL, n, 0, t_.N, FRACTAL, 1, 0));
-                }
+                         Nd2NzParams(1, n, kk, 0, t_.K, nBlocks * FRACTAL, 1, 0));
+            } else {                    // weight[g] is [K, N]: NZ of kk x n, (j, nb) at nb * kkBlocks + j
+                DataCopy(b1, wGm_[wBase + static_cast<uint64_t>(k1) * t_.N + n0],
+                         Nd2NzParams(1, kk, n, 0, t_.N, kkBlocks * FRACTAL, 1, 0));
             }
             b1Queue_.EnQue(b1);  // also orders the x copies above (one MTE2 queue) before the LoadData below
             b1 = b1Queue_.DeQue<T>();
-            for (uint32_t k2 = 0; k2 < kc; k2 += t_.baseK) {
-                const uint32_t kk = kc - k2 < t_.baseK ? kc - k2 : t_.baseK;
-                const uint32_t kkBlocks = CeilDiv(kk, FRACTAL);
-                LocalTensor<T> a2 = a2Queue_.AllocTensor<T>();
-                LoadData(a2, xb[(k1 + k2) * t_.baseM], LoadData2DParams(0, mBlocks * kkBlocks, 1, 0, 0, false, 0));
+            LocalTensor<T> a2 = a2Queue_.AllocTensor<T>();
+            LoadData(a2, xb[k1 * t_.baseM], LoadData2DParams(0, mBlocks * kkBlocks, 1, 0, 0, false, 0));
+            a2Queue_.EnQue(a2);
+            a2 = a2Queue_.DeQue<T>();
+            for (uint32_t h = 0; h < halves; ++h) {
+                const uint32_t nb0 = h * half / FRACTAL;
+                const uint32_t hBlocks = CeilDiv(hN[h], FRACTAL);
                 LocalTensor<T> b2 = b2Queue_.AllocTensor<T>();
-                LoadData(b2, b1[(k2 / FRACTAL) * nBlocks * FRACTAL_ELEMS],
-                         LoadData2DParams(0, kkBlocks * nBlocks, 1, 0, 0, t_.transWeight == 0, 0));
-                a2Queue_.EnQue(a2);
+                for (uint32_t j = 0; j < kkBlocks; ++j) {  // L0B: (j, nb) at j * hBlocks + nb
+                    if (t_.transWeight != 0) {
+                        LoadData(b2[j * hBlocks * FRACTAL_ELEMS], b1[(j * nBlocks + nb0) * FRACTAL_ELEMS],
+                                 LoadData2DParams(0, hBlocks, 1, 0, 0, false, 0));
+                    } else {
+                        LoadData(b2[j * hBlocks * FRACTAL_ELEMS], b1[(nb0 * kkBlocks + j) * FRACTAL_ELEMS],
+                                 LoadData2DParams(0, hBlocks, kkBlocks, 0, 0, true, 0));
+                    }
+                }
                 b2Queue_.EnQue(b2);
-                a2 = a2Queue_.DeQue<T>();
                 b2 = b2Queue_.DeQue<T>();
+                if (first) {
+                    c[h] = c1Queue_.AllocTensor<float>();
+                }
                 MmadParams mmad;
                 mmad.m = m;
-                mmad.n = n;
+                mmad.n = hN[h];
                 mmad.k = kk;
                 if (first && t_.hasBias != 0) {
-                    Mmad(c, a2, b2, bias, mmad);
+                    Mmad(c[h], a2, b2, bias[h * half], mmad);
                 } else {
                     mmad.cmatrixInitVal = first;
-                    Mmad(c, a2, b2, mmad);
+                    Mmad(c[h], a2, b2, mmad);
                 }
-                first = false;
-                a2Queue_.FreeTensor(a2);
                 b2Queue_.FreeTensor(b2);
+                if (last) {
+                    FixHalf(c[h], m0, n0 + h * half, m, hN[h]);
+                }
             }
+            a2Queue_.FreeTensor(a2);
             b1Queue_.FreeTensor(b1);
         }
         if (t_.hasBias != 0) {
             biasBtQueue_.FreeTensor(bias);
         }
+    }
+
+    // L0C (fp32) -> y[m0 : m0 + m, n0 : n0 + n], rounded to T, then the buffer is free for the next tile
+    __aicore__ inline void FixHalf(LocalTensor<float>& c, uint32_t m0, uint32_t n0, uint32_t m, uint32_t n)
+    {
         c1Queue_.EnQue(c);
         c = c1Queue_.DeQue<float>();
-        FixpipeParamsV220 fix(n, m, mBlocks * FRACTAL, t_.N, false);
+        FixpipeParamsV220 fix(n, m, CeilDiv(m, FRACTAL) * FRACTAL, t_.N, false);
         fix.quantPre = IsSameType<T, bfloat16_t>::value ? QuantMode_t::F322BF16 : QuantMode_t::F322F16;
         Fixpipe(yGm_[static_cast<uint64_t>(m0) * t_.N + n0], c, fix);
         c1Queue_.FreeTensor(c);
