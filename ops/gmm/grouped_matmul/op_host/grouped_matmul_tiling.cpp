@@ -36,6 +36,7 @@ constexpr uint64_t MAX_ROW_STRIDE = 65535;  // Nd2NzParams::srcDValue is 16 bits
 constexpr uint64_t MAX_GROUPS = 1024;       // as ops-transformer: at most 1024 groups in a group_list
 constexpr uint64_t BASE_K = 64;
 constexpr uint64_t STEP_K = 4;
+constexpr uint64_t W_BUFFERS_RESIDENT = 3;  // xResident: weight slices in flight in L1: must match the kernel
 constexpr uint64_t RESIDENT_PARTS = 4;      // xResident: a tile's column parts, one L0C buffer each (kernel: <= 4)
 
 uint64_t CeilDiv(uint64_t a, uint64_t b)
@@ -189,7 +190,7 @@ ge::graphStatus TilingGroupedMatmul(gert::TilingContext* context)
     const uint64_t residentN = 256;
     const uint64_t residentK = 2 * BASE_K;
     const uint64_t kPadded = CeilDiv(K, 16) * 16;
-    const uint64_t residentL1 = baseM * kPadded * IN_BYTES + BUFFER_NUM * residentK * residentN * IN_BYTES +
+    const uint64_t residentL1 = baseM * kPadded * IN_BYTES + W_BUFFERS_RESIDENT * residentK * residentN * IN_BYTES +
                                 residentN * ACC_BYTES;
     const bool xResident = residentL1 <= l1Size && baseM * residentN * ACC_BYTES <= l0cSize &&
                            16 * K <= MAX_ROW_STRIDE && residentN * ACC_BYTES <= 1024 &&

@@ -27,7 +27,8 @@ using namespace AscendC;
 constexpr int32_t BUFFER_NUM = 2;   // double buffering of L1 and L0A/L0B: must match the tiling
 constexpr uint32_t FRACTAL = 16;    // fp16/bf16 fractals are 16 x 16 (512 bytes)
 constexpr uint32_t FRACTAL_ELEMS = FRACTAL * FRACTAL;
-constexpr uint32_t MAX_PARTS = 4;   // xResident: a tile's column parts, one L0C buffer each (l0cNum)
+constexpr uint32_t MAX_PARTS = 4;
+constexpr int32_t W_BUFFERS_RESIDENT = 3;  // xResident: weight slices in flight (must match the tiling)   // xResident: a tile's column parts, one L0C buffer each (l0cNum)
 
 __aicore__ inline uint32_t CeilDiv(uint32_t a, uint32_t b)
 {
@@ -56,7 +57,7 @@ public:
         } else {
             pipe_.InitBuffer(a1Queue_, BUFFER_NUM, t_.baseM * kL1 * sizeof(T));
         }
-        pipe_.InitBuffer(b1Queue_, BUFFER_NUM, kL1 * t_.baseN * sizeof(T));
+        pipe_.InitBuffer(b1Queue_, t_.xResident != 0 ? W_BUFFERS_RESIDENT : BUFFER_NUM, kL1 * t_.baseN * sizeof(T));
         pipe_.InitBuffer(a2Queue_, BUFFER_NUM, t_.baseM * t_.baseK * sizeof(T));
         // xResident: a tile is two halves of baseN / 2 columns, each with its own L0B load and L0C buffer
         const uint32_t cN = t_.baseN / t_.l0cNum;
