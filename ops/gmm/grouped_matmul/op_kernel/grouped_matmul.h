@@ -246,13 +246,15 @@ private:
                 const uint32_t nb0 = h * half / FRACTAL;
                 const uint32_t hBlocks = CeilDiv(hN[h], FRACTAL);
                 LocalTensor<T> b2 = b2Queue_.AllocTensor<T>();
-                for (uint32_t j = 0; j < kkBlocks; ++j) {  // L0B: (j, nb) at j * hBlocks + nb
+                // L0B: (j, nb) at j * hBlocks + nb: one LoadData per n block, its k blocks hBlocks apart
+                const uint16_t gap = static_cast<uint16_t>(hBlocks - 1);
+                for (uint32_t nb = 0; nb < hBlocks; ++nb) {
                     if (t_.transWeight != 0) {
-                        LoadData(b2[j * hBlocks * FRACTAL_ELEMS], b1[(j * nBlocks + nb0) * FRACTAL_ELEMS],
-                                 LoadData2DParams(0, hBlocks, 1, 0, 0, false, 0));
+                        LoadData(b2[nb * FRACTAL_ELEMS], b1[(nb0 + nb) * FRACTAL_ELEMS],
+                                 LoadData2DParams(0, kkBlocks, nBlocks, 0, gap, false, 0));
                     } else {
-                        LoadData(b2[j * hBlocks * FRACTAL_ELEMS], b1[(nb0 * kkBlocks + j) * FRACTAL_ELEMS],
-                                 LoadData2DParams(0, hBlocks, kkBlocks, 0, 0, true, 0));
+                        LoadData(b2[nb * FRACTAL_ELEMS], b1[(nb0 + nb) * kkBlocks * FRACTAL_ELEMS],
+                                 LoadData2DParams(0, kkBlocks, 1, 0, gap, true, 0));
                     }
                 }
                 b2Queue_.EnQue(b2);
