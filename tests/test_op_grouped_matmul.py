@@ -101,6 +101,9 @@ def test_cases_cover_the_forms(spec, golden):
     assert counts.max() == 256 and counts.sum() == 512
     counts = split("skewed_e8")
     assert counts[0] == 2048 and counts.sum() == 4096
+    # the streamed path: x's row block (128 x K fp16) and three 128 x 256 weight slices exceed the 910B L1
+    long_k = next(c for c in spec.cases if c.name == "long_k_streamed")
+    assert 128 * long_k.shapes["x"][1] * 2 + 3 * 128 * 256 * 2 > 524032
 
 
 def test_cumulative_and_count_forms_agree(golden):
@@ -180,6 +183,19 @@ def test_kernel_transposed_weight_with_bias(cli, tmp_path):
     ref = per_row_reference(x.astype(np.float64), wt.astype(np.float64), bias.astype(np.float64),
                             np.array([15, 40]), 0, True)
     np.testing.assert_allclose(y, ref, rtol=2e-3, atol=2e-2)
+
+
+def test_kernel_long_k_transposed_streamed_matches(cli, tmp_path):
+    # K 1400 takes the streamed path (x re-read per tile), with the weight transposed and a K tail
+    x, w = _problem(m=60, k=1400, n=36, e=2, seed=3)
+    wt = np.ascontiguousarray(np.swapaxes(w, 1, 2)) * np.float16(0.05)
+    counts = np.array([25, 35], dtype=np.int64)
+    code, text = _run(cli, tmp_path, {"x": x, "weight": wt, "group_list": counts},
+                      "split_item=3", "group_type=0", "group_list_type=1", "transpose_weight=true")
+    assert code == 0, text
+    y = np.load(tmp_path / "out.npz")["y"].astype(np.float64)
+    ref = per_row_reference(x.astype(np.float64), wt.astype(np.float64), None, counts, 1, True)
+    np.testing.assert_allclose(y, ref, rtol=5e-3, atol=5e-2)
 
 
 @pytest.mark.parametrize("extra, attrs, message", [

@@ -124,7 +124,9 @@ private:
         uint64_t start = 0;
         for (uint32_t g = 0; g < t_.E; ++g) {
             const uint64_t end = GroupEnd(g, start);
-            total += CeilDiv(static_cast<uint32_t>(end - start), t_.baseM) * units;
+            for (uint64_t r0 = start; r0 < end; r0 += t_.baseM) {
+                total += BlockWeight(end - r0) * units;
+            }
             start = end;
         }
         const uint64_t lo = total * me / cores;
@@ -148,6 +150,17 @@ private:
         }
     }
 
+    // The weight of each column unit of a row block of `rows` rows (capped at baseM): its 16-row
+    // blocks, but at least 3/4 of a full block's: a tile streams its whole weight slice over K
+    // whatever its rows, which on 910B costs about 0.7 of a full tile's cube time.
+    __aicore__ inline uint64_t BlockWeight(uint64_t rows) const
+    {
+        const uint64_t full = t_.baseM / FRACTAL;
+        const uint64_t mb = rows >= t_.baseM ? full : (rows + FRACTAL - 1) / FRACTAL;
+        const uint64_t least = (3 * full + 3) / 4;
+        return mb > least ? mb : least;
+    }
+
     struct ShareBlock {
         uint32_t g = 0;   // group
         uint32_t r0 = 0;  // first row of the row block
@@ -161,20 +174,25 @@ private:
     __aicore__ inline uint64_t ShareBlocks(uint64_t lo, uint64_t hi, uint64_t units, uint64_t want, ShareBlock& blk)
     {
         uint64_t count = 0;
-        uint64_t base = 0;  // units before the current row block
+        uint64_t base = 0;  // weight of the row blocks before the current one
         uint64_t start = 0;
         for (uint32_t g = 0; g < t_.E && base < hi; ++g) {
             const uint64_t end = GroupEnd(g, start);
-            for (uint64_t r0 = start; r0 < end && base < hi; r0 += t_.baseM, base += units) {
-                if (base + units <= lo) {
+            for (uint64_t r0 = start; r0 < end && base < hi; r0 += t_.baseM) {
+                const uint64_t w = BlockWeight(end - r0);  // of each unit of this row block
+                // the units u of this row block with lo <= base + u * w < hi
+                const uint64_t u0 = lo > base ? (lo - base + w - 1) / w : 0;
+                const uint64_t u1 = (hi - base + w - 1) / w < units ? (hi - base + w - 1) / w : units;
+                base += w * units;
+                if (u0 >= u1) {
                     continue;
                 }
                 if (count == want) {
                     blk.g = g;
                     blk.r0 = static_cast<uint32_t>(r0);
                     blk.m = end - r0 < t_.baseM ? static_cast<uint32_t>(end - r0) : t_.baseM;
-                    blk.u0 = lo > base ? lo - base : 0;
-                    blk.u1 = hi - base < units ? hi - base : units;
+                    blk.u0 = u0;
+                    blk.u1 = u1;
                     return count + 1;
                 }
                 ++count;
