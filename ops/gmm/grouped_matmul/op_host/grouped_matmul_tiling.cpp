@@ -2,11 +2,12 @@
 //
 // The non-quantised MoE form of ops-transformer's GroupedMatmul: x [M, K] whose rows are split into
 // E groups by group_list (group_type 0), weight [E, K, N] (or [E, N, K] with transpose_weight),
-// optional bias [E, N] (float16 with fp16 x, float32 with bf16 x), y [M, N]. Every group is cut into tiles of baseM x baseN; the kernel
-// deals the tiles of all groups round-robin over the cube cores (op_kernel/grouped_matmul.h). The
+// optional bias [E, N] (float16 with fp16 x, float32 with bf16 x), y [M, N]. Every group is cut into
+// tiles of baseM x baseN that the kernel deals over the cube cores (op_kernel/grouped_matmul.h). The
 // base blocks are sized from the chip's L1, L0A, L0B, L0C and BiasTable (GetCoreMemSize):
-//   with a short K (x's 128-row block fits L1): 128 x 128 pieces, two fp32 L0C buffers, x's block in L1
-//   over K, two K slices of w (stepK * baseK deep), work dealt to the cores in even shares;
+//   with a short K (x's 128-row block fits L1 beside three weight slices): 128 x 256 tiles in four
+//   128 x 64 column parts with an L0C buffer each, Mmads 128 deep, x's block in L1 over K, the work
+//   dealt to the cores in even shares of 16-column units (op_kernel/grouped_matmul.h, ProcessResident);
 //   otherwise L0C holds one fp32 tile (baseM x baseN x 4), L0A / L0B two base blocks each, L1 two K
 //   slices of x and of w; baseN is also the bias slice of the 1 KiB BiasTable.
 // Everything outside that form is refused here with one line naming the attr or input and the fix:
@@ -180,10 +181,10 @@ ge::graphStatus TilingGroupedMatmul(gert::TilingContext* context)
         }
     }
 
-    // 4. Base blocks from the chip. First choice (xResident): tiles of 128 x 256 computed as two
-    //    128 x 128 halves with an L0C buffer each (the Fixpipe of one half under the other's Mmads),
+    // 4. Base blocks from the chip. First choice (xResident): tiles of 128 x 256 computed as
+    //    RESIDENT_PARTS column parts with an L0C buffer each (a part's Fixpipe under the others' Mmads),
     //    Mmads 128 deep, x's 128-row block kept in L1 over the whole K while the core runs its tiles of
-    //    that block, the weight double-buffered in 128-deep slices; it needs x's block, the two weight
+    //    that block, the weight in 128-deep slices, three in flight; it needs x's block, those weight
     //    slices and the bias row to fit L1, and 16 K (x's 16-row ND2NZ matrix stride) its 16-bit field.
     //    Otherwise: the widest tile whose L0C, BiasTable, L0A/L0B and L1 needs fit, x streamed.
     uint64_t baseM = 128;

@@ -1,7 +1,8 @@
 // GroupedMatmul: the kernel class, y[rows of group g] = x[rows of group g] @ weight[g] (+ bias[g]),
 // on the cube unit (AIC cores), written with the cube instructions.
 //
-// Scheduling: every group g (rows start_g .. end_g of x, from group_list) is cut into output tiles
+// Scheduling (the streamed path; ProcessResident describes the x-resident one, chosen by the tiling
+// for a short K): every group g (rows start_g .. end_g of x, from group_list) is cut into output tiles
 // of baseM x baseN, row block major. The tiles of all groups form one global queue in group order,
 // and core c takes tiles c, c + blockDim, c + 2 * blockDim, ... of that queue: the round-robin runs
 // on across group boundaries, so many small groups, empty groups or one huge group all keep every
@@ -59,7 +60,7 @@ public:
         }
         pipe_.InitBuffer(b1Queue_, t_.xResident != 0 ? W_BUFFERS_RESIDENT : BUFFER_NUM, kL1 * t_.baseN * sizeof(T));
         pipe_.InitBuffer(a2Queue_, BUFFER_NUM, t_.baseM * t_.baseK * sizeof(T));
-        // xResident: a tile is two halves of baseN / 2 columns, each with its own L0B load and L0C buffer
+        // xResident: a tile is l0cNum column parts, each with its own L0B load and L0C buffer
         const uint32_t cN = t_.baseN / t_.l0cNum;
         pipe_.InitBuffer(b2Queue_, BUFFER_NUM, t_.baseK * cN * sizeof(T));
         pipe_.InitBuffer(c1Queue_, t_.l0cNum, t_.baseM * cN * sizeof(float));
@@ -202,33 +203,34 @@ private:
         return count;
     }
 
-    // One tile (n <= baseN columns) with x's row block resident in L1 (xb), computed as two halves of
-    // at most baseN / 2 columns, each in its own L0C buffer. Per K slice (baseK deep, one Mmad step):
-    // x's step into L0A once, then for each half its weight columns into L0B and its Mmad. In the last
-    // slice the left half's Fixpipe is issued between the two Mmads, so it drains under the right
-    // half's Mmad, and the right half's under the next tile's first left-half Mmad.
+    // One tile (n <= baseN columns) with x's row block resident in L1 (xb), computed as column parts of
+    // baseN / l0cNum columns, each in its own L0C buffer. Per K step (baseK deep, one L1 weight slice):
+    // x's step into L0A once, then for each part its weight columns into L0B and its Mmad. In the last
+    // step each part's Fixpipe is issued right after its Mmad, so it drains under the next parts'
+    // Mmads; a part's L0C buffer is taken at its first Mmad, so the next tile's first parts start
+    // while the last parts of this one still drain.
     // x's layout in L1, written on the row block's first tile (loadX): K step s at s * baseM * baseK,
     // its fractals ZZ ((16-row block i, k block j) at i * kkBlocks + j): one LoadData moves a step.
-    // The weight's K slice is NZ of kc x n (512-B rows from GM for a full tile).
+    // The weight's K slice is NZ of kk x n (512-B rows from GM for a full tile).
     __aicore__ inline void ComputePiece(uint32_t g, uint32_t m0, uint32_t m, uint32_t n0, uint32_t n,
                                         const LocalTensor<T>& xb, bool loadX)
     {
         const uint32_t mBlocks = CeilDiv(m, FRACTAL);
         const uint32_t mFull = m / FRACTAL;
         const uint32_t nBlocks = CeilDiv(n, FRACTAL);
-        const uint32_t half = t_.baseN / t_.l0cNum;  // columns of one part
-        const uint32_t halves = CeilDiv(n, half);
+        const uint32_t partN = t_.baseN / t_.l0cNum;  // columns of one part
+        const uint32_t parts = CeilDiv(n, partN);
         uint32_t hN[MAX_PARTS];
-        for (uint32_t h = 0; h < halves; ++h) {
-            hN[h] = n - h * half < half ? n - h * half : half;
+        for (uint32_t h = 0; h < parts; ++h) {
+            hN[h] = n - h * partN < partN ? n - h * partN : partN;
         }
         const uint64_t wBase = static_cast<uint64_t>(g) * t_.K * t_.N;
         LocalTensor<float> bias;
         if (t_.hasBias != 0) {
             bias = LoadBias(static_cast<uint64_t>(g) * t_.N + n0, n);
         }
-        LocalTensor<float> c[MAX_PARTS];  // each allocated just before its first Mmad: the right half's buffer may
-                                  // still be draining the previous tile's right half
+        LocalTensor<float> c[MAX_PARTS];  // each taken just before its first Mmad: its buffer may still be
+                                          // draining the same part of the previous tile
         for (uint32_t k1 = 0; k1 < t_.K; k1 += t_.baseK) {
             const uint32_t kk = t_.K - k1 < t_.baseK ? t_.K - k1 : t_.baseK;
             const uint32_t kkBlocks = CeilDiv(kk, FRACTAL);
@@ -260,8 +262,8 @@ private:
             LoadData(a2, xb[k1 * t_.baseM], LoadData2DParams(0, mBlocks * kkBlocks, 1, 0, 0, false, 0));
             a2Queue_.EnQue(a2);
             a2 = a2Queue_.DeQue<T>();
-            for (uint32_t h = 0; h < halves; ++h) {
-                const uint32_t nb0 = h * half / FRACTAL;
+            for (uint32_t h = 0; h < parts; ++h) {
+                const uint32_t nb0 = h * partN / FRACTAL;
                 const uint32_t hBlocks = CeilDiv(hN[h], FRACTAL);
                 LocalTensor<T> b2 = b2Queue_.AllocTensor<T>();
                 // L0B: (j, nb) at j * hBlocks + nb: one LoadData per n block, its k blocks hBlocks apart
@@ -285,14 +287,14 @@ private:
                 mmad.n = hN[h];
                 mmad.k = kk;
                 if (first && t_.hasBias != 0) {
-                    Mmad(c[h], a2, b2, bias[h * half], mmad);
+                    Mmad(c[h], a2, b2, bias[h * partN], mmad);
                 } else {
                     mmad.cmatrixInitVal = first;
                     Mmad(c[h], a2, b2, mmad);
                 }
                 b2Queue_.FreeTensor(b2);
                 if (last) {
-                    FixHalf(c[h], m0, n0 + h * half, m, hN[h]);
+                    FixPart(c[h], m0, n0 + h * partN, m, hN[h]);
                 }
             }
             a2Queue_.FreeTensor(a2);
@@ -304,7 +306,7 @@ private:
     }
 
     // L0C (fp32) -> y[m0 : m0 + m, n0 : n0 + n], rounded to T, then the buffer is free for the next tile
-    __aicore__ inline void FixHalf(LocalTensor<float>& c, uint32_t m0, uint32_t n0, uint32_t m, uint32_t n)
+    __aicore__ inline void FixPart(LocalTensor<float>& c, uint32_t m0, uint32_t n0, uint32_t m, uint32_t n)
     {
         c1Queue_.EnQue(c);
         c = c1Queue_.DeQue<float>();
