@@ -5,7 +5,9 @@
 Prints, for ``ops/gmm/grouped_matmul`` (fp16, trace-only runs of its ``full`` cases): the modelled
 time, steady state, roofline bound and % of the bound (cube peak) of ``balanced_e8`` (E 8, M 4096,
 K 1024, N 2048), ``skewed_e8`` (expert 0 holds half the rows) and ``deepseek_e8`` (K 7168), the
-busiest pipes of the slowest core, and the skew ratio skewed / balanced; for ``ops/gmm/grouped_gemm``
+busiest pipes of the slowest core, how long its cube idles (steady state minus cube busy time: what
+stands between the kernel and its bound when no other pipe is busier), and the skew ratio skewed /
+balanced; for ``ops/gmm/grouped_gemm``
 (``random64``: 64 problems of sizes 16..512) the modelled time of the one launch against the loop of
 64 launches of its ``unfused_chain``; and the wall time of ``opkit verify ops/gmm`` (non-``full``
 cases), run once to build and once warm. With ``OPKIT_OPS_TRANSFORMER`` set to an ops-transformer
@@ -105,6 +107,13 @@ def main(argv: list[str] | None = None) -> int:
     skew = skw["modelled_us"] / bal["modelled_us"]
     print(f"balanced_e8: {ratio_bound:.2f} x its bound (goal <= {BOUND_GOAL}: "
           f"<= {BOUND_GOAL * bal['bound_us']:.1f} us)")
+    for case, perf in rows.items():
+        busy = perf.get("per_pipe_busy_us") or {}
+        cube = busy.get("M", 0.0)
+        others = max((v for q, v in busy.items() if q != "M"), default=0.0)
+        print(f"  {case}: the cube is busy {cube:.1f} of the {perf['steady_us']:.1f} us steady state "
+              f"({perf['steady_us'] - cube:.1f} us idle, waiting for data or L0C); the busiest other pipe "
+              f"{others:.1f} us ({others / cube:.0%} of the cube)" if cube else f"  {case}: no cube time")
     print(f"deepseek_e8: {ds['efficiency_steady']:.0%} of the cube peak in steady state (goal >= {PEAK_GOAL:.0%})")
     print(f"skew ratio skewed_e8 / balanced_e8: {skew:.3f} (goal <= {SKEW_GOAL})")
     out["grouped_matmul"] = {c: {k: p.get(k) for k in ("modelled_us", "steady_us", "bound_us", "efficiency",
