@@ -110,12 +110,11 @@ private:
     }
 
     // xResident: the work of all groups is a sequence of row blocks (baseM rows of one group, group
-    // order), each cut into ceil(N / 16) column units. Core c owns the units [c * W / cores,
-    // (c + 1) * W / cores) of all W: even shares whatever the group sizes, and each share a run of
-    // neighbouring units, so a core's pieces of one row block follow each other and x's block is read
-    // from GM once. A share is cut into pieces of at most baseN columns. A short row block (a group's
-    // last) counts as a full one: each piece streams its weight slice over K whatever its rows, and
-    // that, not the cube, sets the time of a short piece.
+    // order), each cut into ceil(N / 16) column units, each unit weighted by BlockWeight. Core c owns
+    // the units starting in [c * W / cores, (c + 1) * W / cores) of the total weight W: even shares
+    // whatever the group sizes, and each share a run of neighbouring units, so a core's tiles of one
+    // row block follow each other and x's block is read from GM once. A share is cut into tiles of at
+    // most baseN columns.
     __aicore__ inline void ProcessResident()
     {
         const uint64_t cores = GetBlockNum();
@@ -125,9 +124,7 @@ private:
         uint64_t start = 0;
         for (uint32_t g = 0; g < t_.E; ++g) {
             const uint64_t end = GroupEnd(g, start);
-            for (uint64_t r0 = start; r0 < end; r0 += t_.baseM) {
-                total += BlockWeight(end - r0) * units;
-            }
+            total += GroupWeight(end - start) * units;
             start = end;
         }
         const uint64_t lo = total * me / cores;
@@ -162,6 +159,13 @@ private:
         return mb > least ? mb : least;
     }
 
+    // The weight of one column unit summed over the row blocks of a group of `rows` rows
+    __aicore__ inline uint64_t GroupWeight(uint64_t rows) const
+    {
+        const uint64_t tail = rows % t_.baseM;
+        return rows / t_.baseM * BlockWeight(t_.baseM) + (tail != 0 ? BlockWeight(tail) : 0);
+    }
+
     struct ShareBlock {
         uint32_t g = 0;   // group
         uint32_t r0 = 0;  // first row of the row block
@@ -179,6 +183,12 @@ private:
         uint64_t start = 0;
         for (uint32_t g = 0; g < t_.E && base < hi; ++g) {
             const uint64_t end = GroupEnd(g, start);
+            const uint64_t groupWeight = GroupWeight(end - start) * units;
+            if (base + groupWeight <= lo) {  // the whole group lies before the share
+                base += groupWeight;
+                start = end;
+                continue;
+            }
             for (uint64_t r0 = start; r0 < end && base < hi; r0 += t_.baseM) {
                 const uint64_t w = BlockWeight(end - r0);  // of each unit of this row block
                 // the units u of this row block with lo <= base + u * w < hi
