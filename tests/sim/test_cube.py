@@ -242,6 +242,15 @@ def test_ordered_or_large_accumulating_mmads_are_clean(exe, tmp_path, scenario, 
     np.testing.assert_allclose(out, 3 * (a.astype(np.float64) @ b.astype(np.float64)), rtol=4e-6, atol=1e-4)
 
 
+def test_the_pipe_m_ordering_check_is_part_of_the_order_switch(exe, tmp_path, monkeypatch):
+    """OPKIT_SIM_CHECKS_OFF=order (benchmarks/sim_speed.py --checks) leaves it out with the other same-pipe rules."""
+    monkeypatch.setenv("OPKIT_SIM_CHECKS_OFF", "overlap,uaf")
+    assert run(exe, tmp_path, "f16f32", 37, 20, 32, 0, 0, "acc_no_barrier")[-1].returncode == 3
+    monkeypatch.setenv("OPKIT_SIM_CHECKS_OFF", "order")
+    *_, r = run(exe, tmp_path, "f16f32", 37, 21, 32, 0, 0, "acc_no_barrier")
+    assert r.returncode == 0 and "same-pipe" not in r.stderr, r.stderr
+
+
 def test_fixpipe_nz_output_keeps_the_fractal_layout(exe, tmp_path):
     a, b, _, out, r = run(exe, tmp_path, "f16f32", 32, 48, 40, 0, 0, "nz_out")
     assert r.returncode == 0, r.stderr
