@@ -6,8 +6,9 @@ Published anchor (Ascend C best practices, MC2 MatmulAllReduce chapter; anchors.
 1025 us of AllReduce run one after the other (1913 us); tiling-tuned fusion saved 34 %, perfect overlap
 would save 46 %. The script prints, all modelled (trace-only runs, docs/perf.md §9):
 
-1. the matmul alone: the compute of ops/mc2/matmul_all_reduce's ``full_anchor`` case (every slice landed at
-   once: its cube matmul and vector epilogue), and ops/examples/matmul_bias_act on the same shape;
+1. the model check of the matmul: ops/examples/matmul_bias_act on the same shape, and beside it the compute of
+   ops/mc2/matmul_all_reduce's ``full_anchor`` case (every slice landed at once: its cube matmul and vector
+   epilogue), the kernel's own figure;
 2. a plain AllReduce of the 64 MiB fp16 output per rank on 8 ranks (opkit.perf.comm);
 3. the fused run of ``full_anchor``: compute, communication, serial sum, fused time, saving (goal >= 40 %);
 4. a cross-check of the link model against A-MC2 (K=3072: the sliced AllReduce of {512, 4 x 896} rows plus
@@ -100,8 +101,11 @@ def main(argv: list[str] | None = None) -> int:
                   "published_fused_us": A_MC2["fused_us"]},
         "wall_s": wall,
     }
-    checks = [("matmul alone (MC2 package's compute)", fig["matmul_us"], PUBLISHED["matmul_us"]),
-              ("plain AllReduce, 64 MiB fp16 x 8 ranks", ar, PUBLISHED["allreduce_us"])]
+    # the model checks: a plain matmul kernel of the shape and a plain AllReduce (the model's two halves);
+    # the MC2 package's own compute (its matmul plus its vector epilogue) is the kernel's figure, not a check
+    checks = [("plain AllReduce, 64 MiB fp16 x 8 ranks", ar, PUBLISHED["allreduce_us"])]
+    if example is not None:
+        checks.insert(0, ("matmul alone (ops/examples/matmul_bias_act)", example, PUBLISHED["matmul_us"]))
     print(f"MatmulAllReduce M={M} N={N} K={K} fp16, 8 x {CHIP} (all figures modelled; trace-only runs)")
     print("L2 footprint: " + ("golden.py's hbm_bytes hook" if args.golden_hbm else
                               f"x1 + x2 + y = {HBM_BYTES / 2**20:.0f} MiB per rank (golden.py has no hbm_bytes hook)"))
@@ -111,9 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         off = abs(got / want - 1) > args.tolerance
         bad += off
         print(f"{name:44} {got:>9.1f} us {want:>9.1f} us {err(got, want):>8}{'  OFF' if off else ''}")
-    if example is not None:
-        print(f"{'matmul alone (ops/examples/matmul_bias_act)':44} {example:>9.1f} us {888.0:>9.1f} us "
-              f"{err(example, 888.0):>8}  (informative)")
+    print(f"{'MC2 package compute (matmul + epilogue)':44} {fig['matmul_us']:>9.1f} us {888.0:>9.1f} us "
+          f"{err(fig['matmul_us'], 888.0):>8}  (the kernel's figure)")
     print(f"fused run: {len(fused['slices'])} slice(s) of " +
           ", ".join(f"{k} {b / 2**20:.2f} MiB x {r}" for k, b, r in fig["slices"]))
     print(f"  compute {fig['matmul_us']:.1f} us + communication {fig['unsliced_comm_us']:.1f} us = serial "

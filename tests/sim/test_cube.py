@@ -209,6 +209,48 @@ def test_accumulate_in_l0c(exe, tmp_path):
     np.testing.assert_allclose(out, 2 * (a.astype(np.float64) @ b.astype(np.float64)), rtol=2e-6, atol=4e-5)
 
 
+# Same-pipe ordering of PIPE_M (the Mmad page, asc-devkit docs/zh/api/SIMD-API/基础API/矩阵计算（ISASI）/Mmad计算/Mmad.md):
+# an Mmad accumulating onto L0C an earlier Mmad wrote needs PipeBarrier<PIPE_M> in between when (m / 16) * (n / 16),
+# in integer arithmetic, is below 10. scenario, m, n, the Mmad reported, the earlier Mmad named, (m / 16) * (n / 16).
+@pytest.mark.parametrize("scenario, m, n, at, earlier, units", [
+    ("acc_no_barrier", 37, 20, "acc_no_barrier", "acc_first", 2),
+    ("acc_no_barrier", 30, 80, "acc_no_barrier", "acc_first", 5),     # 1 * 5 (truncating; rounded up it would be 10)
+    ("acc_no_barrier", 144, 16, "acc_no_barrier", "acc_first", 9),    # one below the threshold
+    ("acc_wrong_pipe", 37, 20, "acc_no_barrier", "acc_first", 2),     # PipeBarrier<PIPE_MTE1> orders another pipe
+    ("acc_gap", 16, 48, "acc_gap", "acc_no_barrier", 3),              # the third Mmad is not ordered after the second
+])
+def test_small_accumulating_mmads_need_a_pipe_m_barrier(exe, tmp_path, scenario, m, n, at, earlier, units):
+    *_, r = run(exe, tmp_path, "f16f32", m, n, 32, 0, 0, scenario)
+    assert r.returncode == 3, r.stderr
+    assert f"cube_harness.cpp:{line_of(at)}" in r.stderr, r.stderr
+    assert re.search(rf"Mmad: same-pipe ordering: accumulates onto L0C bytes \[0, \d+\) that an earlier Mmad "
+                     rf"\(Mmad at .*cube_harness.cpp:{line_of(earlier)}\) wrote, with no PipeBarrier<PIPE_M> in between: "
+                     rf"with m {m} and n {n}, \(m / 16\) \* \(n / 16\) = {units} is below 10", r.stderr), r.stderr
+    assert "Mmad计算/Mmad.md" in r.stderr
+
+
+@pytest.mark.parametrize("scenario, m, n", [
+    ("acc_barrier_all", 37, 20),     # PipeBarrier<PIPE_ALL> orders every pipe, M included
+    ("acc_no_barrier", 64, 64),      # 4 * 4 = 16: the hardware orders Mmads this large itself
+    ("acc_no_barrier", 32, 80),      # 2 * 5 = 10, the threshold: no barrier needed
+    ("acc_no_barrier", 160, 31),     # 10 * 1 = 10 (31 / 16 truncates to 1)
+])
+def test_ordered_or_large_accumulating_mmads_are_clean(exe, tmp_path, scenario, m, n):
+    a, b, _, out, r = run(exe, tmp_path, "f16f32", m, n, 32, 0, 0, scenario)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == "", r.stderr
+    np.testing.assert_allclose(out, 3 * (a.astype(np.float64) @ b.astype(np.float64)), rtol=4e-6, atol=1e-4)
+
+
+def test_the_pipe_m_ordering_check_is_part_of_the_order_switch(exe, tmp_path, monkeypatch):
+    """OPKIT_SIM_CHECKS_OFF=order (benchmarks/sim_speed.py --checks) leaves it out with the other same-pipe rules."""
+    monkeypatch.setenv("OPKIT_SIM_CHECKS_OFF", "overlap,uaf")
+    assert run(exe, tmp_path, "f16f32", 37, 20, 32, 0, 0, "acc_no_barrier")[-1].returncode == 3
+    monkeypatch.setenv("OPKIT_SIM_CHECKS_OFF", "order")
+    *_, r = run(exe, tmp_path, "f16f32", 37, 21, 32, 0, 0, "acc_no_barrier")
+    assert r.returncode == 0 and "same-pipe" not in r.stderr, r.stderr
+
+
 def test_fixpipe_nz_output_keeps_the_fractal_layout(exe, tmp_path):
     a, b, _, out, r = run(exe, tmp_path, "f16f32", 32, 48, 40, 0, 0, "nz_out")
     assert r.returncode == 0, r.stderr

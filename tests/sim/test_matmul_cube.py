@@ -102,6 +102,18 @@ def test_trace_of_the_api_equals_the_hand_kernel(exe, tmp_path):
     assert ca[("FIX", "Fixpipe", "float32")][1] == m * n * 4
 
 
+def test_small_base_blocks_accumulate_with_the_pipe_m_barrier_cann_inserts(exe, tmp_path):
+    """32 x 32 base blocks, (32 / 16) * (32 / 16) = 4 < 10, four K steps with L0A/L0B ping-ponged: each Mmad of a
+    tile accumulates onto the previous one's L0C with no flag between them, so the Matmul must put the
+    PipeBarrier<PIPE_M> of the Mmad page between them, as CANN's does (the same-pipe check would stop it)."""
+    a, b, _, _, out, r, t = run(exe, tmp_path, "db_l0", 70, 45, 100, trace=True)
+    assert r.returncode == 0, r.stderr
+    assert "same-pipe" not in r.stderr, r.stderr
+    np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
+    _, classes = core_trace(t, "AIC")
+    assert classes[("M", "Mmad", "float16")][0] == 24
+
+
 def test_mix_work_runs_on_the_aic_and_results_match(exe, tmp_path):
     a, b, _, _, out, r, t = run(exe, tmp_path, "mix", 40, 48, 72, trace=True)
     assert r.returncode == 0, r.stderr

@@ -151,9 +151,20 @@ void gemm(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c) {
         Mmad(c1, a2, b2, bias2, mp);
     } else if (S == "accumulate_twice") {
         Mmad(c1, a2, b2, mp);
+        if ((M / 16) * (N / 16) < 10) PipeBarrier<PIPE_M>();  // the Mmad page's rule for small accumulating Mmads
         MmadParams again = mp;
         again.cmatrixInitVal = false;  // C += A x B
         Mmad(c1, a2, b2, again);
+    } else if (S.rfind("acc_", 0) == 0) {  // C = A x B, then C += A x B twice, ordered as the scenario says
+        Mmad(c1, a2, b2, mp);  // @acc_first
+        if (S == "acc_barrier_all") PipeBarrier<PIPE_ALL>();
+        if (S == "acc_wrong_pipe") PipeBarrier<PIPE_MTE1>();
+        if (S == "acc_gap") PipeBarrier<PIPE_M>();  // ordered before the second Mmad, but not the second before the third
+        MmadParams again = mp;
+        again.cmatrixInitVal = false;
+        Mmad(c1, a2, b2, again);  // @acc_no_barrier
+        if (S == "acc_barrier_all") PipeBarrier<PIPE_ALL>();
+        Mmad(c1, a2, b2, again);  // @acc_gap
     } else {
         Mmad(c1, a2, b2, mp);
     }

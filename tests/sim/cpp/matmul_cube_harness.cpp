@@ -296,6 +296,7 @@ int main(int argc, char** argv) {
     T->M = M; T->N = N; T->Ka = K; T->Kb = K; T->singleCoreM = M; T->singleCoreN = N; T->singleCoreK = K;
     T->baseM = 32; T->baseN = 32; T->baseK = 32; T->isBias = S == "bias"; T->iterateOrder = 0;
     T->depthA1 = 1; T->depthB1 = 1; T->stepKa = 1; T->stepKb = 1; T->dbL0A = 1; T->dbL0B = 1; T->dbL0C = 1;
+    if (S == "db_l0") { T->dbL0A = 2; T->dbL0B = 2; }  // L0A/L0B ping-pong: flags no longer order Mmad after Mmad
     if (S == "l1_over") { T->baseM = 512; T->baseN = 512; T->baseK = 512; }
     if (S == "l0c_over") { T->baseM = 256; T->baseN = 256; T->baseK = 16; }
     uint8_t* ws = (uint8_t*)GmAlloc(16 * 1024 * 1024);

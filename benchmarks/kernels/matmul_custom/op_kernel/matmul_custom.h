@@ -148,6 +148,7 @@ private:
                 mmad.cmatrixInitVal = first;  // the first Mmad of a tile starts L0C, the others accumulate
                 first = false;
                 Mmad(c, a2, b2, mmad);
+                if ((m / 16) * (n / 16) < 10) PipeBarrier<PIPE_M>();  // the Mmad page: small Mmads into one L0C
                 SetFlag<HardEvent::M_MTE1>(l0);
             }
         }

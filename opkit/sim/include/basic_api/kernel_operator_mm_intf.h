@@ -574,6 +574,7 @@ inline void mmad_bytes(const AscendC::LocalTensor<DstT>& dst, const AscendC::Loc
         bvec.assign(size_t(nBlocks) * 16, Acc(0));
         for (int j = 0; j < n; ++j) bvec[j] = Acc(bias->data()[j]);
     }
+    if (accumulate) same_pipe_accumulate(ca, dst.address_.bufferAddr, cBytes, m, n, api, loc);
     local_touch(dst, 0, cBytes, P_M, true, seq, site, api, loc, "dst (C)");
 
     // operands into plain row-major matrices (conversion hoisted out of the MAC loop, 8 lanes at a time)

@@ -123,6 +123,7 @@ private:
                     mmad.cmatrixInitVal = false;  // L0C += a2 x b2
                     Mmad(c, a2, b2, mmad);
                 }
+                if ((m / 16) * (n / 16) < 10) PipeBarrier<PIPE_M>();  // the Mmad page: small Mmads into one L0C
                 a2Queue_.FreeTensor(a2);
                 b2Queue_.FreeTensor(b2);
             }

@@ -144,6 +144,7 @@ private:
                     mmad.cmatrixInitVal = first;
                     Mmad(c, a2, b2, mmad);
                 }
+                if ((m / 16) * (n / 16) < 10) PipeBarrier<PIPE_M>();  // the Mmad page: small Mmads into one L0C
                 first = false;
                 a2Queue_.FreeTensor(a2);
                 b2Queue_.FreeTensor(b2);

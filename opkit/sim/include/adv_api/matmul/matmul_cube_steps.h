@@ -6,7 +6,8 @@
 // over K in order; the tile leaves L0C through Fixpipe (FIX, NZ -> ND) to GM. Bias: GM -> L1 (C1, ND2NZ of one
 // row) -> BiasTable (C2, MTE1) -> the first Mmad of the tile starts from it. L1 and L0A/L0B are ping-ponged when
 // the tiling gives two buffers (depthA1/depthB1 >= 2 x stepK, dbL0A/dbL0B = 2), with SetFlag/WaitFlag (event IDs 0
-// and 1 of MTE2<->MTE1 and MTE1<->M, ID 0 of M<->FIX), as the hand-written kernel of the cube template does.
+// and 1 of MTE2<->MTE1 and MTE1<->M, ID 0 of M<->FIX), as the hand-written kernel of the cube template does, and
+// PipeBarrier<PIPE_M> after each Mmad with (m / 16) * (n / 16) < 10, as CANN's Matmul (the Mmad page's rule).
 // Every instruction is the simulator's own, so its capacity, alignment, layout and pipe-order checks and the
 // trace see the Matmul's real movement. Buffers come from the AIC's TPipe at the first job (TPipe::InitBuffer);
 // a tiling that does not fit fails there with the Matmul step named.
@@ -169,6 +170,9 @@ public:
                     p.cmatrixInitVal = first;
                     Mmad(c, a2, b2, p, loc);
                 }
+                // as CANN's Matmul does after each Mmad (the Mmad page's rule: small Mmads accumulating into one
+                // L0C are not ordered by the hardware)
+                if ((mUse / 16) * (nUse / 16) < 10) PipeBarrier<PIPE_M>();
                 first = false;
                 SetFlag<HardEvent::M_MTE1>(l0);
             }

@@ -375,6 +375,34 @@ inline void same_pipe_write(int a, uint64_t b0, uint64_t b1, int pipe, uint32_t 
     }
 }
 
+// Same-pipe ordering of PIPE_M (the Ascend C Mmad page, its synchronisation notes): an Mmad accumulating onto L0C
+// bytes [off, off + bytes) of arena `a` that an earlier Mmad of this core wrote needs PipeBarrier<PIPE_M> (or any
+// edge ordering the pipe after that Mmad) in between when the accumulating Mmad's (m / 16) * (n / 16), in the
+// page's integer arithmetic, is below 10; larger ones the hardware orders itself.
+inline void same_pipe_accumulate(int a, uint64_t off, uint64_t bytes, int mm, int nn, const char* api, const SrcLoc& loc) {
+    const int units = (mm / 16) * (nn / 16);
+    if (units >= 10 || bytes == 0 || !check_on(kCheckOrder)) return;
+    CoreState& c = core();
+    ArenaMem& m = c.mem(a);
+    const uint32_t done = c.seen[P_M][P_M];
+    const uint64_t b0 = off / 32, b1 = std::min<uint64_t>((off + bytes + 31) / 32, m.blocks);
+    if (b0 >= b1 || m.hi_w[P_M] <= done || max_u32(m.last_w[P_M].data() + b0, b1 - b0) <= done) return;
+    for (uint64_t b = b0; b < b1; ++b) {
+        const uint32_t w = m.rec(true, P_M, b);
+        if (w <= done) continue;
+        uint64_t e = b + 1;
+        while (e < b1 && m.rec(true, P_M, e) == w) ++e;
+        fail_at(api, loc,
+                "same-pipe ordering: accumulates onto %s bytes [%llu, %llu) that an earlier Mmad%s wrote, with no "
+                "PipeBarrier<PIPE_M> in between: with m %d and n %d, (m / 16) * (n / 16) = %d is below 10, and then "
+                "the hardware does not finish one Mmad's write of L0C before the next one reads it (the Ascend C Mmad "
+                "page, asc-devkit docs/zh/api/SIMD-API/基础API/矩阵计算（ISASI）/Mmad计算/Mmad.md: after an Mmad, "
+                "if ((m / 16) * (n / 16) < 10) PipeBarrier<PIPE_M>();)",
+                arena_name(a), (unsigned long long)(b * 32), (unsigned long long)(e * 32), site_str(m.rec_site(true, P_M, b)).c_str(),
+                mm, nn, units);
+    }
+}
+
 // A read of clobbered bytes (an error: the chip would read what the stray write left there); a write
 // that covers them makes them good again. The instruction that made a clobber neither trips nor heals it.
 inline void clobber_access(int a, uint64_t off, uint64_t bytes, bool write, uint32_t seq, const char* api,
