@@ -302,6 +302,7 @@ private:
                     mmad.cmatrixInitVal = first;
                     Mmad(c[h], a2, b2, mmad);
                 }
+                if ((m / 16) * (hN[h] / 16) < 10) PipeBarrier<PIPE_M>();  // the Mmad page: small Mmads into one L0C
                 b2Queue_.FreeTensor(b2);
                 if (last) {
                     FixPart(c[h], m0, n0 + h * partN, m, hN[h]);
