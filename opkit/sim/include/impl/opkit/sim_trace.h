@@ -38,8 +38,11 @@ inline uint64_t trace_gm_addr(const void* p) {
 
 // Trace record (per core, per pipe, and per instruction class and dtype). `dst` is the arena an on-chip copy fills
 // (recorded as the event's "dst" field, e.g. "L0A"): the performance model prices L1 -> L0A and L1 -> L0B apart.
+// `rows` > 0 (the "rows" field) is the row count of an advanced API whose steps are partly per row (the softmax
+// family: row statistics of 8 floats a row), and `update` >= 0 (the "update" field, 0 or 1) says whether it ran
+// its update form: the model prices the per-row steps by rows, not over every element.
 inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = "", const char* dtype = "",
-                  const GmRange* gm = nullptr, int dst = -1) {
+                  const GmRange* gm = nullptr, int dst = -1, uint64_t rows = 0, int update = -1) {
     CoreState& c = core();
     c.trace[pipe].instrs++;
     c.trace[pipe].bytes += bytes;
@@ -72,6 +75,11 @@ inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = 
             e += arena_name(dst);
             e += '"';
         }
+        if (rows) {
+            e += ",\"rows\":";
+            append_u64(e, rows);
+        }
+        if (update >= 0) e += update ? ",\"update\":1" : ",\"update\":0";
         e += '}';
         c.events.push_back(std::move(e));
     } else {
