@@ -45,6 +45,13 @@ def cube_peak_tflops(chip: str, dtype: str = "float16") -> float:
     return p.aic_cores * 2.0 * p.cube_macs_per_cycle[dtype] * p.clock_mhz * 1e6 / 1e12
 
 
+def dropped_note(n: int, cores: dict[str, float]) -> str:
+    """What a trace that dropped events leaves out: how many, on how many cores, the worst core's share."""
+    worst = max(cores.items(), key=lambda kv: kv[1], default=("", 0.0))
+    return (f"{n:,} trace events past the simulator's trace storage were not recorded, on {len(cores)} cores "
+            f"(worst: {worst[0]}, {worst[1]:.0%} of its instructions not replayed): the time is a lower bound")
+
+
 def model_figures(spec, chip: str, timeout: float) -> None:
     from opkit.perf.case import perf_case
 
@@ -66,7 +73,7 @@ def model_figures(spec, chip: str, timeout: float) -> None:
         dropped = p.get("events_dropped") or 0
         notes.append(f"{name}: slowest core {p.get('slowest_core')}, busy by instruction: "
                      + ", ".join(f"{k} {v:,.0f} us" for k, v in top)
-                     + (f"; {dropped:,} trace events over the per-core cap were not recorded" if dropped else "")
+                     + (f"; {dropped_note(dropped, p.get('dropped_cores') or {})}" if dropped else "")
                      + f" (trace-only run: {time.perf_counter() - t0:.0f} s)")
     print()
     for n in notes:

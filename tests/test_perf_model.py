@@ -381,3 +381,20 @@ def test_l1_to_l0_rate_by_destination() -> None:
     assert (b2.onchip_rate("L0A"), b2.onchip_rate("L0B"), b2.onchip_rate("BiasTable"), b2.onchip_rate("")) == (
         256.0, 128.0, 64.0, 128.0)
     assert p3.onchip_rate("L0A") == p3.onchip_rate("L0B") == p3.l1_to_l0 == 128.0  # no 2002 source: one figure
+
+
+def test_softmax_per_row_steps_are_priced_by_rows() -> None:
+    # SoftmaxFlashV2 fp32, 64 rows x 1024: 256 repeats over the scores (rowmax 7, x - max 2, exp 2, rowsum 3)
+    # and, in the update form, 5 steps over the [64, 8] statistics: 8 repeats of 2 cycles each; 9 start-ups of 2.
+    p = toy(vector_startup=2.0, vector_cpr=chip_params("ascend910b2").vector_cpr)
+    rec = {"ev": "op", "pipe": "V", "api": "SoftmaxFlashV2", "dtype": "float32", "bytes": 65536, "repeats": 256}
+    upd = model_trace(trace(core([{**rec, "rows": 64, "update": 1}])), p).steady_us
+    assert upd == pytest.approx((9 * 2 + 256 * 14 + 5 * 8 * 2) / 1000)
+    plain = model_trace(trace(core([{**rec, "rows": 64, "update": 0}])), p).steady_us
+    assert plain == pytest.approx((4 * 2 + 256 * 14) / 1000)
+    # a record without its row count (an older trace): the per-row steps over every element, an upper bound
+    old = model_trace(trace(core([rec])), p).steady_us
+    assert old == pytest.approx((9 * 2 + 256 * 14 + 5 * 256 * 2) / 1000) and old > upd
+    # SoftMax: the two broadcasts of the row statistics are per row too
+    sm = {**rec, "api": "SoftMax", "rows": 64, "update": 0}
+    assert model_trace(trace(core([sm])), p).steady_us == pytest.approx((7 * 2 + 256 * 18 + 2 * 8 * 1) / 1000)

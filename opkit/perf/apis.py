@@ -28,7 +28,9 @@ class Entry:
 
     rule: str  # gm_read, gm_write, onchip, cube, scalar, a vector class, or composite
     source: str  # reference (npu_perf_model.md section, K-res, ...) or "assumed: reason"
-    steps: tuple[str, ...] = ()  # composite: the vector class of each step
+    steps: tuple[str, ...] = ()  # composite: the vector class of each step over the elements
+    row_steps: tuple[str, ...] = ()  # composite: steps over the row statistics (8 floats a row), every form
+    update_steps: tuple[str, ...] = ()  # composite: per-row steps of the update form only
 
     @property
     def assumed(self) -> bool:
@@ -73,13 +75,13 @@ _COMPOSITE: dict[str, tuple[tuple[str, ...], str]] = {
     "Silu": (("unary", "transcendental", "unary", "unary", "binary"), _EST + " (x * sigmoid(x))"),
     "FasterGelu": (("unary", "transcendental", "unary", "division"), _EST + " (x / (1 + exp(c x)))"),
     "Gelu": (("binary", "binary", "unary", "unary", "binary", "transcendental", "unary", "division"), _EST),
-    "SoftmaxFlashV2": (("reduction", "binary", "transcendental", "reduction", "binary", "transcendental", "binary",
-                        "binary"), _EST),
-    "SoftMax": (("reduction", "unary", "binary", "transcendental", "reduction", "unary", "division"),
-                _EST + " (rowmax, broadcast, x - max, exp, rowsum, broadcast, / sum: the documented steps)"),
+    "SoftmaxFlashV2": (("reduction", "binary", "transcendental", "reduction_sum"),
+                       _EST + " (over the elements: rowmax, x - max, exp, rowsum)"),
+    "SoftMax": (("reduction", "binary", "transcendental", "reduction_sum", "division"),
+                _EST + " (over the elements: rowmax, x - max, exp, rowsum, / sum; the documented steps)"),
     "SimpleSoftMax": (("binary", "transcendental", "division"), _EST + " (x - max, exp, / sum)"),
-    "SoftmaxFlash": (("reduction", "unary", "binary", "binary", "transcendental", "reduction", "unary", "binary",
-                      "binary", "division"), _EST + " (SoftMax plus the max/expMax/sum update)"),
+    "SoftmaxFlash": (("reduction", "binary", "transcendental", "reduction_sum", "division"),
+                     _EST + " (over the elements: SoftMax's steps)"),
     "AdjustSoftMaxRes": (("unary", "binary"), _EST + " (compare the row max, select)"),
     "DropOut": (("binary", "unary"), _EST + " (select by the mask, * 1 / keepProb)"),
     "AscendDequant": (("unary", "binary"), _EST + " (cast, scale)"),
@@ -98,7 +100,22 @@ _COMPOSITE: dict[str, tuple[tuple[str, ...], str]] = {
     "Sign": (("unary", "unary", "binary"), _EST),
     "Sum": (("reduction",), _EST + " (lib/reduce/sum.h: one reduction per row)"),
 }
-VECTOR.update({k: Entry("composite", src, steps) for k, (steps, src) in _COMPOSITE.items()})
+# The softmax family's steps over the row statistics ([rows, 8] floats: 32 B a row), priced by the record's
+# "rows" (docs/perf.md, API cost table): SoftMax/SoftmaxFlash broadcast the row max and the row sum to a 32-B block
+# a row; the update form of SoftmaxFlashV2 computes max' = max(inMax, rowmax), expMax = exp(inMax - max') and
+# sum' = expMax * inSum + rowsum on the statistics; SoftmaxFlash's update form also rescales expMax by inSum / sum'.
+_ROW_STEPS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
+    "SoftmaxFlashV2": ((), ("binary", "binary", "transcendental", "binary", "binary"),
+                       "; update form, per row: max(inMax, rowmax), inMax - max', exp, * inSum, + rowsum"),
+    "SoftMax": (("unary", "unary"), (), "; per row: broadcast max, broadcast sum"),
+    "SoftmaxFlash": (("unary", "unary"), ("binary", "binary", "transcendental", "binary", "binary", "binary",
+                                          "division"),
+                     "; per row: broadcast max, broadcast sum; update form, per row: max(inMax, rowmax), "
+                     "inMax - max', exp, * inSum, + rowsum, expMax * inSum, / sum'"),
+}
+VECTOR.update({k: Entry("composite", src + _ROW_STEPS.get(k, ((), (), ""))[2], steps,
+                        *_ROW_STEPS.get(k, ((), (), ""))[:2]) for k, (steps, src) in _COMPOSITE.items()})
+ROW_BYTES = 32  # one row's statistics: 8 floats (the softmax family's [rows, 8] max/sum tensors)
 
 _GM_READ = "§4.1 GM copy: gm_read_fixed + bytes at gm_to_ub (AIV) / gm_to_l1 (AIC), L2 hits, HBM shared"
 _GM_WRITE = "§4.1 GM copy: gm_write_fixed + bytes at the pipe's rate, HBM shared"
@@ -161,6 +178,8 @@ def resolve(klass: str, dtype: str, api: str = "") -> str:
     two_byte = dtype in _TWO_BYTE
     if klass == "transcendental":
         return "transcendental_fp16" if two_byte else "transcendental_fp32"
+    if klass == "reduction_sum":  # a composite's row sum: the fp32 sum rate on fp32 data
+        return "reduction_sum_fp32" if dtype == "float32" else "reduction"
     if klass == "reduction" and api in _SUM and dtype == "float32":
         return "reduction_sum_fp32"
     if klass == "gather":
@@ -169,11 +188,27 @@ def resolve(klass: str, dtype: str, api: str = "") -> str:
 
 
 def composite_steps(api: str, dtype: str) -> list[str] | None:
-    """The vector classes an advanced API's steps cost, or None when it is not a composite."""
+    """The vector classes an advanced API's steps over the elements cost, or None when it is not a composite."""
     e = VECTOR.get(api)
     if e is None or e.rule != "composite":
         return None
     return [resolve(k, dtype) for k in e.steps]
+
+
+def composite_plan(api: str, dtype: str, repeats: float, rows: int | None = None,
+                   update: bool | None = None) -> list[tuple[str, float]] | None:
+    """(vector class, repeats) of each step of an advanced API's record, or None when it is not a composite.
+
+    Steps over the elements take the record's ``repeats``; steps over the row statistics take
+    ⌈rows × 32 B / 256 B⌉ repeats when the record carries its row count (``rows``), else the record's
+    repeats (a trace from before the row count: an upper bound). The update form's per-row steps count
+    unless the record says it ran the plain form (``update`` False)."""
+    e = VECTOR.get(api)
+    if e is None or e.rule != "composite":
+        return None
+    row_rep = float(-(-rows * ROW_BYTES // 256)) if rows else repeats
+    per_row = e.row_steps + (e.update_steps if update is not False else ())
+    return [(resolve(k, dtype), repeats) for k in e.steps] + [(resolve(k, "float32"), row_rep) for k in per_row]
 
 
 def rows() -> list[tuple[str, str, str, str]]:
@@ -181,10 +216,16 @@ def rows() -> list[tuple[str, str, str, str]]:
     out = []
     for pipe, apis in TABLE.items():
         for api, e in sorted(apis.items()):
-            rule = "composite: " + " + ".join(e.steps) if e.rule == "composite" else e.rule
+            rule = e.rule
+            if e.rule == "composite":
+                rule = "composite: " + " + ".join(e.steps)
+                if e.row_steps:
+                    rule += "; per row: " + " + ".join(e.row_steps)
+                if e.update_steps:
+                    rule += "; update, per row: " + " + ".join(e.update_steps)
             out.append((pipe, api, rule, e.source))
     return out
 
 
-__all__ = ["FALLBACK", "TABLE", "VECTOR", "Entry", "composite_steps", "entry", "fallback_note", "resolve", "rows",
-           "unknown_warning", "vector_class"]
+__all__ = ["FALLBACK", "ROW_BYTES", "TABLE", "VECTOR", "Entry", "composite_plan", "composite_steps", "entry",
+           "fallback_note", "resolve", "rows", "unknown_warning", "vector_class"]

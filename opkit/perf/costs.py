@@ -14,7 +14,7 @@ from typing import Any
 
 from opkit import soc
 
-from .apis import FALLBACK, composite_steps, entry, vector_class
+from .apis import FALLBACK, composite_plan, entry, vector_class
 
 PIPES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX")
 
@@ -176,9 +176,12 @@ def op_cost(ev: dict[str, Any], core_type: str, p: ChipParams, l2_hit: float = 0
         # repeats = 16x16x16 fractals (4096 MACs each, padded), as the simulator records them
         return Cost(p.mmad_fixed + repeats * 4096.0 / macs, klass="cube", unknown=unknown)
     if pipe == "V":
-        steps = composite_steps(api, dtype)
-        if steps is not None:
-            cycles = sum(p.vector_startup + repeats * p.vector_cpr[k] for k in steps)
+        rows = ev.get("rows")
+        upd = ev.get("update")
+        plan = composite_plan(api, dtype, repeats, int(rows) if rows else None,
+                              None if upd is None else bool(upd))
+        if plan is not None:
+            cycles = sum(p.vector_startup + n * p.vector_cpr[k] for k, n in plan)
             return Cost(cycles, klass="composite")
         klass = vector_class(api, dtype)
         cpr = p.vector_cpr[klass] if klass is not None else p.vector_cpr["unary"]

@@ -44,6 +44,8 @@ class ModelResult:
     graph: Graph | None = field(default=None, repr=False, compare=False)  # the timed replay (timelines)
     clock_mhz: float = 0.0
     slowest_by_api_us: dict[str, float] = field(default_factory=dict)  # "PIPE API" -> busy µs, slowest core
+    # cores whose trace dropped events: "AIC 3" -> the share of that core's traced instructions not replayed
+    dropped_cores: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -56,6 +58,7 @@ class ModelResult:
             "slowest_core": self.slowest_core,
             "unknown_apis": list(self.unknown_apis),
             "events_dropped": self.events_dropped,
+            "dropped_cores": dict(self.dropped_cores),
             "slowest_core_by_api_us": dict(self.slowest_by_api_us),
         }
 
@@ -107,11 +110,25 @@ def model_trace(trace: dict[str, Any], params: ChipParams | str, keep_graph: boo
         slowest_core=slowest,
         unknown_apis=sorted(graph.unknown_apis),
         events_dropped=sum(int(c.get("events_dropped", 0)) for c in cores_in),
+        dropped_cores=dropped_cores(cores_in),
         graph=graph if keep_graph else None,
         clock_mhz=p.clock_mhz,
         slowest_by_api_us=({k: p.us(v) for k, v in sorted(by_api[slowest].items(), key=lambda kv: -kv[1])}
                            if n else {}),
     )
+
+
+def dropped_cores(cores: list[dict[str, Any]]) -> dict[str, float]:
+    """Per core whose trace dropped events ("AIC 3"): the share of its traced instructions (the pipe totals,
+    which count every instruction) that the replay did not see."""
+    out: dict[str, float] = {}
+    for i, c in enumerate(cores):
+        if not int(c.get("events_dropped", 0)):
+            continue
+        total = sum(int(v.get("instrs", 0)) for v in (c.get("pipes") or {}).values())
+        seen = sum(1 for ev in c.get("events", []) if ev.get("ev") == "op")
+        out[f"{c.get('core_type', 'AIV')} {c.get('block', i)}"] = max(0.0, 1.0 - seen / total) if total else 1.0
+    return out
 
 
 def _uses_cube(trace: dict[str, Any]) -> str | None:
@@ -292,4 +309,4 @@ def traced_gm_bytes(trace: dict[str, Any]) -> int:
 
 
 __all__ = ["LABEL", "CoreTime", "ModelResult", "evaluate", "golden_costs", "l2_hit_fraction", "l2_hits", "model_run",
-           "model_trace", "roofline_us", "traced_gm_bytes"]
+           "dropped_cores", "model_trace", "roofline_us", "traced_gm_bytes"]

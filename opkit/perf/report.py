@@ -75,9 +75,20 @@ def summary_lines(perf: dict[str, Any]) -> list[str]:
     if perf.get("unknown_apis"):
         lines.append("warning: " + unknown_warning(list(perf["unknown_apis"])))
     if perf.get("events_dropped"):
-        lines.append(f"warning: {perf['events_dropped']} trace events were not recorded (per-core cap); "
-                     "the time is under-estimated")
+        lines.append(dropped_warning(int(perf["events_dropped"]), perf.get("dropped_cores") or {}))
     return lines
+
+
+def dropped_warning(n: int, cores: dict[str, float]) -> str:
+    """The one warning line of a trace that dropped events: how many, on which cores, how much of their work."""
+    names = list(cores)
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    worst = max(cores.values(), default=0.0)
+    where = f" on {len(names)} core(s) ({shown}; up to {worst:.0%} of a core's instructions not replayed)" \
+        if names else ""
+    return (f"warning: {n:,} trace events were not recorded{where}: the modelled time is a lower bound. The "
+            "simulator keeps 100,000 events a core plus a launch-wide pool of a quarter of the available memory "
+            "(about 1 KiB an event); set OPKIT_SIM_TRACE_EVENTS=N for a pool of N events (docs/perf.md)")
 
 
 def render(report: Any) -> list[Any]:
@@ -102,4 +113,4 @@ def render(report: Any) -> list[Any]:
     return out
 
 
-__all__ = ["core_table", "fusion_table", "render", "summary_lines"]
+__all__ = ["core_table", "dropped_warning", "fusion_table", "render", "summary_lines"]

@@ -365,6 +365,7 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
         serial = ++G().launch_serial;
     }
     bool trace_on = !trace_path().empty();  // OPKIT_SIM_TRACE, or the rank's own trace file in multi-rank runs
+    std::atomic<int64_t> trace_left{trace_on ? trace_event_pool() : 0};  // the launch's pool (sim_trace.h)
     std::vector<std::thread> ts;
     ts.reserve(L.T);
     std::mutex done_mu;
@@ -389,6 +390,7 @@ inline void run_blocks(const char* name, int64_t n, uint8_t* workspace, const st
                 cs->core_id = t;
             }
             cs->trace_on = trace_on;
+            cs->trace_left = &trace_left;
             cs->launch_serial = serial;
             cur_core_ptr() = cs.get();
             cur_launch() = &L;

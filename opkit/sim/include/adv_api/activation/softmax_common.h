@@ -377,7 +377,8 @@ inline void run(const Flags& f, const Io<T, U, E>& io, const AscendC::tiling::So
             write_rows<U>(*io.reduce_max, "outReduceMax", f.no_brc, ored, ok, seq, site, api, loc, rows);
     }
     const uint64_t bytes = uint64_t(s.m) * s.k * sizeof(float);
-    trace(P_V, bytes, (bytes + 255) / 256, api, dtype_name<T>());
+    // The row count and the form: the model prices the per-row steps (statistics updates, broadcasts) by rows.
+    trace(P_V, bytes, (bytes + 255) / 256, api, dtype_name<T>(), nullptr, -1, s.m, f.update ? 1 : 0);
 }
 
 }  // namespace softmax

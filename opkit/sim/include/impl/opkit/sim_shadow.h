@@ -150,6 +150,7 @@ struct CoreState {
     std::vector<std::string> events;
     uint64_t events_dropped = 0;
     bool trace_on = false;
+    std::atomic<int64_t>* trace_left = nullptr;  // the launch's pool of trace events still to keep (sim_trace.h)
     uint64_t ub_reserved_needed = 0;
 
     // UB and L1 are backed past their physical size (pages untouched cost nothing): an InitBuffer may give

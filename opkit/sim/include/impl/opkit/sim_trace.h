@@ -36,16 +36,67 @@ inline uint64_t trace_gm_addr(const void* p) {
     return (last.id << 40) | uint64_t(a - last.base);
 }
 
+// How many trace events a launch keeps in memory. Every core keeps its first kCoreTraceEvents; past those the
+// cores draw on one launch-wide pool (so that the few busy cores of a kernel, e.g. the cube cores of a mix
+// kernel, can keep far more than the rest) of OPKIT_SIM_TRACE_EVENTS events when set (a non-negative integer),
+// else of what a quarter of the memory available when the launch starts holds at kTraceEventBytes an event
+// (the simulator's string, the trace file's parse and the model's task: 6.4 GB resident in the model for
+// 7.06 M events of FlashAttention at S = 8192). The events past both are counted (events_dropped) and the
+// performance model says so. OPKIT_SIM_TRACE_CORE_EVENTS sets the per-core part (tests).
+constexpr uint64_t kTraceEventBytes = 1024;
+constexpr size_t kCoreTraceEvents = 100000;
+inline uint64_t mem_available_bytes() {
+    FILE* f = std::fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    while (std::fgets(line, sizeof line, f))
+        if (std::sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
+    std::fclose(f);
+    return uint64_t(kb) * 1024;
+}
+// A non-negative integer from the environment variable `name`, or -1 when it is unset or not one (with a warning).
+inline long long env_count(const char* name) {
+    const char* e = std::getenv(name);
+    if (!e) return -1;
+    char* end = nullptr;
+    const long long v = std::strtoll(e, &end, 10);
+    if (end != e && *end == '\0' && v >= 0) return v;
+    std::fprintf(stderr, "opkit-sim: warning: %s=%s is not a non-negative integer; ignored\n", name, e);
+    return -1;
+}
+inline int64_t trace_event_pool() {
+    const long long v = env_count("OPKIT_SIM_TRACE_EVENTS");
+    return v >= 0 ? int64_t(v) : int64_t(mem_available_bytes() / 4 / kTraceEventBytes);
+}
+// The events every core keeps before it draws on the pool: kCoreTraceEvents, or OPKIT_SIM_TRACE_CORE_EVENTS.
+inline size_t trace_core_events() {
+    static const size_t n = [] {
+        const long long v = env_count("OPKIT_SIM_TRACE_CORE_EVENTS");
+        return v >= 0 ? size_t(v) : kCoreTraceEvents;
+    }();
+    return n;
+}
+// Whether the calling core may keep one more trace event: its own first trace_core_events(), then its launch's
+// pool.
+inline bool trace_keep(CoreState& c) {
+    if (c.events.size() < trace_core_events()) return true;
+    return c.trace_left && c.trace_left->fetch_sub(1, std::memory_order_relaxed) > 0;
+}
+
 // Trace record (per core, per pipe, and per instruction class and dtype). `dst` is the arena an on-chip copy fills
 // (recorded as the event's "dst" field, e.g. "L0A"): the performance model prices L1 -> L0A and L1 -> L0B apart.
+// `rows` > 0 (the "rows" field) is the row count of an advanced API whose steps are partly per row (the softmax
+// family: row statistics of 8 floats a row), and `update` >= 0 (the "update" field, 0 or 1) says whether it ran
+// its update form: the model prices the per-row steps by rows, not over every element.
 inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = "", const char* dtype = "",
-                  const GmRange* gm = nullptr, int dst = -1) {
+                  const GmRange* gm = nullptr, int dst = -1, uint64_t rows = 0, int update = -1) {
     CoreState& c = core();
     c.trace[pipe].instrs++;
     c.trace[pipe].bytes += bytes;
     c.trace[pipe].repeats += repeats;
     if (!c.trace_on) return;
-    if (c.events.size() < 100000) {
+    if (trace_keep(c)) {
         std::string e;
         e.reserve(96);
         e += "{\"ev\":\"op\",\"pipe\":\"";
@@ -72,6 +123,11 @@ inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = 
             e += arena_name(dst);
             e += '"';
         }
+        if (rows) {
+            e += ",\"rows\":";
+            append_u64(e, rows);
+        }
+        if (update >= 0) e += update ? ",\"update\":1" : ",\"update\":0";
         e += '}';
         c.events.push_back(std::move(e));
     } else {
@@ -83,11 +139,10 @@ inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = 
     slot->bytes += bytes;
     slot->repeats += repeats;
 }
-constexpr size_t kMaxTraceEvents = 100000;
 inline void trace_event(const std::string& e) {
     CoreState& c = core();
     if (!c.trace_on) return;
-    if (c.events.size() >= kMaxTraceEvents) { c.events_dropped++; return; }
+    if (!trace_keep(c)) { c.events_dropped++; return; }
     c.events.push_back(e);
 }
 // A JSON string literal of s (quotes, backslashes and control characters escaped), for trace events.
