@@ -10,7 +10,8 @@
 //   compute(rows) = 2 * (R - 1) * rows * N * K / F + T_TILE, the local block first: 2 * M * N * K / F
 //   comm(rows)    = T_SLICE + rows * K * 2 B * (R - 1) / B_BUS, the slices one after another from the start
 // tile t's compute starts when it has landed and tile t - 1's compute is done; the tile count with the least
-// modelled time wins (ties: fewer tiles). F, B_BUS, T_TILE and T_SLICE as in ops/mc2/matmul_all_reduce.
+// modelled time wins (ties: fewer tiles).
+// F, B_BUS, T_TILE and T_SLICE as in ops/mc2/matmul_all_reduce (values: ops/mc2/common/op_host/mc2_cut.h).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -21,69 +22,31 @@
 #include "tiling/platform/platform_ascendc.h"
 #include "tiling/tiling_api.h"
 #include "../op_kernel/all_gather_matmul_tiling_data.h"
+#include "mc2_cut.h"
 
 namespace optiling {
 namespace {
 constexpr const char* OP = "AllGatherMatmul";
-constexpr uint64_t ALIGN = 16;
-constexpr uint64_t MIN_TILE_M = 64;
-constexpr uint64_t MAX_TILES = 16;
-constexpr uint64_t PIECE_M = 128;
-constexpr uint64_t MIN_PIECE_N = 128;
-constexpr uint64_t MAX_PIECE_N = 256;
-constexpr double FLOP_PER_CYCLE = 8192;
-constexpr double CUBE_HZ = 1.8e9;
-constexpr double CUBE_EFFICIENCY = 0.85;
-constexpr double BUS_BYTES_PER_S = 115e9;
-constexpr double T_TILE_S = 1e-6;
-constexpr double T_SLICE_S = 2e-6;
 constexpr uint32_t ATTR_GROUP = 0, ATTR_TRANS_A = 1, ATTR_TRANS_B = 2, ATTR_GATHER_INDEX = 3, ATTR_COMM_TURN = 4,
                    ATTR_RANK_SIZE = 5, ATTR_GATHER_OUT = 6;
 
-uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-uint64_t AlignUp(uint64_t a, uint64_t b) { return CeilDiv(a, b) * b; }
+using mc2::AlignUp;
+using mc2::CeilDiv;
 
-struct Cut {
-    uint64_t tileM = 0, tileCnt = 0, tailM = 0, tailCnt = 0;
-    double seconds = 0;
-};
-
-Cut CutOf(uint64_t M, uint64_t n)
-{
-    Cut c;
-    c.tileM = std::min(M, AlignUp(CeilDiv(M, n), ALIGN));
-    c.tileCnt = M / c.tileM;
-    c.tailM = M - c.tileCnt * c.tileM;
-    c.tailCnt = c.tailM > 0 ? 1 : 0;
-    return c;
-}
-
-double Modelled(const Cut& c, uint64_t M, uint64_t N, uint64_t K, uint64_t R, double flops)
+// The modelled time of a cut: communicate, then compute. The local block needs no communication; tile t of
+// every other rank is computed once it has landed, and lands after tile t - 1.
+double Modelled(const mc2::Cut& c, uint64_t M, uint64_t N, uint64_t K, uint64_t R, double flops)
 {
     const double perRow = 2.0 * static_cast<double>(N) * static_cast<double>(K) / flops;
-    const double commPerRow = static_cast<double>(K) * 2.0 * static_cast<double>(R - 1) / BUS_BYTES_PER_S;
-    double computed = T_TILE_S + static_cast<double>(M) * perRow;  // the local block, no communication needed
+    const double commPerRow = static_cast<double>(K) * 2.0 * static_cast<double>(R - 1) / mc2::BUS_BYTES_PER_S;
+    double computed = mc2::T_TILE_S + static_cast<double>(M) * perRow;
     double landed = 0;
-    for (uint64_t t = 0; t < c.tileCnt + c.tailCnt; ++t) {
-        const double rows = static_cast<double>(t < c.tileCnt ? c.tileM : c.tailM);
-        landed += T_SLICE_S + rows * commPerRow;
-        computed = std::max(computed, landed) + T_TILE_S + static_cast<double>(R - 1) * rows * perRow;
+    for (uint64_t t = 0; t < c.Tiles(); ++t) {
+        const double rows = static_cast<double>(c.RowsOf(t));
+        landed += mc2::T_SLICE_S + rows * commPerRow;
+        computed = std::max(computed, landed) + mc2::T_TILE_S + static_cast<double>(R - 1) * rows * perRow;
     }
     return computed;
-}
-
-Cut ChooseCut(uint64_t M, uint64_t N, uint64_t K, uint64_t R, double flops)
-{
-    const uint64_t most = M < 2 * MIN_TILE_M || R == 1 ? 1 : std::min(MAX_TILES, M / MIN_TILE_M);
-    Cut best = CutOf(M, 1);
-    best.seconds = Modelled(best, M, N, K, R, flops);
-    for (uint64_t n = 2; n <= most; ++n) {
-        Cut c = CutOf(M, n);
-        if (c.tileM < MIN_TILE_M) break;
-        c.seconds = Modelled(c, M, N, K, R, flops);
-        if (c.seconds < best.seconds) best = c;
-    }
-    return best;
 }
 }  // namespace
 
@@ -176,22 +139,17 @@ ge::graphStatus TilingAllGatherMatmul(gert::TilingContext* context)
     }
 
     // 5. The cut of each rank's x1, from the model.
-    const double flops = static_cast<double>(aicNum) * FLOP_PER_CYCLE * CUBE_HZ * CUBE_EFFICIENCY;
-    const Cut cut = ChooseCut(M, N, K, rankDim, flops);
+    const double flops = mc2::CubeFlops(aicNum);
+    const mc2::Cut cut =
+        mc2::ChooseCut(M, rankDim == 1, [&](const mc2::Cut& c) { return Modelled(c, M, N, K, rankDim, flops); });
     OP_LOGI(OP, "cut of M = %lu on %u ranks: %lu tile(s) of %lu rows + %lu tail of %lu rows (modelled %.2f us)",
             static_cast<unsigned long>(M), rankDim, static_cast<unsigned long>(cut.tileCnt),
             static_cast<unsigned long>(cut.tileM), static_cast<unsigned long>(cut.tailCnt),
             static_cast<unsigned long>(cut.tailM), cut.seconds * 1e6);
 
     // 6. The pieces (of the local block's rows and of a tile's rows of a rank) and the cores.
-    const uint64_t pieceM = std::min(PIECE_M, AlignUp(M, ALIGN));
-    const uint64_t rowPieces = CeilDiv(M, pieceM);
-    const uint64_t colWanted = std::max<uint64_t>(1, CeilDiv(2 * aicNum, rowPieces));
-    const uint64_t colPieces = std::min(colWanted, std::max<uint64_t>(1, CeilDiv(N, MIN_PIECE_N)));
-    const uint64_t pieceN = std::min(MAX_PIECE_N, AlignUp(CeilDiv(N, colPieces), ALIGN));
-    const uint64_t pieces = rowPieces * CeilDiv(N, pieceN);
-    const uint64_t blocks = std::min(aicNum, CeilDiv(pieces, 2));
-    const uint64_t stride = AlignUp(pieceN, ALIGN);
+    const mc2::Pieces grid = mc2::PiecesOf(M, N, aicNum);
+    const uint64_t pieceM = grid.pieceM, pieceN = grid.pieceN, blocks = grid.blocks, stride = grid.stride;
 
     AllGatherMatmulTilingData* tiling = context->GetTilingData<AllGatherMatmulTilingData>();
     if (tiling == nullptr) {

@@ -19,38 +19,23 @@
 #include "kernel_operator.h"
 #include "lib/hccl/hccl.h"
 #include "lib/matmul_intf.h"
+#include "mc2_kernel.h"
 #include "all_gather_matmul_tiling_data.h"
 
 namespace AllGatherMatmulKernel {
 using namespace AscendC;
 
-constexpr uint32_t ALIGN = 16;
-
-template <typename T>
-struct HcclType;
-template <>
-struct HcclType<half> {
-    static constexpr HcclDataType value = HCCL_DATA_TYPE_FP16;
-};
-template <>
-struct HcclType<bfloat16_t> {
-    static constexpr HcclDataType value = HCCL_DATA_TYPE_BFP16;
-};
-
-__aicore__ inline uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+using Mc2Kernel::ALIGN;
+using Mc2Kernel::CeilDiv;
+using Mc2Kernel::HcclType;
 
 template <typename T>
 class AllGatherMatmul {
-    using AType = MatmulType<TPosition::GM, CubeFormat::ND, T>;
-    using BType = MatmulType<TPosition::GM, CubeFormat::ND, T>;
-    using CType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
-    using BiasType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
-
 public:
     __aicore__ inline AllGatherMatmul() {}
 
     // Bound to its tiling by REGIST_MATMUL_OBJ in the kernel entry, before any InitBuffer.
-    Matmul<AType, BType, CType, BiasType> mm;
+    Mc2Kernel::PieceMatmul<T> mm;
 
     __aicore__ inline void Init(GM_ADDR x1, GM_ADDR x2, GM_ADDR bias, GM_ADDR y, GM_ADDR gatherOut,
                                 GM_ADDR userWorkspace, GM_ADDR tilingGm, const AllGatherMatmulTilingData& tiling,
@@ -74,8 +59,8 @@ public:
         pipe->InitBuffer(biasBuf_, t_.pieceStride * sizeof(T));
         pipe->InitBuffer(biasfBuf_, t_.pieceStride * sizeof(float));
         lead_ = worker_ == 0;
-        hccl_.InitV2(GetHcclContext<0>(), tilingGm + offsetof(AllGatherMatmulTilingData, mc2InitTiling));
-        hccl_.SetCcTiling(tilingGm + offsetof(AllGatherMatmulTilingData, allGatherTiling));
+        Mc2Kernel::InitHccl(hccl_, tilingGm, offsetof(AllGatherMatmulTilingData, mc2InitTiling),
+                            offsetof(AllGatherMatmulTilingData, allGatherTiling));
         rank_ = hccl_.GetRankId();
     }
 
@@ -144,21 +129,11 @@ private:
     __aicore__ inline void ComputePiece(const GlobalTensor<T>& src, uint32_t aRow, uint32_t yRow, uint32_t n0,
                                         uint32_t m, uint32_t n)
     {
-        mm.SetTensorA(src[static_cast<uint64_t>(aRow) * t_.K]);
-        mm.SetTensorB(t_.isTransB ? x2Gm_[static_cast<uint64_t>(n0) * t_.K] : x2Gm_[n0], t_.isTransB != 0);
-        mm.SetTail(m, n, t_.K);
-        mm.IterateAll(pieceGm_);  // synchronous: the fp32 piece is in GM on return
+        Mc2Kernel::MatmulPiece(mm, src[static_cast<uint64_t>(aRow) * t_.K], x2Gm_, n0, m, n, t_.K, t_.isTransB != 0,
+                               pieceGm_);
         const uint32_t s = t_.pieceStride;
-        const uint32_t nPad = CeilDiv(n, ALIGN) * ALIGN;
-        LocalTensor<float> biasF = biasfBuf_.Get<float>();
-        if (t_.hasBias) {
-            LocalTensor<T> b = biasBuf_.Get<T>();
-            DataCopyPad(b, biasGm_[n0], DataCopyExtParams{1, static_cast<uint32_t>(n * sizeof(T)), 0, 0, 0},
-                        DataCopyPadExtParams<T>{false, 0, 0, 0});
-            PipeBarrier<PIPE_ALL>();
-            Cast(biasF, b, RoundMode::CAST_NONE, n);
-            PipeBarrier<PIPE_ALL>();
-        }
+        LocalTensor<float> biasF =
+            Mc2Kernel::BiasRow<T>(biasBuf_, biasfBuf_, biasGm_, t_.hasBias != 0, n0, n);
         for (uint32_t r = 0; r < m; r += t_.rowsPerChunk) {
             const uint32_t rows = std::min(t_.rowsPerChunk, m - r);
             LocalTensor<float> c = cBuf_.Get<float>();
@@ -167,13 +142,8 @@ private:
             if (t_.hasBias)
                 for (uint32_t i = 0; i < rows; ++i) Add(c[i * s], c[i * s], biasF, n);
             PipeBarrier<PIPE_V>();
-            LocalTensor<T> out = outBuf_.Get<T>();
-            Cast(out, c, RoundMode::CAST_RINT, rows * s);  // fp32 -> fp16/bf16, round to nearest even
-            PipeBarrier<PIPE_ALL>();
-            const DataCopyExtParams o{static_cast<uint16_t>(rows), static_cast<uint32_t>(n * sizeof(T)), (s - nPad) / ALIGN,
-                                      static_cast<uint32_t>((t_.N - n) * sizeof(T)), 0};
-            DataCopyPad(yGm_[static_cast<uint64_t>(yRow + r) * t_.N + n0], out, o);
-            PipeBarrier<PIPE_ALL>();
+            Mc2Kernel::StoreRows<T>(outBuf_, c, yGm_[static_cast<uint64_t>(yRow + r) * t_.N + n0], rows, n,
+                                    t_.N, s);
         }
     }
 

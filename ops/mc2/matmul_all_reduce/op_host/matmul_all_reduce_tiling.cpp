@@ -28,70 +28,23 @@
 #include "tiling/platform/platform_ascendc.h"
 #include "tiling/tiling_api.h"
 #include "../op_kernel/matmul_all_reduce_tiling_data.h"
+#include "mc2_cut.h"
 
 namespace optiling {
 namespace {
 constexpr const char* OP = "MatmulAllReduce";
-constexpr uint64_t ALIGN = 16;          // rows of a tile, columns of a piece buffer: whole 16-element fractals
-constexpr uint64_t MIN_TILE_M = 64;     // the fewest rows of a communication tile
-constexpr uint64_t MAX_TILES = 16;      // the most tiles tried
-constexpr uint64_t PIECE_M = 128;       // rows of a piece
-constexpr uint64_t MIN_PIECE_N = 128;   // columns of a piece: at least (unless N is smaller) ...
-constexpr uint64_t MAX_PIECE_N = 256;   // ... and at most
-constexpr double FLOP_PER_CYCLE = 8192; // one cube core, fp16/bf16: 16 x 16 x 16 multiply-adds
-constexpr double CUBE_HZ = 1.8e9;
-constexpr double CUBE_EFFICIENCY = 0.85;
-constexpr double BUS_BYTES_PER_S = 115e9;  // AllReduce bus bandwidth on the 910B full mesh (HCCS)
-constexpr double T_TILE_S = 1e-6;
-constexpr double T_SLICE_S = 2e-6;
 constexpr uint32_t ATTR_GROUP = 0, ATTR_REDUCE_OP = 1, ATTR_TRANS_A = 2, ATTR_TRANS_B = 3, ATTR_COMM_TURN = 4;
 
-uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-uint64_t AlignUp(uint64_t a, uint64_t b) { return CeilDiv(a, b) * b; }
-
-struct Cut {
-    uint64_t tileM = 0, tileCnt = 0, tailM = 0, tailCnt = 0;
-    double seconds = 0;
-};
-
-// The cut of M into n tiles: tiles of ceil(M / n) rows rounded up to 16, the remainder as one short tail.
-Cut CutOf(uint64_t M, uint64_t n)
-{
-    Cut c;
-    c.tileM = std::min(M, AlignUp(CeilDiv(M, n), ALIGN));
-    c.tileCnt = M / c.tileM;
-    c.tailM = M - c.tileCnt * c.tileM;
-    c.tailCnt = c.tailM > 0 ? 1 : 0;
-    return c;
-}
+using mc2::AlignUp;
+using mc2::CeilDiv;
 
 // The modelled time of a cut: tile t's AllReduce starts once it is computed and tile t - 1's has landed.
-double Modelled(const Cut& c, uint64_t N, uint64_t K, uint64_t R, double flops)
+double Modelled(const mc2::Cut& c, uint64_t N, uint64_t K, uint64_t R, double flops)
 {
     const double perRow = 2.0 * static_cast<double>(N) * static_cast<double>(K) / flops;
     const double commPerRow = R > 1 ? static_cast<double>(N) * 2.0 * 2.0 * static_cast<double>(R - 1) /
-                                          static_cast<double>(R) / BUS_BYTES_PER_S : 0.0;
-    double computed = 0, landed = 0;
-    for (uint64_t t = 0; t < c.tileCnt + c.tailCnt; ++t) {
-        const double rows = static_cast<double>(t < c.tileCnt ? c.tileM : c.tailM);
-        computed += T_TILE_S + rows * perRow;
-        if (R > 1) landed = std::max(computed, landed) + T_SLICE_S + rows * commPerRow;
-    }
-    return std::max(computed, landed);
-}
-
-Cut ChooseCut(uint64_t M, uint64_t N, uint64_t K, uint64_t R, double flops)
-{
-    const uint64_t most = M < 2 * MIN_TILE_M ? 1 : std::min(MAX_TILES, M / MIN_TILE_M);
-    Cut best = CutOf(M, 1);
-    best.seconds = Modelled(best, N, K, R, flops);
-    for (uint64_t n = 2; n <= most; ++n) {
-        Cut c = CutOf(M, n);
-        if (c.tileM < MIN_TILE_M) break;
-        c.seconds = Modelled(c, N, K, R, flops);
-        if (c.seconds < best.seconds) best = c;
-    }
-    return best;
+                                          static_cast<double>(R) / mc2::BUS_BYTES_PER_S : 0.0;
+    return mc2::ComputeThenCommunicate(c, perRow, commPerRow, R > 1);
 }
 
 }  // namespace
@@ -187,8 +140,9 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
     }
 
     // 5. The cut along M, from the model.
-    const double flops = static_cast<double>(aicNum) * FLOP_PER_CYCLE * CUBE_HZ * CUBE_EFFICIENCY;
-    const Cut cut = ChooseCut(M, N, K, rankDim, flops);
+    const double flops = mc2::CubeFlops(aicNum);
+    const mc2::Cut cut =
+        mc2::ChooseCut(M, false, [&](const mc2::Cut& c) { return Modelled(c, N, K, rankDim, flops); });
     OP_LOGI(OP, "cut of M = %lu on %u ranks: %lu tile(s) of %lu rows + %lu tail of %lu rows (modelled %.2f us)",
             static_cast<unsigned long>(M), rankDim, static_cast<unsigned long>(cut.tileCnt),
             static_cast<unsigned long>(cut.tileM), static_cast<unsigned long>(cut.tailCnt),
@@ -196,14 +150,8 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
 
     // 6. The pieces of a tile and the cores: pieces of PIECE_M rows and 128..256 columns, enough of them for
     //    every vector core when the tile allows; a block (one cube core, two vector cores) per two pieces.
-    const uint64_t pieceM = std::min(PIECE_M, AlignUp(cut.tileM, ALIGN));
-    const uint64_t rowPieces = CeilDiv(cut.tileM, pieceM);
-    const uint64_t colWanted = std::max<uint64_t>(1, CeilDiv(2 * aicNum, rowPieces));
-    const uint64_t colPieces = std::min(colWanted, std::max<uint64_t>(1, CeilDiv(N, MIN_PIECE_N)));
-    const uint64_t pieceN = std::min(MAX_PIECE_N, AlignUp(CeilDiv(N, colPieces), ALIGN));
-    const uint64_t pieces = rowPieces * CeilDiv(N, pieceN);
-    const uint64_t blocks = std::min(aicNum, CeilDiv(pieces, 2));
-    const uint64_t stride = AlignUp(pieceN, ALIGN);
+    const mc2::Pieces grid = mc2::PiecesOf(cut.tileM, N, aicNum);
+    const uint64_t pieceM = grid.pieceM, pieceN = grid.pieceN, blocks = grid.blocks, stride = grid.stride;
 
     MatmulAllReduceTilingData* tiling = context->GetTilingData<MatmulAllReduceTilingData>();
     if (tiling == nullptr) {

@@ -20,38 +20,23 @@
 #include "kernel_operator.h"
 #include "lib/hccl/hccl.h"
 #include "lib/matmul_intf.h"
+#include "mc2_kernel.h"
 #include "matmul_all_reduce_tiling_data.h"
 
 namespace MatmulAllReduceKernel {
 using namespace AscendC;
 
-constexpr uint32_t ALIGN = 16;
-
-template <typename T>
-struct HcclType;
-template <>
-struct HcclType<half> {
-    static constexpr HcclDataType value = HCCL_DATA_TYPE_FP16;
-};
-template <>
-struct HcclType<bfloat16_t> {
-    static constexpr HcclDataType value = HCCL_DATA_TYPE_BFP16;
-};
-
-__aicore__ inline uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+using Mc2Kernel::ALIGN;
+using Mc2Kernel::CeilDiv;
+using Mc2Kernel::HcclType;
 
 template <typename T>
 class MatmulAllReduce {
-    using AType = MatmulType<TPosition::GM, CubeFormat::ND, T>;
-    using BType = MatmulType<TPosition::GM, CubeFormat::ND, T>;
-    using CType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
-    using BiasType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
-
 public:
     __aicore__ inline MatmulAllReduce() {}
 
     // Bound to its tiling by REGIST_MATMUL_OBJ in the kernel entry, before any InitBuffer.
-    Matmul<AType, BType, CType, BiasType> mm;
+    Mc2Kernel::PieceMatmul<T> mm;
 
     __aicore__ inline void Init(GM_ADDR x1, GM_ADDR x2, GM_ADDR bias, GM_ADDR x3, GM_ADDR y, GM_ADDR userWorkspace,
                                 GM_ADDR tilingGm, const MatmulAllReduceTilingData& tiling, TPipe* pipe)
@@ -77,8 +62,8 @@ public:
         pipe->InitBuffer(biasfBuf_, t_.pieceStride * sizeof(float));
         lead_ = worker_ == 0;
         if (lead_) {
-            hccl_.InitV2(GetHcclContext<0>(), tilingGm + offsetof(MatmulAllReduceTilingData, mc2InitTiling));
-            hccl_.SetCcTiling(tilingGm + offsetof(MatmulAllReduceTilingData, allReduceTiling));
+            Mc2Kernel::InitHccl(hccl_, tilingGm, offsetof(MatmulAllReduceTilingData, mc2InitTiling),
+                                offsetof(MatmulAllReduceTilingData, allReduceTiling));
         }
     }
 
@@ -127,21 +112,12 @@ private:
     // staging[m0 : m0 + m, n0 : n0 + n] = round(x1[m0 : m0 + m] @ x2[:, n0 : n0 + n] (+ bias) (+ x3)).
     __aicore__ inline void ComputePiece(uint32_t m0, uint32_t n0, uint32_t m, uint32_t n)
     {
-        mm.SetTensorA(x1Gm_[static_cast<uint64_t>(m0) * t_.K]);
-        mm.SetTensorB(t_.isTransB ? x2Gm_[static_cast<uint64_t>(n0) * t_.K] : x2Gm_[n0], t_.isTransB != 0);
-        mm.SetTail(m, n, t_.K);
-        mm.IterateAll(pieceGm_);  // synchronous: the fp32 piece is in GM on return
+        Mc2Kernel::MatmulPiece(mm, x1Gm_[static_cast<uint64_t>(m0) * t_.K], x2Gm_, n0, m, n, t_.K, t_.isTransB != 0,
+                               pieceGm_);
         const uint32_t s = t_.pieceStride;
         const uint32_t nPad = CeilDiv(n, ALIGN) * ALIGN;
-        LocalTensor<float> biasF = biasfBuf_.Get<float>();
-        if (t_.hasBias) {
-            LocalTensor<T> b = biasBuf_.Get<T>();
-            DataCopyPad(b, biasGm_[n0], DataCopyExtParams{1, static_cast<uint32_t>(n * sizeof(T)), 0, 0, 0},
-                        DataCopyPadExtParams<T>{false, 0, 0, 0});
-            PipeBarrier<PIPE_ALL>();
-            Cast(biasF, b, RoundMode::CAST_NONE, n);
-            PipeBarrier<PIPE_ALL>();
-        }
+        LocalTensor<float> biasF =
+            Mc2Kernel::BiasRow<T>(biasBuf_, biasfBuf_, biasGm_, t_.hasBias != 0, n0, n);
         for (uint32_t r = 0; r < m; r += t_.rowsPerChunk) {
             const uint32_t rows = std::min(t_.rowsPerChunk, m - r);
             LocalTensor<float> c = cBuf_.Get<float>();
@@ -164,13 +140,8 @@ private:
                 }
             }
             PipeBarrier<PIPE_V>();
-            LocalTensor<T> out = outBuf_.Get<T>();
-            Cast(out, c, RoundMode::CAST_RINT, rows * s);  // fp32 -> fp16/bf16, round to nearest even
-            PipeBarrier<PIPE_ALL>();
-            const DataCopyExtParams o{static_cast<uint16_t>(rows), static_cast<uint32_t>(n * sizeof(T)), (s - nPad) / ALIGN,
-                                      static_cast<uint32_t>((t_.N - n) * sizeof(T)), 0};
-            DataCopyPad(stagingGm_[static_cast<uint64_t>(m0 + r) * t_.N + n0], out, o);
-            PipeBarrier<PIPE_ALL>();
+            Mc2Kernel::StoreRows<T>(outBuf_, c, stagingGm_[static_cast<uint64_t>(m0 + r) * t_.N + n0], rows, n,
+                                    t_.N, s);
         }
     }
 
