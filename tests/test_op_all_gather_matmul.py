@@ -75,6 +75,7 @@ def test_a_missing_commit_ends_in_a_diagnostic_not_a_hang(spec, tmp_path):
     with the simulator's diagnostic (a Wait with nothing committed, or the deadlock named as such)."""
     dst = tmp_path / "all_gather_matmul"
     shutil.copytree(PKG, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    shutil.copytree(PKG.parent / "common", dst.parent / "common")  # the family sources it includes
     header = dst / "op_kernel" / "all_gather_matmul.h"
     text = header.read_text()
     old = "for (uint32_t i = 0; i < t_.tileCnt; ++i) hccl_.Commit(tileHandle_);  // @commit"

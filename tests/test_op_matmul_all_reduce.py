@@ -121,6 +121,7 @@ BROKEN = [
 def broken(tmp_path_factory):
     dst = tmp_path_factory.mktemp("mar") / "matmul_all_reduce"
     shutil.copytree(PKG, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    shutil.copytree(PKG.parent / "common", dst.parent / "common")  # the family sources it includes
     header = dst / "op_kernel" / "matmul_all_reduce.h"
     text = header.read_text()
     for old, new in BROKEN:

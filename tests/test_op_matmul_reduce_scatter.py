@@ -77,6 +77,7 @@ def test_an_m_that_does_not_split_over_the_ranks_is_refused(spec):
 def test_ranks_disagreeing_on_the_repeat_count_end_in_the_diagnostic(tmp_path):
     dst = tmp_path / "matmul_reduce_scatter"
     shutil.copytree(PKG, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    shutil.copytree(PKG.parent / "common", dst.parent / "common")  # the family sources it includes
     header = dst / "op_kernel" / "matmul_reduce_scatter.h"
     text = header.read_text()
     # Rank 1 cuts its tiles into twice as many slices, each half as long: the same bytes, another repeat count.
