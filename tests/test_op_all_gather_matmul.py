@@ -78,9 +78,9 @@ def test_a_missing_commit_ends_in_a_diagnostic_not_a_hang(spec, tmp_path):
     shutil.copytree(PKG.parent / "common", dst.parent / "common")  # the family sources it includes
     header = dst / "op_kernel" / "all_gather_matmul.h"
     text = header.read_text()
-    old = "for (uint32_t i = 0; i < t_.tileCnt; ++i) hccl_.Commit(tileHandle_);  // @commit"
+    old = "for (uint32_t i = 0; i < t_.cut.tileCnt; ++i) hccl_.Commit(tileHandle_);  // @commit"
     assert text.count(old) == 1
-    header.write_text(text.replace(old, "for (uint32_t i = 1; i < t_.tileCnt; ++i) hccl_.Commit(tileHandle_);"))
+    header.write_text(text.replace(old, "for (uint32_t i = 1; i < t_.cut.tileCnt; ++i) hccl_.Commit(tileHandle_);"))
     broken = load(dst)
     case = broken.case("smoke.r2")
     with pytest.raises(KernelError) as exc:

@@ -83,8 +83,8 @@ def test_ranks_disagreeing_on_the_repeat_count_end_in_the_diagnostic(tmp_path):
     # Rank 1 cuts its tiles into twice as many slices, each half as long: the same bytes, another repeat count.
     for old, new in (("ReduceScatter(staging_, y_, tileElems, dtype",
                       "ReduceScatter(staging_, y_, tileElems / (hccl_.GetRankId() == 1 ? 2 : 1), dtype"),
-                     ("uint8_t(t_.tileCnt));  // @prepare_tile",
-                      "uint8_t(t_.tileCnt * (hccl_.GetRankId() == 1 ? 2 : 1)));")):
+                     ("uint8_t(t_.cut.tileCnt));  // @prepare_tile",
+                      "uint8_t(t_.cut.tileCnt * (hccl_.GetRankId() == 1 ? 2 : 1)));")):
         assert text.count(old) == 1, old
         text = text.replace(old, new)
     header.write_text(text)

@@ -198,14 +198,14 @@ ge::graphStatus TilingAllGatherMatmul(gert::TilingContext* context)
     tiling->K = static_cast<uint32_t>(K);
     tiling->isTransB = isTransB ? 1 : 0;
     tiling->hasBias = biasShape != nullptr ? 1 : 0;
-    tiling->rankDim = rankDim;
-    tiling->tileM = static_cast<uint32_t>(cut.tileM);
-    tiling->tileCnt = static_cast<uint32_t>(cut.tileCnt);
-    tiling->tailM = static_cast<uint32_t>(cut.tailM);
-    tiling->tailCnt = static_cast<uint32_t>(cut.tailCnt);
-    tiling->pieceStride = static_cast<uint32_t>(stride);
-    tiling->rowsPerChunk = static_cast<uint32_t>(rowsPerChunk);
-    tiling->workers = static_cast<uint32_t>(2 * blocks);
+    tiling->cut.rankDim = rankDim;
+    tiling->cut.tileM = static_cast<uint32_t>(cut.tileM);
+    tiling->cut.tileCnt = static_cast<uint32_t>(cut.tileCnt);
+    tiling->cut.tailM = static_cast<uint32_t>(cut.tailM);
+    tiling->cut.tailCnt = static_cast<uint32_t>(cut.tailCnt);
+    tiling->cut.pieceStride = static_cast<uint32_t>(stride);
+    tiling->cut.rowsPerChunk = static_cast<uint32_t>(rowsPerChunk);
+    tiling->cut.workers = static_cast<uint32_t>(2 * blocks);
     tiling->gatherInWorkspace = gatherOut != nullptr && !*gatherOut ? 1 : 0;
 
     // 10. Workspace: the system workspace, every vector core's fp32 piece buffer, then (without gather_out) the

@@ -51,15 +51,15 @@ public:
         y_ = y;
         staging_ = userWorkspace + t_.stagingOffset;
         stagingGm_.SetGlobalBuffer((__gm__ T*)staging_, mn);
-        const uint64_t pieceElems = static_cast<uint64_t>(t_.mmTiling.singleCoreM) * t_.pieceStride;
+        const uint64_t pieceElems = static_cast<uint64_t>(t_.mmTiling.singleCoreM) * t_.cut.pieceStride;
         pieceGm_.SetGlobalBuffer((__gm__ float*)userWorkspace + worker_ * pieceElems, pieceElems);
-        const uint32_t chunk = t_.rowsPerChunk * t_.pieceStride;
+        const uint32_t chunk = t_.cut.rowsPerChunk * t_.cut.pieceStride;
         pipe->InitBuffer(cBuf_, chunk * sizeof(float));
         pipe->InitBuffer(x3Buf_, chunk * sizeof(T));
         pipe->InitBuffer(x3fBuf_, chunk * sizeof(float));
         pipe->InitBuffer(outBuf_, chunk * sizeof(T));
-        pipe->InitBuffer(biasBuf_, t_.pieceStride * sizeof(T));
-        pipe->InitBuffer(biasfBuf_, t_.pieceStride * sizeof(float));
+        pipe->InitBuffer(biasBuf_, t_.cut.pieceStride * sizeof(T));
+        pipe->InitBuffer(biasfBuf_, t_.cut.pieceStride * sizeof(float));
         lead_ = worker_ == 0;
         if (lead_) {
             Mc2Kernel::InitHccl(hccl_, tilingGm, offsetof(MatmulAllReduceTilingData, mc2InitTiling),
@@ -70,25 +70,25 @@ public:
     __aicore__ inline void Process()
     {
         // The AllReduces: slice i of a handle reads staging and writes y at i * count elements from its start.
-        const uint64_t tileElems = static_cast<uint64_t>(t_.tileM) * t_.N;
-        const uint64_t tailStart = tileElems * t_.tileCnt * sizeof(T);
+        const uint64_t tileElems = static_cast<uint64_t>(t_.cut.tileM) * t_.N;
+        const uint64_t tailStart = tileElems * t_.cut.tileCnt * sizeof(T);
         const auto dtype = HcclType<T>::value;
         if (lead_) {
-            tileHandle_ = hccl_.AllReduce(staging_, y_, tileElems, dtype, HCCL_REDUCE_SUM, uint8_t(t_.tileCnt));  // @prepare_tile
-            if (t_.tailCnt > 0)
-                tailHandle_ = hccl_.AllReduce(staging_ + tailStart, y_ + tailStart, static_cast<uint64_t>(t_.tailM) * t_.N,
-                                              dtype, HCCL_REDUCE_SUM, uint8_t(t_.tailCnt));
+            tileHandle_ = hccl_.AllReduce(staging_, y_, tileElems, dtype, HCCL_REDUCE_SUM, uint8_t(t_.cut.tileCnt));  // @prepare_tile
+            if (t_.cut.tailCnt > 0)
+                tailHandle_ = hccl_.AllReduce(staging_ + tailStart, y_ + tailStart, static_cast<uint64_t>(t_.cut.tailM) * t_.N,
+                                              dtype, HCCL_REDUCE_SUM, uint8_t(t_.cut.tailCnt));
         }
-        mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.pieceStride);
-        for (uint32_t tile = 0; tile < t_.tileCnt + t_.tailCnt; ++tile) {
-            const bool tail = tile >= t_.tileCnt;
-            ComputeTile(tile * t_.tileM, tail ? t_.tailM : t_.tileM);
+        mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.cut.pieceStride);
+        for (uint32_t tile = 0; tile < t_.cut.tileCnt + t_.cut.tailCnt; ++tile) {
+            const bool tail = tile >= t_.cut.tileCnt;
+            ComputeTile(tile * t_.cut.tileM, tail ? t_.cut.tailM : t_.cut.tileM);
             SyncAll<true>();  // every worker's pieces of this tile are in staging
             if (lead_) hccl_.Commit(tail ? tailHandle_ : tileHandle_);  // @commit
         }
         if (lead_) {
-            for (uint32_t i = 0; i < t_.tileCnt; ++i) hccl_.Wait(tileHandle_);  // @wait
-            for (uint32_t i = 0; i < t_.tailCnt; ++i) hccl_.Wait(tailHandle_);
+            for (uint32_t i = 0; i < t_.cut.tileCnt; ++i) hccl_.Wait(tileHandle_);  // @wait
+            for (uint32_t i = 0; i < t_.cut.tailCnt; ++i) hccl_.Wait(tailHandle_);
             hccl_.Finalize();
         }
         mm.End();
@@ -102,7 +102,7 @@ private:
         const uint32_t pn = t_.mmTiling.singleCoreN;
         const uint32_t colPieces = CeilDiv(t_.N, pn);
         const uint32_t pieces = CeilDiv(rows, pm) * colPieces;
-        for (uint32_t p = worker_; p < pieces; p += t_.workers) {
+        for (uint32_t p = worker_; p < pieces; p += t_.cut.workers) {
             const uint32_t m0 = row0 + (p / colPieces) * pm;
             const uint32_t n0 = (p % colPieces) * pn;
             ComputePiece(m0, n0, std::min(pm, row0 + rows - m0), std::min(pn, t_.N - n0));
@@ -114,12 +114,12 @@ private:
     {
         Mc2Kernel::MatmulPiece(mm, x1Gm_[static_cast<uint64_t>(m0) * t_.K], x2Gm_, n0, m, n, t_.K, t_.isTransB != 0,
                                pieceGm_);
-        const uint32_t s = t_.pieceStride;
+        const uint32_t s = t_.cut.pieceStride;
         const uint32_t nPad = CeilDiv(n, ALIGN) * ALIGN;
         LocalTensor<float> biasF =
             Mc2Kernel::BiasRow<T>(biasBuf_, biasfBuf_, biasGm_, t_.hasBias != 0, n0, n);
-        for (uint32_t r = 0; r < m; r += t_.rowsPerChunk) {
-            const uint32_t rows = std::min(t_.rowsPerChunk, m - r);
+        for (uint32_t r = 0; r < m; r += t_.cut.rowsPerChunk) {
+            const uint32_t rows = std::min(t_.cut.rowsPerChunk, m - r);
             LocalTensor<float> c = cBuf_.Get<float>();
             DataCopy(c, pieceGm_[static_cast<uint64_t>(r) * s], rows * s);
             if (t_.hasX3) {

@@ -201,14 +201,14 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
     tiling->isTransB = isTransB ? 1 : 0;
     tiling->hasBias = biasShape != nullptr ? 1 : 0;
     tiling->blockM = static_cast<uint32_t>(blockM);
-    tiling->rankDim = rankDim;
-    tiling->tileM = static_cast<uint32_t>(cut.tileM);
-    tiling->tileCnt = static_cast<uint32_t>(cut.tileCnt);
-    tiling->tailM = static_cast<uint32_t>(cut.tailM);
-    tiling->tailCnt = static_cast<uint32_t>(cut.tailCnt);
-    tiling->pieceStride = static_cast<uint32_t>(stride);
-    tiling->rowsPerChunk = static_cast<uint32_t>(rowsPerChunk);
-    tiling->workers = static_cast<uint32_t>(2 * blocks);
+    tiling->cut.rankDim = rankDim;
+    tiling->cut.tileM = static_cast<uint32_t>(cut.tileM);
+    tiling->cut.tileCnt = static_cast<uint32_t>(cut.tileCnt);
+    tiling->cut.tailM = static_cast<uint32_t>(cut.tailM);
+    tiling->cut.tailCnt = static_cast<uint32_t>(cut.tailCnt);
+    tiling->cut.pieceStride = static_cast<uint32_t>(stride);
+    tiling->cut.rowsPerChunk = static_cast<uint32_t>(rowsPerChunk);
+    tiling->cut.workers = static_cast<uint32_t>(2 * blocks);
 
     // 10. Workspace: the system workspace, every vector core's fp32 piece buffer, then the [M, N] staging.
     const uint64_t pieceBytes = 2 * blocks * pieceM * stride * 4;

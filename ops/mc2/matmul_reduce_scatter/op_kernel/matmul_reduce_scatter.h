@@ -49,13 +49,13 @@ public:
         y_ = y;
         staging_ = userWorkspace + t_.stagingOffset;
         stagingGm_.SetGlobalBuffer((__gm__ T*)staging_, mn);
-        const uint64_t pieceElems = static_cast<uint64_t>(t_.mmTiling.singleCoreM) * t_.pieceStride;
+        const uint64_t pieceElems = static_cast<uint64_t>(t_.mmTiling.singleCoreM) * t_.cut.pieceStride;
         pieceGm_.SetGlobalBuffer((__gm__ float*)userWorkspace + worker_ * pieceElems, pieceElems);
-        const uint32_t chunk = t_.rowsPerChunk * t_.pieceStride;
+        const uint32_t chunk = t_.cut.rowsPerChunk * t_.cut.pieceStride;
         pipe->InitBuffer(cBuf_, chunk * sizeof(float));
         pipe->InitBuffer(outBuf_, chunk * sizeof(T));
-        pipe->InitBuffer(biasBuf_, t_.pieceStride * sizeof(T));
-        pipe->InitBuffer(biasfBuf_, t_.pieceStride * sizeof(float));
+        pipe->InitBuffer(biasBuf_, t_.cut.pieceStride * sizeof(T));
+        pipe->InitBuffer(biasfBuf_, t_.cut.pieceStride * sizeof(float));
         lead_ = worker_ == 0;
         if (lead_) {
             Mc2Kernel::InitHccl(hccl_, tilingGm, offsetof(MatmulReduceScatterTilingData, mc2InitTiling),
@@ -67,27 +67,27 @@ public:
     {
         // The ReduceScatters: slice i of a handle sends block p's rows at staging + (p * blockM * N + i * count)
         // elements to rank p, which receives their sum at y + i * count.
-        const uint64_t tileElems = static_cast<uint64_t>(t_.tileM) * t_.N;
+        const uint64_t tileElems = static_cast<uint64_t>(t_.cut.tileM) * t_.N;
         const uint64_t stride = static_cast<uint64_t>(t_.blockM) * t_.N;
-        const uint64_t tailStart = tileElems * t_.tileCnt * sizeof(T);
+        const uint64_t tailStart = tileElems * t_.cut.tileCnt * sizeof(T);
         const auto dtype = HcclType<T>::value;
         if (lead_) {
             tileHandle_ = hccl_.ReduceScatter(staging_, y_, tileElems, dtype, HCCL_REDUCE_SUM, stride,
-                                              uint8_t(t_.tileCnt));  // @prepare_tile
-            if (t_.tailCnt > 0)
-                tailHandle_ = hccl_.ReduceScatter(staging_ + tailStart, y_ + tailStart, static_cast<uint64_t>(t_.tailM) * t_.N,
-                                                  dtype, HCCL_REDUCE_SUM, stride, uint8_t(t_.tailCnt));
+                                              uint8_t(t_.cut.tileCnt));  // @prepare_tile
+            if (t_.cut.tailCnt > 0)
+                tailHandle_ = hccl_.ReduceScatter(staging_ + tailStart, y_ + tailStart, static_cast<uint64_t>(t_.cut.tailM) * t_.N,
+                                                  dtype, HCCL_REDUCE_SUM, stride, uint8_t(t_.cut.tailCnt));
         }
-        mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.pieceStride);
-        for (uint32_t tile = 0; tile < t_.tileCnt + t_.tailCnt; ++tile) {
-            const bool tail = tile >= t_.tileCnt;
-            ComputeTile(tile * t_.tileM, tail ? t_.tailM : t_.tileM);
+        mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.cut.pieceStride);
+        for (uint32_t tile = 0; tile < t_.cut.tileCnt + t_.cut.tailCnt; ++tile) {
+            const bool tail = tile >= t_.cut.tileCnt;
+            ComputeTile(tile * t_.cut.tileM, tail ? t_.cut.tailM : t_.cut.tileM);
             SyncAll<true>();  // every worker's pieces of this tile (of every block) are in staging
             if (lead_) hccl_.Commit(tail ? tailHandle_ : tileHandle_);  // @commit
         }
         if (lead_) {
-            for (uint32_t i = 0; i < t_.tileCnt; ++i) hccl_.Wait(tileHandle_);  // @wait
-            for (uint32_t i = 0; i < t_.tailCnt; ++i) hccl_.Wait(tailHandle_);
+            for (uint32_t i = 0; i < t_.cut.tileCnt; ++i) hccl_.Wait(tileHandle_);  // @wait
+            for (uint32_t i = 0; i < t_.cut.tailCnt; ++i) hccl_.Wait(tailHandle_);
             hccl_.Finalize();
         }
         mm.End();
@@ -101,7 +101,7 @@ private:
         const uint32_t pn = t_.mmTiling.singleCoreN;
         const uint32_t colPieces = CeilDiv(t_.N, pn);
         const uint32_t perBlock = CeilDiv(rows, pm) * colPieces;
-        for (uint32_t q = worker_; q < perBlock * t_.rankDim; q += t_.workers) {
+        for (uint32_t q = worker_; q < perBlock * t_.cut.rankDim; q += t_.cut.workers) {
             const uint32_t p = q % perBlock;
             const uint32_t start = (q / perBlock) * t_.blockM + row0;
             const uint32_t m0 = start + (p / colPieces) * pm;
@@ -115,11 +115,11 @@ private:
     {
         Mc2Kernel::MatmulPiece(mm, x1Gm_[static_cast<uint64_t>(m0) * t_.K], x2Gm_, n0, m, n, t_.K, t_.isTransB != 0,
                                pieceGm_);
-        const uint32_t s = t_.pieceStride;
+        const uint32_t s = t_.cut.pieceStride;
         LocalTensor<float> biasF =
             Mc2Kernel::BiasRow<T>(biasBuf_, biasfBuf_, biasGm_, t_.hasBias != 0, n0, n);
-        for (uint32_t r = 0; r < m; r += t_.rowsPerChunk) {
-            const uint32_t rows = std::min(t_.rowsPerChunk, m - r);
+        for (uint32_t r = 0; r < m; r += t_.cut.rowsPerChunk) {
+            const uint32_t rows = std::min(t_.cut.rowsPerChunk, m - r);
             LocalTensor<float> c = cBuf_.Get<float>();
             DataCopy(c, pieceGm_[static_cast<uint64_t>(r) * s], rows * s);
             PipeBarrier<PIPE_ALL>();
