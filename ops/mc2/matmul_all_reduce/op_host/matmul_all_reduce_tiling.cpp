@@ -29,6 +29,7 @@
 #include "tiling/tiling_api.h"
 #include "../op_kernel/matmul_all_reduce_tiling_data.h"
 #include "mc2_cut.h"
+#include "mc2_tiling.h"
 
 namespace optiling {
 namespace {
@@ -53,17 +54,11 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
 {
     // 1. The chip.
     auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
-    const uint64_t aicNum = platform.GetCoreNumAic();
-    const uint64_t aivNum = platform.GetCoreNumAiv();
-    uint64_t ubSize = 0, l1Size = 0, l0cSize = 0;
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1Size);
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L0_C, l0cSize);
-    if (aicNum == 0 || aivNum < 2 * aicNum) {
-        OP_LOGE(OP, "a mix kernel of AIC:AIV = 1:2 needs two vector cores per cube core (AIC %lu, AIV %lu)",
-                static_cast<unsigned long>(aicNum), static_cast<unsigned long>(aivNum));
+    mc2::Chip chip;
+    if (!mc2::ReadMixChip(platform, OP, chip)) {
         return ge::GRAPH_FAILED;
     }
+    const uint64_t aicNum = chip.aicNum, ubSize = chip.ubSize;
 
     // 2. The attrs: only what this package implements (sum, no transposed x1, comm_turn 0).
     const auto* attrs = context->GetAttrs();
@@ -91,25 +86,9 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
     const bool isTransB = transB != nullptr && *transB;
 
     // 3. The shapes: x1 [M, K], x2 [K, N] ([N, K] with is_trans_b), bias [N], x3 [M, N].
-    const gert::StorageShape* x1Shape = context->GetInputShape(0);
-    const gert::StorageShape* x2Shape = context->GetInputShape(1);
     const auto* x1Desc = context->GetInputDesc(0);
-    if (x1Shape == nullptr || x2Shape == nullptr || x1Desc == nullptr) {
-        return ge::GRAPH_FAILED;
-    }
-    const gert::Shape& a = x1Shape->GetStorageShape();
-    const gert::Shape& b = x2Shape->GetStorageShape();
-    if (a.GetDimNum() != 2 || b.GetDimNum() != 2) {
-        OP_LOGE(OP, "x1 and x2 must be 2-D (x1 has %zu dims, x2 %zu)", a.GetDimNum(), b.GetDimNum());
-        return ge::GRAPH_FAILED;
-    }
-    const uint64_t M = static_cast<uint64_t>(a.GetDim(0));
-    const uint64_t K = static_cast<uint64_t>(a.GetDim(1));
-    const uint64_t kB = static_cast<uint64_t>(isTransB ? b.GetDim(1) : b.GetDim(0));
-    const uint64_t N = static_cast<uint64_t>(isTransB ? b.GetDim(0) : b.GetDim(1));
-    if (kB != K) {
-        OP_LOGE(OP, "x1's K (%lu) and x2's K (%lu) differ (is_trans_b %d)", static_cast<unsigned long>(K),
-                static_cast<unsigned long>(kB), isTransB ? 1 : 0);
+    uint64_t M = 0, N = 0, K = 0;
+    if (x1Desc == nullptr || !mc2::MatmulDims(context, OP, isTransB, M, N, K)) {
         return ge::GRAPH_FAILED;
     }
     if (M == 0 || N == 0 || K == 0 || M > 0x7fffffff || N > 65535 || K > 65535) {
@@ -119,9 +98,7 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
     }
     const gert::StorageShape* biasShape = context->GetOptionalInputShape(2);
     const gert::StorageShape* x3Shape = context->GetOptionalInputShape(3);
-    if (biasShape != nullptr && (biasShape->GetStorageShape().GetDimNum() != 1 ||
-                                 static_cast<uint64_t>(biasShape->GetStorageShape().GetDim(0)) != N)) {
-        OP_LOGE(OP, "bias must be [N] = [%lu]", static_cast<unsigned long>(N));
+    if (!mc2::BiasIsN(biasShape, OP, N)) {
         return ge::GRAPH_FAILED;
     }
     if (x3Shape != nullptr && (x3Shape->GetStorageShape().GetDimNum() != 2 ||
@@ -160,22 +137,8 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
     std::memset(tiling, 0, sizeof(*tiling));  // the tiling buffer is not zeroed for us
 
     // 7. The Matmul of one piece: [pieceM, K] x [K, pieceN] -> fp32 in GM, rows `stride` floats apart.
-    const matmul_tiling::DataType inType = x1Desc->GetDataType() == ge::DT_BF16 ? matmul_tiling::DataType::DT_BF16
-                                                                                 : matmul_tiling::DataType::DT_FLOAT16;
-    matmul_tiling::MultiCoreMatmulTiling mm(platform);
-    mm.SetDim(1);
-    mm.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, inType);
-    mm.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, inType, isTransB);
-    mm.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
-    mm.SetBiasType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
-    mm.SetOrgShape(static_cast<int32_t>(M), static_cast<int32_t>(N), static_cast<int32_t>(K));
-    mm.SetShape(static_cast<int32_t>(pieceM), static_cast<int32_t>(pieceN), static_cast<int32_t>(K));
-    mm.SetSingleShape(static_cast<int32_t>(pieceM), static_cast<int32_t>(pieceN), static_cast<int32_t>(K));
-    mm.SetBias(false);
-    mm.SetBufferSpace(static_cast<int32_t>(l1Size), static_cast<int32_t>(l0cSize), -1);
-    if (mm.GetTiling(tiling->mmTiling) == -1) {
-        OP_LOGE(OP, "no Matmul tiling for a piece of %lu x %lu x %lu", static_cast<unsigned long>(pieceM),
-                static_cast<unsigned long>(pieceN), static_cast<unsigned long>(K));
+    if (!mc2::PieceMatmulTiling(platform, OP, x1Desc->GetDataType() == ge::DT_BF16, isTransB, M, N, K, pieceM, pieceN,
+                                chip, tiling->mmTiling)) {
         return ge::GRAPH_FAILED;
     }
 
