@@ -70,20 +70,11 @@ ge::graphStatus TilingAllGatherMatmul(gert::TilingContext* context)
     const int64_t* commTurn = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_COMM_TURN) : nullptr;
     const int64_t* rankSize = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_RANK_SIZE) : nullptr;
     const bool* gatherOut = attrs ? attrs->GetAttrPointer<bool>(ATTR_GATHER_OUT) : nullptr;
-    if (group == nullptr || group[0] == '\0') {
-        OP_LOGE(OP, "attr group is empty: give the HCCL communicator's name");
-        return ge::GRAPH_FAILED;
-    }
-    if (transA != nullptr && *transA) {
-        OP_LOGE(OP, "attr is_trans_a is true: x1 cannot be transposed");
+    if (!mc2::CommonAttrs(group, transA, commTurn, OP)) {
         return ge::GRAPH_FAILED;
     }
     if (gatherIndex != nullptr && *gatherIndex != 0) {
         OP_LOGE(OP, "attr gather_index is %ld: only 0 (gather x1) is supported", static_cast<long>(*gatherIndex));
-        return ge::GRAPH_FAILED;
-    }
-    if (commTurn != nullptr && *commTurn != 0) {
-        OP_LOGE(OP, "attr comm_turn is %ld: only 0 is supported", static_cast<long>(*commTurn));
         return ge::GRAPH_FAILED;
     }
     const bool isTransB = transB != nullptr && *transB;
@@ -106,13 +97,7 @@ ge::graphStatus TilingAllGatherMatmul(gert::TilingContext* context)
 
     // 4. The world: the group's rank count, as HCCL reports it; attr rank_size, when given, must agree.
     uint32_t rankDim = 0;
-    if (HcomGetRankSize(group, &rankDim) != HCCL_SUCCESS || rankDim == 0) {
-        OP_LOGE(OP, "cannot get the rank size of group '%s'", group);
-        return ge::GRAPH_FAILED;
-    }
-    if (rankSize != nullptr && *rankSize != 0 && static_cast<uint64_t>(*rankSize) != rankDim) {
-        OP_LOGE(OP, "attr rank_size is %ld, but group '%s' has %u ranks (give 0 to take the group's)",
-                static_cast<long>(*rankSize), group, rankDim);
+    if (!mc2::GroupRanks(group, rankSize, OP, rankDim)) {
         return ge::GRAPH_FAILED;
     }
 

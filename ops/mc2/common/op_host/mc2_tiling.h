@@ -1,9 +1,13 @@
-// The MC2 family's tiling steps that do not depend on the collective: the chip a mix kernel of AIC:AIV = 1:2
-// runs on, x1 and x2 as a 2-D matmul, the bias row, and the Matmul tiling of one piece. Each returns false
+// The MC2 family's tiling steps that do not depend on the collective: the attrs every MC2 op has, the group's
+// ranks, the chip a mix kernel of AIC:AIV = 1:2 runs on, x1 and x2 as a 2-D matmul, the bias row, and the Matmul
+// tiling of one piece. Each returns false
 // after logging what is wrong (as the op named `op`), and the package's tiling then fails.
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+
+#include "hccl/hcom.h"
 
 #include "log/log.h"
 #include "register/op_def_registry.h"
@@ -11,6 +15,52 @@
 #include "tiling/tiling_api.h"
 
 namespace mc2 {
+// The attrs every MC2 op has, as far as these packages implement them: group (an HCCL communicator's name),
+// is_trans_a (false: x1 is not transposed), comm_turn (0); reduce_op, of the reducing ops, "sum". A null
+// pointer is an attr not given (its default).
+inline bool CommonAttrs(const char* group, const bool* transA, const int64_t* commTurn, const char* op)
+{
+    if (group == nullptr || group[0] == '\0') {
+        OP_LOGE(op, "attr group is empty: give the HCCL communicator's name");
+        return false;
+    }
+    if (transA != nullptr && *transA) {
+        OP_LOGE(op, "attr is_trans_a is true: x1 cannot be transposed");
+        return false;
+    }
+    if (commTurn != nullptr && *commTurn != 0) {
+        OP_LOGE(op, "attr comm_turn is %ld: only 0 is supported", static_cast<long>(*commTurn));
+        return false;
+    }
+    return true;
+}
+
+inline bool SumReduce(const char* reduceOp, const char* op)
+{
+    if (reduceOp != nullptr && std::strcmp(reduceOp, "sum") != 0) {
+        OP_LOGE(op, "attr reduce_op is '%s': only 'sum' is supported", reduceOp);
+        return false;
+    }
+    return true;
+}
+
+// The group's rank count, as HCCL reports it; attr rank_size (null: the op has none), when given and not 0,
+// must agree.
+inline bool GroupRanks(const char* group, const int64_t* rankSize, const char* op, uint32_t& rankDim)
+{
+    rankDim = 0;
+    if (HcomGetRankSize(group, &rankDim) != HCCL_SUCCESS || rankDim == 0) {
+        OP_LOGE(op, "cannot get the rank size of group '%s'", group);
+        return false;
+    }
+    if (rankSize != nullptr && *rankSize != 0 && static_cast<uint64_t>(*rankSize) != rankDim) {
+        OP_LOGE(op, "attr rank_size is %ld, but group '%s' has %u ranks (give 0 to take the group's)",
+                static_cast<long>(*rankSize), group, rankDim);
+        return false;
+    }
+    return true;
+}
+
 struct Chip {
     uint64_t aicNum = 0, aivNum = 0, ubSize = 0, l1Size = 0, l0cSize = 0;
 };

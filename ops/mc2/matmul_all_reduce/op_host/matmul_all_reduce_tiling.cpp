@@ -67,20 +67,10 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
     const bool* transA = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_A) : nullptr;
     const bool* transB = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_B) : nullptr;
     const int64_t* commTurn = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_COMM_TURN) : nullptr;
-    if (group == nullptr || group[0] == '\0') {
-        OP_LOGE(OP, "attr group is empty: give the HCCL communicator's name");
+    if (!mc2::CommonAttrs(group, transA, commTurn, OP)) {
         return ge::GRAPH_FAILED;
     }
-    if (reduceOp != nullptr && std::strcmp(reduceOp, "sum") != 0) {
-        OP_LOGE(OP, "attr reduce_op is '%s': only 'sum' is supported", reduceOp);
-        return ge::GRAPH_FAILED;
-    }
-    if (transA != nullptr && *transA) {
-        OP_LOGE(OP, "attr is_trans_a is true: x1 cannot be transposed");
-        return ge::GRAPH_FAILED;
-    }
-    if (commTurn != nullptr && *commTurn != 0) {
-        OP_LOGE(OP, "attr comm_turn is %ld: only 0 is supported", static_cast<long>(*commTurn));
+    if (!mc2::SumReduce(reduceOp, OP)) {
         return ge::GRAPH_FAILED;
     }
     const bool isTransB = transB != nullptr && *transB;
@@ -111,8 +101,7 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
 
     // 4. The world: the group's rank count, as HCCL reports it.
     uint32_t rankDim = 0;
-    if (HcomGetRankSize(group, &rankDim) != HCCL_SUCCESS || rankDim == 0) {
-        OP_LOGE(OP, "cannot get the rank size of group '%s'", group);
+    if (!mc2::GroupRanks(group, nullptr, OP, rankDim)) {
         return ge::GRAPH_FAILED;
     }
 

@@ -61,20 +61,10 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
     const bool* transA = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_A) : nullptr;
     const bool* transB = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_B) : nullptr;
     const int64_t* commTurn = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_COMM_TURN) : nullptr;
-    if (group == nullptr || group[0] == '\0') {
-        OP_LOGE(OP, "attr group is empty: give the HCCL communicator's name");
+    if (!mc2::CommonAttrs(group, transA, commTurn, OP)) {
         return ge::GRAPH_FAILED;
     }
-    if (reduceOp != nullptr && std::strcmp(reduceOp, "sum") != 0) {
-        OP_LOGE(OP, "attr reduce_op is '%s': only 'sum' is supported", reduceOp);
-        return ge::GRAPH_FAILED;
-    }
-    if (transA != nullptr && *transA) {
-        OP_LOGE(OP, "attr is_trans_a is true: x1 cannot be transposed");
-        return ge::GRAPH_FAILED;
-    }
-    if (commTurn != nullptr && *commTurn != 0) {
-        OP_LOGE(OP, "attr comm_turn is %ld: only 0 is supported", static_cast<long>(*commTurn));
+    if (!mc2::SumReduce(reduceOp, OP)) {
         return ge::GRAPH_FAILED;
     }
     const bool isTransB = transB != nullptr && *transB;
@@ -97,15 +87,9 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
 
     // 4. The world: the group's rank count, as HCCL reports it; attr rank_size, when given, must agree; M must
     //    split into one block per rank.
-    uint32_t rankDim = 0;
-    if (HcomGetRankSize(group, &rankDim) != HCCL_SUCCESS || rankDim == 0) {
-        OP_LOGE(OP, "cannot get the rank size of group '%s'", group);
-        return ge::GRAPH_FAILED;
-    }
     const int64_t* rankSize = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_RANK_SIZE) : nullptr;
-    if (rankSize != nullptr && *rankSize != 0 && static_cast<uint64_t>(*rankSize) != rankDim) {
-        OP_LOGE(OP, "attr rank_size is %ld, but group '%s' has %u ranks (give 0 to take the group's)",
-                static_cast<long>(*rankSize), group, rankDim);
+    uint32_t rankDim = 0;
+    if (!mc2::GroupRanks(group, rankSize, OP, rankDim)) {
         return ge::GRAPH_FAILED;
     }
     if (M % rankDim != 0) {
