@@ -4,6 +4,9 @@ OP is a path to a package (a folder holding op.yaml, or the op.yaml itself) or a
 up under ``./ops``. Commands over several packages (verify, build, list) also take a folder of
 packages, such as a family folder (``ops/gmm``): every package under it. With no OP, a command
 acts on the package that contains the current directory, else on every package under ``./ops``.
+
+A family folder may hold a ``common/`` folder beside its packages: the sources its packages share
+(docs/spec.md, "Family common sources"). It is never a package and discovery does not walk into it.
 """
 
 from __future__ import annotations
@@ -14,6 +17,26 @@ from opkit.errors import UsageError
 
 SPEC_NAME = "op.yaml"
 _SKIP = {".opkit", ".git", "__pycache__", "node_modules", ".venv"}
+COMMON_DIR = "common"  # a family's shared sources: <family>/common/op_host, <family>/common/op_kernel
+COMMON_SIDES = ("op_kernel", "op_host")
+
+
+def is_family_common(d: Path) -> bool:
+    """True for a family's shared-sources folder: ``common/`` beside packages, holding no op.yaml itself."""
+    return d.name == COMMON_DIR and not (d / SPEC_NAME).is_file()
+
+
+def family_common(pkg_dir: Path) -> Path | None:
+    """The shared-sources folder of the family a package belongs to (``<package>/../common``), if there is one."""
+    d = pkg_dir.resolve().parent / COMMON_DIR
+    return d if d.is_dir() and is_family_common(d) else None
+
+
+def family_common_include_dirs(pkg_dir: Path) -> list[Path]:
+    """The include folders opkit adds for a package's family common sources: ``common/op_kernel`` and
+    ``common/op_host`` (those that exist), in that order, after the package's own folders."""
+    common = family_common(pkg_dir)
+    return [common / side for side in COMMON_SIDES if (common / side).is_dir()] if common else []
 
 
 def packages_under(root: Path) -> list[Path]:
@@ -31,7 +54,8 @@ def packages_under(root: Path) -> list[Path]:
         except OSError:
             return
         for c in children:
-            if c.is_dir() and not c.is_symlink() and c.name not in _SKIP and not c.name.startswith("."):
+            if c.is_dir() and not c.is_symlink() and c.name not in _SKIP and not c.name.startswith(".") \
+                    and not is_family_common(c):
                 walk(c)
 
     walk(root)
@@ -55,6 +79,9 @@ def find_package(op: str, cwd: Path) -> Path:
     if candidate.is_dir():
         if (candidate / SPEC_NAME).is_file():
             return candidate
+        if is_family_common(candidate):
+            raise UsageError(f"{op}: this is a family's common folder (the sources the packages beside it share), "
+                             "not an operator package; give one of the packages beside it")
         inside = packages_under(candidate)
         if inside:
             names = ", ".join(str(d.relative_to(candidate)) for d in inside[:6]) + (", ..." if len(inside) > 6 else "")

@@ -139,7 +139,9 @@ endfunction()
 
 function(npu_op_library target_name target_type)
   fake_record(npu_op_library ${target_name} ${target_type} ${ARGN})
-  add_library(${target_name} INTERFACE)
+  # a real (never built) library, as CANN's are, so target_include_directories(... PRIVATE ...) is accepted
+  file(WRITE ${CMAKE_BINARY_DIR}/fake_cann_empty.c "")
+  add_library(${target_name} STATIC EXCLUDE_FROM_ALL ${CMAKE_BINARY_DIR}/fake_cann_empty.c)
 endfunction()
 
 function(npu_op_kernel_sources target_name)

@@ -75,11 +75,12 @@ def test_a_missing_commit_ends_in_a_diagnostic_not_a_hang(spec, tmp_path):
     with the simulator's diagnostic (a Wait with nothing committed, or the deadlock named as such)."""
     dst = tmp_path / "all_gather_matmul"
     shutil.copytree(PKG, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    shutil.copytree(PKG.parent / "common", dst.parent / "common")  # the family sources it includes
     header = dst / "op_kernel" / "all_gather_matmul.h"
     text = header.read_text()
-    old = "for (uint32_t i = 0; i < t_.tileCnt; ++i) hccl_.Commit(tileHandle_);  // @commit"
+    old = "for (uint32_t i = 0; i < t_.cut.tileCnt; ++i) hccl_.Commit(tileHandle_);  // @commit"
     assert text.count(old) == 1
-    header.write_text(text.replace(old, "for (uint32_t i = 1; i < t_.tileCnt; ++i) hccl_.Commit(tileHandle_);"))
+    header.write_text(text.replace(old, "for (uint32_t i = 1; i < t_.cut.tileCnt; ++i) hccl_.Commit(tileHandle_);"))
     broken = load(dst)
     case = broken.case("smoke.r2")
     with pytest.raises(KernelError) as exc:

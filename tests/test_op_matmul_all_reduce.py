@@ -107,12 +107,12 @@ BROKEN = [
      'static inline int Broken() { const char* e = std::getenv("MAR_BROKEN"); return e ? std::atoi(e) : 0; }\n'
      'static inline uint32_t Split(uint32_t rank) { return Broken() == 3 && rank == 1 ? 2 : 1; }\n'),
     ("if (lead_) hccl_.Commit(tail ? tailHandle_ : tileHandle_);  // @commit",
-     "if (lead_ && !(Broken() == 1 && tile + 1 == t_.tileCnt + t_.tailCnt)) hccl_.Commit(tail ? tailHandle_ : tileHandle_);"),
-    ("for (uint32_t i = 0; i < t_.tileCnt; ++i) hccl_.Wait(tileHandle_);  // @wait",
-     "for (uint32_t i = 0; Broken() != 1 && i < t_.tileCnt; ++i) hccl_.Wait(tileHandle_);"),
-    ("hccl_.AllReduce(staging_, y_, tileElems, dtype, HCCL_REDUCE_SUM, uint8_t(t_.tileCnt));  // @prepare_tile",
+     "if (lead_ && !(Broken() == 1 && tile + 1 == t_.cut.tileCnt + t_.cut.tailCnt)) hccl_.Commit(tail ? tailHandle_ : tileHandle_);"),
+    ("for (uint32_t i = 0; i < t_.cut.tileCnt; ++i) hccl_.Wait(tileHandle_);  // @wait",
+     "for (uint32_t i = 0; Broken() != 1 && i < t_.cut.tileCnt; ++i) hccl_.Wait(tileHandle_);"),
+    ("hccl_.AllReduce(staging_, y_, tileElems, dtype, HCCL_REDUCE_SUM, uint8_t(t_.cut.tileCnt));  // @prepare_tile",
      "hccl_.AllReduce(staging_, y_, tileElems / Split(hccl_.GetRankId()), dtype, HCCL_REDUCE_SUM, "
-     "uint8_t(t_.tileCnt * Split(hccl_.GetRankId())));\n"
+     "uint8_t(t_.cut.tileCnt * Split(hccl_.GetRankId())));\n"
      "            if (Broken() == 2) hccl_.Wait(tileHandle_);"),
 ]
 
@@ -121,6 +121,7 @@ BROKEN = [
 def broken(tmp_path_factory):
     dst = tmp_path_factory.mktemp("mar") / "matmul_all_reduce"
     shutil.copytree(PKG, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    shutil.copytree(PKG.parent / "common", dst.parent / "common")  # the family sources it includes
     header = dst / "op_kernel" / "matmul_all_reduce.h"
     text = header.read_text()
     for old, new in BROKEN:
@@ -163,5 +164,5 @@ def test_the_unbroken_copy_passes(broken, monkeypatch):
 def test_opkit_tiling_of_a_multi_rank_case_is_its_rank_0s(cli):
     code, out, err = cli("tiling", PKG, "--case", "cut.r4", "-j", "1")
     assert code == 0, err
-    fields = dict(re.findall(r"^\s+(rankDim|tileCnt|tailCnt|tileM|tailM)\s+(\d+)", out, re.M))
+    fields = dict(re.findall(r"^\s+cut\.(rankDim|tileCnt|tailCnt|tileM|tailM)\s+(\d+)", out, re.M))
     assert fields == {"rankDim": "4", "tileM": "512", "tileCnt": "1", "tailM": "488", "tailCnt": "1"}, out

@@ -77,13 +77,14 @@ def test_an_m_that_does_not_split_over_the_ranks_is_refused(spec):
 def test_ranks_disagreeing_on_the_repeat_count_end_in_the_diagnostic(tmp_path):
     dst = tmp_path / "matmul_reduce_scatter"
     shutil.copytree(PKG, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    shutil.copytree(PKG.parent / "common", dst.parent / "common")  # the family sources it includes
     header = dst / "op_kernel" / "matmul_reduce_scatter.h"
     text = header.read_text()
     # Rank 1 cuts its tiles into twice as many slices, each half as long: the same bytes, another repeat count.
     for old, new in (("ReduceScatter(staging_, y_, tileElems, dtype",
                       "ReduceScatter(staging_, y_, tileElems / (hccl_.GetRankId() == 1 ? 2 : 1), dtype"),
-                     ("uint8_t(t_.tileCnt));  // @prepare_tile",
-                      "uint8_t(t_.tileCnt * (hccl_.GetRankId() == 1 ? 2 : 1)));")):
+                     ("uint8_t(t_.cut.tileCnt));  // @prepare_tile",
+                      "uint8_t(t_.cut.tileCnt * (hccl_.GetRankId() == 1 ? 2 : 1)));")):
         assert text.count(old) == 1, old
         text = text.replace(old, new)
     header.write_text(text)

@@ -75,7 +75,8 @@ _PATH_TOKEN = re.compile(r"[^\s:'\"()<>,]+")
 
 def map_paths(text: str, root: Path, files: Mapping[str, Path | str]) -> str:
     """Every path in ``text`` that names a project copy of a package file (under ``root``, directly or in
-    a copy CANN's build makes of op_host/ or op_kernel/) becomes the package file's path."""
+    a copy CANN's build makes of op_host/ or op_kernel/, or of the family's common/op_host/ and
+    common/op_kernel/) becomes the package file's path."""
     root_s = str(root)
     keys = set(files)
 
@@ -86,7 +87,7 @@ def map_paths(text: str, root: Path, files: Mapping[str, Path | str]) -> str:
         parts = token.split("/")
         for i in range(len(parts)):
             if parts[i] in ("op_host", "op_kernel"):
-                rel = "/".join(parts[i:])
+                rel = "/".join(parts[i - 1 if i and parts[i - 1] == "common" else i:])  # a family common file
                 if rel in keys:
                     return str(files[rel])
         return token

@@ -11,6 +11,8 @@ a file that left the package leaves the project), and opkit writes the rest:
     op_host/CMakeLists.txt    npu_op_code_gen, the tiling / aclnn / prototype libraries
     op_kernel/CMakeLists.txt  npu_op_kernel_sources + npu_op_kernel_library (one kernel entry per OpType)
     framework/CMakeLists.txt  graph-mode plugins: none (aclnn calls need none)
+    common/op_host, common/op_kernel  a copy of the family's shared sources (<family>/common), when there
+                        is one, on the include path of op_host/ and op_kernel/ (docs/spec.md)
     opkit-project.json  which project file is which package file (compiler errors are mapped back with it)
 
 Only CANN's find_package(ASC) layout is written (toolkits with compiler/tikcpp/ascendc_kernel_cmake);
@@ -24,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from opkit import discover
 from opkit import soc as socdata
 from opkit.backends import cann_env
 from opkit.build import options
@@ -32,6 +35,7 @@ from opkit.errors import UsageError
 from opkit.spec import Spec
 
 PROJECT_DIR = ".opkit/cann/project"
+COMMON_REL = "common"  # the project's copy of the family common sources: common/op_kernel, common/op_host
 MANIFEST = "opkit-project.json"
 VENDOR_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 DEFAULT_VENDOR = "customize"  # msOpGen's default vendor_name
@@ -190,12 +194,22 @@ FRAMEWORK_CMAKE = """# Graph-mode framework plugins (TensorFlow, ONNX...): none.
 
 
 def _build_flags(spec: Spec) -> tuple[list[str], list[str], list[str]]:
-    """(include folders, defines, other flags) of op.yaml's build section, for host and kernel alike."""
+    """(include folders, defines, other flags) of op.yaml's build section, for host and kernel alike. The
+    family common folders are not among them: the project has its own copy (:func:`_common_includes`)."""
     pkg = options.package_build(spec)
-    incs = [f[2:] for f in pkg.flags if f.startswith("-I")]
+    _, common_flags, _ = options.family_common_flags(spec.dir)
+    incs = [f[2:] for f in pkg.flags if f.startswith("-I") and f not in common_flags]
     defs = [f[2:] for f in pkg.flags if f.startswith("-D")]
     rest = [f for f in pkg.flags if not f.startswith(("-I", "-D"))]
     return incs, defs, rest
+
+
+def _common_includes(spec: Spec) -> list[str]:
+    """The project's copies of the family common folders (common/op_kernel, common/op_host) as include folders
+    of op_host/CMakeLists.txt and op_kernel/CMakeLists.txt: after the package's own folders, as in opkit's own
+    build, so a package's ``#include "mc2_cut.h"`` finds the same header in the project."""
+    return [f"${{CMAKE_CURRENT_SOURCE_DIR}}/../{COMMON_REL}/{d.name}"
+            for d in discover.family_common_include_dirs(spec.dir)]
 
 
 def _host_options(incs: list[str], defs: list[str], rest: list[str]) -> str:
@@ -259,12 +273,19 @@ def write_project(spec: Spec, cann: cann_env.Cann, vendor: str = DEFAULT_VENDOR,
             rel = f"{side}/{f.relative_to(base).as_posix()}"
             proj.files[rel] = f
             _write(root, rel, f.read_bytes(), proj.written)
+    common = discover.family_common(spec.dir)
+    for side in discover.COMMON_SIDES if common else ():
+        for f in tree_files(common / side):
+            rel = f"{COMMON_REL}/{side}/{f.relative_to(common / side).as_posix()}"
+            proj.files[rel] = f
+            _write(root, rel, f.read_bytes(), proj.written)
     op_yaml = str(spec.path)
     host_rel = [r for r in proj.files if r.startswith("op_host/") and Path(r).suffix in options.HOST_SUFFIXES]
     host_dir = (spec.src_dir / "op_host").resolve()
     extra = [str(p.resolve()) for p in options.package_build(spec).host_sources
              if not p.resolve().is_relative_to(host_dir)]  # op.yaml build.sources elsewhere: compiled in place
     incs, defs, rest = _build_flags(spec)
+    incs = _common_includes(spec) + incs
     set_env = cann.set_env or cann.root / "set_env.sh"
     generated = {
         "CMakePresets.json": presets(cann, vendor, proj.compute_units),

@@ -10,6 +10,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from opkit import discover
 from opkit.build.cache import compiler_env, tree_files
 from opkit.errors import UsageError
 from opkit.spec import Spec
@@ -27,6 +28,18 @@ class PackageBuild:
     inputs: list[Path]  # every file whose content the build depends on (besides opkit's own)
     key: list[str]  # strings that go into every cache key (the compiler's include-path environment)
     excluded: list[Path]  # op_host/ sources left out
+    common: Path | None = None  # the family's shared sources (<family>/common), on the include path
+
+
+def family_common_flags(pkg_dir: Path) -> tuple[Path | None, list[str], list[Path]]:
+    """(the family common folder, its -I flags, its files) of the package in ``pkg_dir``: ``common/op_kernel``
+    and ``common/op_host`` go on the include path of host and kernel units, after the package's own folders,
+    and every source file under ``common/`` goes into the cache key (a change to a shared header rebuilds
+    every package of the family)."""
+    common = discover.family_common(pkg_dir)
+    if common is None:
+        return None, [], []
+    return common, [f"-I{d}" for d in discover.family_common_include_dirs(pkg_dir)], tree_files(common)
 
 
 def excluded(rel: Path, patterns: tuple[str, ...]) -> bool:
@@ -90,8 +103,8 @@ def package_build_at(pkg_dir: Path, src_dir: Path, build: BuildOptions, where: P
     kept, left = host_sources_in(src_dir, build.host_exclude)
     mine = {k.resolve() for k in kept}
     sources = kept + [s for s in resolved.sources if s not in mine]  # a source named twice is compiled once
-    flags: list[str] = []
-    inputs: list[Path] = list(resolved.sources)
+    common, flags, inputs = family_common_flags(pkg_dir)
+    inputs += resolved.sources
     for folder in resolved.include_dirs:
         flags.append(f"-I{folder}")
         inputs += tree_files(folder)
@@ -102,4 +115,4 @@ def package_build_at(pkg_dir: Path, src_dir: Path, build: BuildOptions, where: P
             inputs += tree_files(target)
     flags += [f"-D{d}" for d in build.defines]
     flags += list(build.flags)
-    return PackageBuild(sources, flags, inputs, compiler_env(), left)
+    return PackageBuild(sources, flags, inputs, compiler_env(), left, common)

@@ -10,7 +10,8 @@
 //   compute(rows) = 2 * (R - 1) * rows * N * K / F + T_TILE, the local block first: 2 * M * N * K / F
 //   comm(rows)    = T_SLICE + rows * K * 2 B * (R - 1) / B_BUS, the slices one after another from the start
 // tile t's compute starts when it has landed and tile t - 1's compute is done; the tile count with the least
-// modelled time wins (ties: fewer tiles). F, B_BUS, T_TILE and T_SLICE as in ops/mc2/matmul_all_reduce.
+// modelled time wins (ties: fewer tiles).
+// F, B_BUS, T_TILE and T_SLICE as in ops/mc2/matmul_all_reduce (values: ops/mc2/common/op_host/mc2_cut.h).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -21,69 +22,32 @@
 #include "tiling/platform/platform_ascendc.h"
 #include "tiling/tiling_api.h"
 #include "../op_kernel/all_gather_matmul_tiling_data.h"
+#include "mc2_cut.h"
+#include "mc2_tiling.h"
 
 namespace optiling {
 namespace {
 constexpr const char* OP = "AllGatherMatmul";
-constexpr uint64_t ALIGN = 16;
-constexpr uint64_t MIN_TILE_M = 64;
-constexpr uint64_t MAX_TILES = 16;
-constexpr uint64_t PIECE_M = 128;
-constexpr uint64_t MIN_PIECE_N = 128;
-constexpr uint64_t MAX_PIECE_N = 256;
-constexpr double FLOP_PER_CYCLE = 8192;
-constexpr double CUBE_HZ = 1.8e9;
-constexpr double CUBE_EFFICIENCY = 0.85;
-constexpr double BUS_BYTES_PER_S = 115e9;
-constexpr double T_TILE_S = 1e-6;
-constexpr double T_SLICE_S = 2e-6;
 constexpr uint32_t ATTR_GROUP = 0, ATTR_TRANS_A = 1, ATTR_TRANS_B = 2, ATTR_GATHER_INDEX = 3, ATTR_COMM_TURN = 4,
                    ATTR_RANK_SIZE = 5, ATTR_GATHER_OUT = 6;
 
-uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-uint64_t AlignUp(uint64_t a, uint64_t b) { return CeilDiv(a, b) * b; }
+using mc2::AlignUp;
+using mc2::CeilDiv;
 
-struct Cut {
-    uint64_t tileM = 0, tileCnt = 0, tailM = 0, tailCnt = 0;
-    double seconds = 0;
-};
-
-Cut CutOf(uint64_t M, uint64_t n)
-{
-    Cut c;
-    c.tileM = std::min(M, AlignUp(CeilDiv(M, n), ALIGN));
-    c.tileCnt = M / c.tileM;
-    c.tailM = M - c.tileCnt * c.tileM;
-    c.tailCnt = c.tailM > 0 ? 1 : 0;
-    return c;
-}
-
-double Modelled(const Cut& c, uint64_t M, uint64_t N, uint64_t K, uint64_t R, double flops)
+// The modelled time of a cut: communicate, then compute. The local block needs no communication; tile t of
+// every other rank is computed once it has landed, and lands after tile t - 1.
+double Modelled(const mc2::Cut& c, uint64_t M, uint64_t N, uint64_t K, uint64_t R, double flops)
 {
     const double perRow = 2.0 * static_cast<double>(N) * static_cast<double>(K) / flops;
-    const double commPerRow = static_cast<double>(K) * 2.0 * static_cast<double>(R - 1) / BUS_BYTES_PER_S;
-    double computed = T_TILE_S + static_cast<double>(M) * perRow;  // the local block, no communication needed
+    const double commPerRow = static_cast<double>(K) * 2.0 * static_cast<double>(R - 1) / mc2::BUS_BYTES_PER_S;
+    double computed = mc2::T_TILE_S + static_cast<double>(M) * perRow;
     double landed = 0;
-    for (uint64_t t = 0; t < c.tileCnt + c.tailCnt; ++t) {
-        const double rows = static_cast<double>(t < c.tileCnt ? c.tileM : c.tailM);
-        landed += T_SLICE_S + rows * commPerRow;
-        computed = std::max(computed, landed) + T_TILE_S + static_cast<double>(R - 1) * rows * perRow;
+    for (uint64_t t = 0; t < c.Tiles(); ++t) {
+        const double rows = static_cast<double>(c.RowsOf(t));
+        landed += mc2::T_SLICE_S + rows * commPerRow;
+        computed = std::max(computed, landed) + mc2::T_TILE_S + static_cast<double>(R - 1) * rows * perRow;
     }
     return computed;
-}
-
-Cut ChooseCut(uint64_t M, uint64_t N, uint64_t K, uint64_t R, double flops)
-{
-    const uint64_t most = M < 2 * MIN_TILE_M || R == 1 ? 1 : std::min(MAX_TILES, M / MIN_TILE_M);
-    Cut best = CutOf(M, 1);
-    best.seconds = Modelled(best, M, N, K, R, flops);
-    for (uint64_t n = 2; n <= most; ++n) {
-        Cut c = CutOf(M, n);
-        if (c.tileM < MIN_TILE_M) break;
-        c.seconds = Modelled(c, M, N, K, R, flops);
-        if (c.seconds < best.seconds) best = c;
-    }
-    return best;
 }
 }  // namespace
 
@@ -91,16 +55,11 @@ ge::graphStatus TilingAllGatherMatmul(gert::TilingContext* context)
 {
     // 1. The chip.
     auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
-    const uint64_t aicNum = platform.GetCoreNumAic();
-    const uint64_t aivNum = platform.GetCoreNumAiv();
-    uint64_t ubSize = 0, l1Size = 0, l0cSize = 0;
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1Size);
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L0_C, l0cSize);
-    if (aicNum == 0 || aivNum < 2 * aicNum) {
-        OP_LOGE(OP, "a mix kernel of AIC:AIV = 1:2 needs two vector cores per cube core");
+    mc2::Chip chip;
+    if (!mc2::ReadMixChip(platform, OP, chip)) {
         return ge::GRAPH_FAILED;
     }
+    const uint64_t aicNum = chip.aicNum, ubSize = chip.ubSize;
 
     // 2. The attrs.
     const auto* attrs = context->GetAttrs();
@@ -111,44 +70,19 @@ ge::graphStatus TilingAllGatherMatmul(gert::TilingContext* context)
     const int64_t* commTurn = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_COMM_TURN) : nullptr;
     const int64_t* rankSize = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_RANK_SIZE) : nullptr;
     const bool* gatherOut = attrs ? attrs->GetAttrPointer<bool>(ATTR_GATHER_OUT) : nullptr;
-    if (group == nullptr || group[0] == '\0') {
-        OP_LOGE(OP, "attr group is empty: give the HCCL communicator's name");
-        return ge::GRAPH_FAILED;
-    }
-    if (transA != nullptr && *transA) {
-        OP_LOGE(OP, "attr is_trans_a is true: x1 cannot be transposed");
+    if (!mc2::CommonAttrs(group, transA, commTurn, OP)) {
         return ge::GRAPH_FAILED;
     }
     if (gatherIndex != nullptr && *gatherIndex != 0) {
         OP_LOGE(OP, "attr gather_index is %ld: only 0 (gather x1) is supported", static_cast<long>(*gatherIndex));
         return ge::GRAPH_FAILED;
     }
-    if (commTurn != nullptr && *commTurn != 0) {
-        OP_LOGE(OP, "attr comm_turn is %ld: only 0 is supported", static_cast<long>(*commTurn));
-        return ge::GRAPH_FAILED;
-    }
     const bool isTransB = transB != nullptr && *transB;
 
     // 3. The shapes: x1 [M, K], x2 [K, N] ([N, K] with is_trans_b), bias [N].
-    const gert::StorageShape* x1Shape = context->GetInputShape(0);
-    const gert::StorageShape* x2Shape = context->GetInputShape(1);
     const auto* x1Desc = context->GetInputDesc(0);
-    if (x1Shape == nullptr || x2Shape == nullptr || x1Desc == nullptr) {
-        return ge::GRAPH_FAILED;
-    }
-    const gert::Shape& a = x1Shape->GetStorageShape();
-    const gert::Shape& b = x2Shape->GetStorageShape();
-    if (a.GetDimNum() != 2 || b.GetDimNum() != 2) {
-        OP_LOGE(OP, "x1 and x2 must be 2-D (x1 has %zu dims, x2 %zu)", a.GetDimNum(), b.GetDimNum());
-        return ge::GRAPH_FAILED;
-    }
-    const uint64_t M = static_cast<uint64_t>(a.GetDim(0));
-    const uint64_t K = static_cast<uint64_t>(a.GetDim(1));
-    const uint64_t kB = static_cast<uint64_t>(isTransB ? b.GetDim(1) : b.GetDim(0));
-    const uint64_t N = static_cast<uint64_t>(isTransB ? b.GetDim(0) : b.GetDim(1));
-    if (kB != K) {
-        OP_LOGE(OP, "x1's K (%lu) and x2's K (%lu) differ (is_trans_b %d)", static_cast<unsigned long>(K),
-                static_cast<unsigned long>(kB), isTransB ? 1 : 0);
+    uint64_t M = 0, N = 0, K = 0;
+    if (x1Desc == nullptr || !mc2::MatmulDims(context, OP, isTransB, M, N, K)) {
         return ge::GRAPH_FAILED;
     }
     if (M == 0 || N == 0 || K < 256 || K >= 65535 || M > 0x7fffffff || N > 65535) {
@@ -157,41 +91,28 @@ ge::graphStatus TilingAllGatherMatmul(gert::TilingContext* context)
         return ge::GRAPH_FAILED;
     }
     const gert::StorageShape* biasShape = context->GetOptionalInputShape(2);
-    if (biasShape != nullptr && (biasShape->GetStorageShape().GetDimNum() != 1 ||
-                                 static_cast<uint64_t>(biasShape->GetStorageShape().GetDim(0)) != N)) {
-        OP_LOGE(OP, "bias must be [N] = [%lu]", static_cast<unsigned long>(N));
+    if (!mc2::BiasIsN(biasShape, OP, N)) {
         return ge::GRAPH_FAILED;
     }
 
     // 4. The world: the group's rank count, as HCCL reports it; attr rank_size, when given, must agree.
     uint32_t rankDim = 0;
-    if (HcomGetRankSize(group, &rankDim) != HCCL_SUCCESS || rankDim == 0) {
-        OP_LOGE(OP, "cannot get the rank size of group '%s'", group);
-        return ge::GRAPH_FAILED;
-    }
-    if (rankSize != nullptr && *rankSize != 0 && static_cast<uint64_t>(*rankSize) != rankDim) {
-        OP_LOGE(OP, "attr rank_size is %ld, but group '%s' has %u ranks (give 0 to take the group's)",
-                static_cast<long>(*rankSize), group, rankDim);
+    if (!mc2::GroupRanks(group, rankSize, OP, rankDim)) {
         return ge::GRAPH_FAILED;
     }
 
     // 5. The cut of each rank's x1, from the model.
-    const double flops = static_cast<double>(aicNum) * FLOP_PER_CYCLE * CUBE_HZ * CUBE_EFFICIENCY;
-    const Cut cut = ChooseCut(M, N, K, rankDim, flops);
+    const double flops = mc2::CubeFlops(aicNum);
+    const mc2::Cut cut =
+        mc2::ChooseCut(M, rankDim == 1, [&](const mc2::Cut& c) { return Modelled(c, M, N, K, rankDim, flops); });
     OP_LOGI(OP, "cut of M = %lu on %u ranks: %lu tile(s) of %lu rows + %lu tail of %lu rows (modelled %.2f us)",
             static_cast<unsigned long>(M), rankDim, static_cast<unsigned long>(cut.tileCnt),
             static_cast<unsigned long>(cut.tileM), static_cast<unsigned long>(cut.tailCnt),
             static_cast<unsigned long>(cut.tailM), cut.seconds * 1e6);
 
     // 6. The pieces (of the local block's rows and of a tile's rows of a rank) and the cores.
-    const uint64_t pieceM = std::min(PIECE_M, AlignUp(M, ALIGN));
-    const uint64_t rowPieces = CeilDiv(M, pieceM);
-    const uint64_t colWanted = std::max<uint64_t>(1, CeilDiv(2 * aicNum, rowPieces));
-    const uint64_t colPieces = std::min(colWanted, std::max<uint64_t>(1, CeilDiv(N, MIN_PIECE_N)));
-    const uint64_t pieceN = std::min(MAX_PIECE_N, AlignUp(CeilDiv(N, colPieces), ALIGN));
-    const uint64_t pieces = rowPieces * CeilDiv(N, pieceN);
-    const uint64_t blocks = std::min(aicNum, CeilDiv(pieces, 2));
-    const uint64_t stride = AlignUp(pieceN, ALIGN);
+    const mc2::Pieces grid = mc2::PiecesOf(M, N, aicNum);
+    const uint64_t pieceM = grid.pieceM, pieceN = grid.pieceN, blocks = grid.blocks, stride = grid.stride;
 
     AllGatherMatmulTilingData* tiling = context->GetTilingData<AllGatherMatmulTilingData>();
     if (tiling == nullptr) {
@@ -200,22 +121,8 @@ ge::graphStatus TilingAllGatherMatmul(gert::TilingContext* context)
     std::memset(tiling, 0, sizeof(*tiling));
 
     // 7. The Matmul of one piece: [pieceM, K] x [K, pieceN] -> fp32 in GM, rows `stride` floats apart.
-    const matmul_tiling::DataType inType = x1Desc->GetDataType() == ge::DT_BF16 ? matmul_tiling::DataType::DT_BF16
-                                                                                 : matmul_tiling::DataType::DT_FLOAT16;
-    matmul_tiling::MultiCoreMatmulTiling mm(platform);
-    mm.SetDim(1);
-    mm.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, inType);
-    mm.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, inType, isTransB);
-    mm.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
-    mm.SetBiasType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
-    mm.SetOrgShape(static_cast<int32_t>(M * rankDim), static_cast<int32_t>(N), static_cast<int32_t>(K));
-    mm.SetShape(static_cast<int32_t>(pieceM), static_cast<int32_t>(pieceN), static_cast<int32_t>(K));
-    mm.SetSingleShape(static_cast<int32_t>(pieceM), static_cast<int32_t>(pieceN), static_cast<int32_t>(K));
-    mm.SetBias(false);
-    mm.SetBufferSpace(static_cast<int32_t>(l1Size), static_cast<int32_t>(l0cSize), -1);
-    if (mm.GetTiling(tiling->mmTiling) == -1) {
-        OP_LOGE(OP, "no Matmul tiling for a piece of %lu x %lu x %lu", static_cast<unsigned long>(pieceM),
-                static_cast<unsigned long>(pieceN), static_cast<unsigned long>(K));
+    if (!mc2::PieceMatmulTiling(platform, OP, x1Desc->GetDataType() == ge::DT_BF16, isTransB, M, N, K, pieceM, pieceN,
+                                chip, tiling->mmTiling)) {
         return ge::GRAPH_FAILED;
     }
 
@@ -240,14 +147,14 @@ ge::graphStatus TilingAllGatherMatmul(gert::TilingContext* context)
     tiling->K = static_cast<uint32_t>(K);
     tiling->isTransB = isTransB ? 1 : 0;
     tiling->hasBias = biasShape != nullptr ? 1 : 0;
-    tiling->rankDim = rankDim;
-    tiling->tileM = static_cast<uint32_t>(cut.tileM);
-    tiling->tileCnt = static_cast<uint32_t>(cut.tileCnt);
-    tiling->tailM = static_cast<uint32_t>(cut.tailM);
-    tiling->tailCnt = static_cast<uint32_t>(cut.tailCnt);
-    tiling->pieceStride = static_cast<uint32_t>(stride);
-    tiling->rowsPerChunk = static_cast<uint32_t>(rowsPerChunk);
-    tiling->workers = static_cast<uint32_t>(2 * blocks);
+    tiling->cut.rankDim = rankDim;
+    tiling->cut.tileM = static_cast<uint32_t>(cut.tileM);
+    tiling->cut.tileCnt = static_cast<uint32_t>(cut.tileCnt);
+    tiling->cut.tailM = static_cast<uint32_t>(cut.tailM);
+    tiling->cut.tailCnt = static_cast<uint32_t>(cut.tailCnt);
+    tiling->cut.pieceStride = static_cast<uint32_t>(stride);
+    tiling->cut.rowsPerChunk = static_cast<uint32_t>(rowsPerChunk);
+    tiling->cut.workers = static_cast<uint32_t>(2 * blocks);
     tiling->gatherInWorkspace = gatherOut != nullptr && !*gatherOut ? 1 : 0;
 
     // 10. Workspace: the system workspace, every vector core's fp32 piece buffer, then (without gather_out) the

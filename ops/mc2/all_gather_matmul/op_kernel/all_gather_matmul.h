@@ -19,38 +19,23 @@
 #include "kernel_operator.h"
 #include "lib/hccl/hccl.h"
 #include "lib/matmul_intf.h"
+#include "mc2_kernel.h"
 #include "all_gather_matmul_tiling_data.h"
 
 namespace AllGatherMatmulKernel {
 using namespace AscendC;
 
-constexpr uint32_t ALIGN = 16;
-
-template <typename T>
-struct HcclType;
-template <>
-struct HcclType<half> {
-    static constexpr HcclDataType value = HCCL_DATA_TYPE_FP16;
-};
-template <>
-struct HcclType<bfloat16_t> {
-    static constexpr HcclDataType value = HCCL_DATA_TYPE_BFP16;
-};
-
-__aicore__ inline uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+using Mc2Kernel::ALIGN;
+using Mc2Kernel::CeilDiv;
+using Mc2Kernel::HcclType;
 
 template <typename T>
 class AllGatherMatmul {
-    using AType = MatmulType<TPosition::GM, CubeFormat::ND, T>;
-    using BType = MatmulType<TPosition::GM, CubeFormat::ND, T>;
-    using CType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
-    using BiasType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
-
 public:
     __aicore__ inline AllGatherMatmul() {}
 
     // Bound to its tiling by REGIST_MATMUL_OBJ in the kernel entry, before any InitBuffer.
-    Matmul<AType, BType, CType, BiasType> mm;
+    Mc2Kernel::PieceMatmul<T> mm;
 
     __aicore__ inline void Init(GM_ADDR x1, GM_ADDR x2, GM_ADDR bias, GM_ADDR y, GM_ADDR gatherOut,
                                 GM_ADDR userWorkspace, GM_ADDR tilingGm, const AllGatherMatmulTilingData& tiling,
@@ -58,7 +43,7 @@ public:
     {
         t_ = tiling;
         worker_ = GetBlockIdx();  // counts vector cores
-        const uint64_t rows = static_cast<uint64_t>(t_.M) * t_.rankDim;
+        const uint64_t rows = static_cast<uint64_t>(t_.M) * t_.cut.rankDim;
         x1_ = x1;
         gather_ = t_.gatherInWorkspace ? userWorkspace + t_.gatherOffset : gatherOut;
         x1Gm_.SetGlobalBuffer((__gm__ T*)x1, static_cast<uint64_t>(t_.M) * t_.K);
@@ -66,46 +51,46 @@ public:
         x2Gm_.SetGlobalBuffer((__gm__ T*)x2, static_cast<uint64_t>(t_.K) * t_.N);
         if (t_.hasBias) biasGm_.SetGlobalBuffer((__gm__ T*)bias, t_.N);
         yGm_.SetGlobalBuffer((__gm__ T*)y, rows * t_.N);
-        const uint64_t pieceElems = static_cast<uint64_t>(t_.mmTiling.singleCoreM) * t_.pieceStride;
+        const uint64_t pieceElems = static_cast<uint64_t>(t_.mmTiling.singleCoreM) * t_.cut.pieceStride;
         pieceGm_.SetGlobalBuffer((__gm__ float*)userWorkspace + worker_ * pieceElems, pieceElems);
-        const uint32_t chunk = t_.rowsPerChunk * t_.pieceStride;
+        const uint32_t chunk = t_.cut.rowsPerChunk * t_.cut.pieceStride;
         pipe->InitBuffer(cBuf_, chunk * sizeof(float));
         pipe->InitBuffer(outBuf_, chunk * sizeof(T));
-        pipe->InitBuffer(biasBuf_, t_.pieceStride * sizeof(T));
-        pipe->InitBuffer(biasfBuf_, t_.pieceStride * sizeof(float));
+        pipe->InitBuffer(biasBuf_, t_.cut.pieceStride * sizeof(T));
+        pipe->InitBuffer(biasfBuf_, t_.cut.pieceStride * sizeof(float));
         lead_ = worker_ == 0;
-        hccl_.InitV2(GetHcclContext<0>(), tilingGm + offsetof(AllGatherMatmulTilingData, mc2InitTiling));
-        hccl_.SetCcTiling(tilingGm + offsetof(AllGatherMatmulTilingData, allGatherTiling));
+        Mc2Kernel::InitHccl(hccl_, tilingGm, offsetof(AllGatherMatmulTilingData, mc2InitTiling),
+                            offsetof(AllGatherMatmulTilingData, allGatherTiling));
         rank_ = hccl_.GetRankId();
     }
 
     __aicore__ inline void Process()
     {
         // 1. The AllGathers: slice i of rank p lands at recv + (p * M * K + i * count) elements.
-        const uint64_t tileElems = static_cast<uint64_t>(t_.tileM) * t_.K;
+        const uint64_t tileElems = static_cast<uint64_t>(t_.cut.tileM) * t_.K;
         const uint64_t stride = static_cast<uint64_t>(t_.M) * t_.K;
-        const uint64_t tailStart = tileElems * t_.tileCnt * sizeof(T);
+        const uint64_t tailStart = tileElems * t_.cut.tileCnt * sizeof(T);
         const auto dtype = HcclType<T>::value;
         if (lead_) {
-            tileHandle_ = hccl_.AllGather(x1_, gather_, tileElems, dtype, stride, uint8_t(t_.tileCnt));  // @prepare_tile
-            if (t_.tailCnt > 0)
-                tailHandle_ = hccl_.AllGather(x1_ + tailStart, gather_ + tailStart, static_cast<uint64_t>(t_.tailM) * t_.K,
-                                              dtype, stride, uint8_t(t_.tailCnt));
-            for (uint32_t i = 0; i < t_.tileCnt; ++i) hccl_.Commit(tileHandle_);  // @commit
-            for (uint32_t i = 0; i < t_.tailCnt; ++i) hccl_.Commit(tailHandle_);
+            tileHandle_ = hccl_.AllGather(x1_, gather_, tileElems, dtype, stride, uint8_t(t_.cut.tileCnt));  // @prepare_tile
+            if (t_.cut.tailCnt > 0)
+                tailHandle_ = hccl_.AllGather(x1_ + tailStart, gather_ + tailStart, static_cast<uint64_t>(t_.cut.tailM) * t_.K,
+                                              dtype, stride, uint8_t(t_.cut.tailCnt));
+            for (uint32_t i = 0; i < t_.cut.tileCnt; ++i) hccl_.Commit(tileHandle_);  // @commit
+            for (uint32_t i = 0; i < t_.cut.tailCnt; ++i) hccl_.Commit(tailHandle_);
         }
         SyncAll<true>();  // the handles exist before any core waits on them
         tileHandle_ = 0;  // the handles the lead prepared, in order
-        tailHandle_ = t_.tailCnt > 0 ? 1 : -1;
-        mm.SetOrgShape(t_.M * t_.rankDim, t_.N, t_.K, t_.K, t_.pieceStride);
+        tailHandle_ = t_.cut.tailCnt > 0 ? 1 : -1;
+        mm.SetOrgShape(t_.M * t_.cut.rankDim, t_.N, t_.K, t_.K, t_.cut.pieceStride);
         // 2. This rank's own block from its local x1.
         ComputeRows(x1Gm_, 0, rank_ * t_.M, t_.M, 0, 1);
         // 3. Tile by tile, once it has landed, the other ranks' rows.
-        for (uint32_t tile = 0; tile < t_.tileCnt + t_.tailCnt; ++tile) {
-            const bool tail = tile >= t_.tileCnt;
+        for (uint32_t tile = 0; tile < t_.cut.tileCnt + t_.cut.tailCnt; ++tile) {
+            const bool tail = tile >= t_.cut.tileCnt;
             hccl_.Wait(tail ? tailHandle_ : tileHandle_);  // @wait
-            const uint32_t rows = tail ? t_.tailM : t_.tileM;
-            ComputeRows(gatherGm_, tile * t_.tileM, tile * t_.tileM, rows, rank_, t_.rankDim);
+            const uint32_t rows = tail ? t_.cut.tailM : t_.cut.tileM;
+            ComputeRows(gatherGm_, tile * t_.cut.tileM, tile * t_.cut.tileM, rows, rank_, t_.cut.rankDim);
         }
         if (lead_) hccl_.Finalize();
         mm.End();
@@ -122,7 +107,7 @@ private:
         const uint32_t colPieces = CeilDiv(t_.N, pn);
         const uint32_t perBlock = CeilDiv(rows, pm) * colPieces;
         const uint32_t blocks = ranks == 1 ? 1 : ranks - 1;
-        for (uint32_t q = worker_; q < perBlock * blocks; q += t_.workers) {
+        for (uint32_t q = worker_; q < perBlock * blocks; q += t_.cut.workers) {
             uint32_t base = 0;
             uint32_t ybase = dstRow0;
             if (ranks > 1) {
@@ -144,36 +129,21 @@ private:
     __aicore__ inline void ComputePiece(const GlobalTensor<T>& src, uint32_t aRow, uint32_t yRow, uint32_t n0,
                                         uint32_t m, uint32_t n)
     {
-        mm.SetTensorA(src[static_cast<uint64_t>(aRow) * t_.K]);
-        mm.SetTensorB(t_.isTransB ? x2Gm_[static_cast<uint64_t>(n0) * t_.K] : x2Gm_[n0], t_.isTransB != 0);
-        mm.SetTail(m, n, t_.K);
-        mm.IterateAll(pieceGm_);  // synchronous: the fp32 piece is in GM on return
-        const uint32_t s = t_.pieceStride;
-        const uint32_t nPad = CeilDiv(n, ALIGN) * ALIGN;
-        LocalTensor<float> biasF = biasfBuf_.Get<float>();
-        if (t_.hasBias) {
-            LocalTensor<T> b = biasBuf_.Get<T>();
-            DataCopyPad(b, biasGm_[n0], DataCopyExtParams{1, static_cast<uint32_t>(n * sizeof(T)), 0, 0, 0},
-                        DataCopyPadExtParams<T>{false, 0, 0, 0});
-            PipeBarrier<PIPE_ALL>();
-            Cast(biasF, b, RoundMode::CAST_NONE, n);
-            PipeBarrier<PIPE_ALL>();
-        }
-        for (uint32_t r = 0; r < m; r += t_.rowsPerChunk) {
-            const uint32_t rows = std::min(t_.rowsPerChunk, m - r);
+        Mc2Kernel::MatmulPiece(mm, src[static_cast<uint64_t>(aRow) * t_.K], x2Gm_, n0, m, n, t_.K, t_.isTransB != 0,
+                               pieceGm_);
+        const uint32_t s = t_.cut.pieceStride;
+        LocalTensor<float> biasF =
+            Mc2Kernel::BiasRow<T>(biasBuf_, biasfBuf_, biasGm_, t_.hasBias != 0, n0, n);
+        for (uint32_t r = 0; r < m; r += t_.cut.rowsPerChunk) {
+            const uint32_t rows = std::min(t_.cut.rowsPerChunk, m - r);
             LocalTensor<float> c = cBuf_.Get<float>();
             DataCopy(c, pieceGm_[static_cast<uint64_t>(r) * s], rows * s);
             PipeBarrier<PIPE_ALL>();
             if (t_.hasBias)
                 for (uint32_t i = 0; i < rows; ++i) Add(c[i * s], c[i * s], biasF, n);
             PipeBarrier<PIPE_V>();
-            LocalTensor<T> out = outBuf_.Get<T>();
-            Cast(out, c, RoundMode::CAST_RINT, rows * s);  // fp32 -> fp16/bf16, round to nearest even
-            PipeBarrier<PIPE_ALL>();
-            const DataCopyExtParams o{static_cast<uint16_t>(rows), static_cast<uint32_t>(n * sizeof(T)), (s - nPad) / ALIGN,
-                                      static_cast<uint32_t>((t_.N - n) * sizeof(T)), 0};
-            DataCopyPad(yGm_[static_cast<uint64_t>(yRow + r) * t_.N + n0], out, o);
-            PipeBarrier<PIPE_ALL>();
+            Mc2Kernel::StoreRows<T>(outBuf_, c, yGm_[static_cast<uint64_t>(yRow + r) * t_.N + n0], rows, n,
+                                    t_.N, s);
         }
     }
 

@@ -20,38 +20,23 @@
 #include "kernel_operator.h"
 #include "lib/hccl/hccl.h"
 #include "lib/matmul_intf.h"
+#include "mc2_kernel.h"
 #include "matmul_all_reduce_tiling_data.h"
 
 namespace MatmulAllReduceKernel {
 using namespace AscendC;
 
-constexpr uint32_t ALIGN = 16;
-
-template <typename T>
-struct HcclType;
-template <>
-struct HcclType<half> {
-    static constexpr HcclDataType value = HCCL_DATA_TYPE_FP16;
-};
-template <>
-struct HcclType<bfloat16_t> {
-    static constexpr HcclDataType value = HCCL_DATA_TYPE_BFP16;
-};
-
-__aicore__ inline uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+using Mc2Kernel::ALIGN;
+using Mc2Kernel::CeilDiv;
+using Mc2Kernel::HcclType;
 
 template <typename T>
 class MatmulAllReduce {
-    using AType = MatmulType<TPosition::GM, CubeFormat::ND, T>;
-    using BType = MatmulType<TPosition::GM, CubeFormat::ND, T>;
-    using CType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
-    using BiasType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
-
 public:
     __aicore__ inline MatmulAllReduce() {}
 
     // Bound to its tiling by REGIST_MATMUL_OBJ in the kernel entry, before any InitBuffer.
-    Matmul<AType, BType, CType, BiasType> mm;
+    Mc2Kernel::PieceMatmul<T> mm;
 
     __aicore__ inline void Init(GM_ADDR x1, GM_ADDR x2, GM_ADDR bias, GM_ADDR x3, GM_ADDR y, GM_ADDR userWorkspace,
                                 GM_ADDR tilingGm, const MatmulAllReduceTilingData& tiling, TPipe* pipe)
@@ -66,44 +51,44 @@ public:
         y_ = y;
         staging_ = userWorkspace + t_.stagingOffset;
         stagingGm_.SetGlobalBuffer((__gm__ T*)staging_, mn);
-        const uint64_t pieceElems = static_cast<uint64_t>(t_.mmTiling.singleCoreM) * t_.pieceStride;
+        const uint64_t pieceElems = static_cast<uint64_t>(t_.mmTiling.singleCoreM) * t_.cut.pieceStride;
         pieceGm_.SetGlobalBuffer((__gm__ float*)userWorkspace + worker_ * pieceElems, pieceElems);
-        const uint32_t chunk = t_.rowsPerChunk * t_.pieceStride;
+        const uint32_t chunk = t_.cut.rowsPerChunk * t_.cut.pieceStride;
         pipe->InitBuffer(cBuf_, chunk * sizeof(float));
         pipe->InitBuffer(x3Buf_, chunk * sizeof(T));
         pipe->InitBuffer(x3fBuf_, chunk * sizeof(float));
         pipe->InitBuffer(outBuf_, chunk * sizeof(T));
-        pipe->InitBuffer(biasBuf_, t_.pieceStride * sizeof(T));
-        pipe->InitBuffer(biasfBuf_, t_.pieceStride * sizeof(float));
+        pipe->InitBuffer(biasBuf_, t_.cut.pieceStride * sizeof(T));
+        pipe->InitBuffer(biasfBuf_, t_.cut.pieceStride * sizeof(float));
         lead_ = worker_ == 0;
         if (lead_) {
-            hccl_.InitV2(GetHcclContext<0>(), tilingGm + offsetof(MatmulAllReduceTilingData, mc2InitTiling));
-            hccl_.SetCcTiling(tilingGm + offsetof(MatmulAllReduceTilingData, allReduceTiling));
+            Mc2Kernel::InitHccl(hccl_, tilingGm, offsetof(MatmulAllReduceTilingData, mc2InitTiling),
+                                offsetof(MatmulAllReduceTilingData, allReduceTiling));
         }
     }
 
     __aicore__ inline void Process()
     {
         // The AllReduces: slice i of a handle reads staging and writes y at i * count elements from its start.
-        const uint64_t tileElems = static_cast<uint64_t>(t_.tileM) * t_.N;
-        const uint64_t tailStart = tileElems * t_.tileCnt * sizeof(T);
+        const uint64_t tileElems = static_cast<uint64_t>(t_.cut.tileM) * t_.N;
+        const uint64_t tailStart = tileElems * t_.cut.tileCnt * sizeof(T);
         const auto dtype = HcclType<T>::value;
         if (lead_) {
-            tileHandle_ = hccl_.AllReduce(staging_, y_, tileElems, dtype, HCCL_REDUCE_SUM, uint8_t(t_.tileCnt));  // @prepare_tile
-            if (t_.tailCnt > 0)
-                tailHandle_ = hccl_.AllReduce(staging_ + tailStart, y_ + tailStart, static_cast<uint64_t>(t_.tailM) * t_.N,
-                                              dtype, HCCL_REDUCE_SUM, uint8_t(t_.tailCnt));
+            tileHandle_ = hccl_.AllReduce(staging_, y_, tileElems, dtype, HCCL_REDUCE_SUM, uint8_t(t_.cut.tileCnt));  // @prepare_tile
+            if (t_.cut.tailCnt > 0)
+                tailHandle_ = hccl_.AllReduce(staging_ + tailStart, y_ + tailStart, static_cast<uint64_t>(t_.cut.tailM) * t_.N,
+                                              dtype, HCCL_REDUCE_SUM, uint8_t(t_.cut.tailCnt));
         }
-        mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.pieceStride);
-        for (uint32_t tile = 0; tile < t_.tileCnt + t_.tailCnt; ++tile) {
-            const bool tail = tile >= t_.tileCnt;
-            ComputeTile(tile * t_.tileM, tail ? t_.tailM : t_.tileM);
+        mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.cut.pieceStride);
+        for (uint32_t tile = 0; tile < t_.cut.tileCnt + t_.cut.tailCnt; ++tile) {
+            const bool tail = tile >= t_.cut.tileCnt;
+            ComputeTile(tile * t_.cut.tileM, tail ? t_.cut.tailM : t_.cut.tileM);
             SyncAll<true>();  // every worker's pieces of this tile are in staging
             if (lead_) hccl_.Commit(tail ? tailHandle_ : tileHandle_);  // @commit
         }
         if (lead_) {
-            for (uint32_t i = 0; i < t_.tileCnt; ++i) hccl_.Wait(tileHandle_);  // @wait
-            for (uint32_t i = 0; i < t_.tailCnt; ++i) hccl_.Wait(tailHandle_);
+            for (uint32_t i = 0; i < t_.cut.tileCnt; ++i) hccl_.Wait(tileHandle_);  // @wait
+            for (uint32_t i = 0; i < t_.cut.tailCnt; ++i) hccl_.Wait(tailHandle_);
             hccl_.Finalize();
         }
         mm.End();
@@ -117,7 +102,7 @@ private:
         const uint32_t pn = t_.mmTiling.singleCoreN;
         const uint32_t colPieces = CeilDiv(t_.N, pn);
         const uint32_t pieces = CeilDiv(rows, pm) * colPieces;
-        for (uint32_t p = worker_; p < pieces; p += t_.workers) {
+        for (uint32_t p = worker_; p < pieces; p += t_.cut.workers) {
             const uint32_t m0 = row0 + (p / colPieces) * pm;
             const uint32_t n0 = (p % colPieces) * pn;
             ComputePiece(m0, n0, std::min(pm, row0 + rows - m0), std::min(pn, t_.N - n0));
@@ -127,23 +112,14 @@ private:
     // staging[m0 : m0 + m, n0 : n0 + n] = round(x1[m0 : m0 + m] @ x2[:, n0 : n0 + n] (+ bias) (+ x3)).
     __aicore__ inline void ComputePiece(uint32_t m0, uint32_t n0, uint32_t m, uint32_t n)
     {
-        mm.SetTensorA(x1Gm_[static_cast<uint64_t>(m0) * t_.K]);
-        mm.SetTensorB(t_.isTransB ? x2Gm_[static_cast<uint64_t>(n0) * t_.K] : x2Gm_[n0], t_.isTransB != 0);
-        mm.SetTail(m, n, t_.K);
-        mm.IterateAll(pieceGm_);  // synchronous: the fp32 piece is in GM on return
-        const uint32_t s = t_.pieceStride;
+        Mc2Kernel::MatmulPiece(mm, x1Gm_[static_cast<uint64_t>(m0) * t_.K], x2Gm_, n0, m, n, t_.K, t_.isTransB != 0,
+                               pieceGm_);
+        const uint32_t s = t_.cut.pieceStride;
         const uint32_t nPad = CeilDiv(n, ALIGN) * ALIGN;
-        LocalTensor<float> biasF = biasfBuf_.Get<float>();
-        if (t_.hasBias) {
-            LocalTensor<T> b = biasBuf_.Get<T>();
-            DataCopyPad(b, biasGm_[n0], DataCopyExtParams{1, static_cast<uint32_t>(n * sizeof(T)), 0, 0, 0},
-                        DataCopyPadExtParams<T>{false, 0, 0, 0});
-            PipeBarrier<PIPE_ALL>();
-            Cast(biasF, b, RoundMode::CAST_NONE, n);
-            PipeBarrier<PIPE_ALL>();
-        }
-        for (uint32_t r = 0; r < m; r += t_.rowsPerChunk) {
-            const uint32_t rows = std::min(t_.rowsPerChunk, m - r);
+        LocalTensor<float> biasF =
+            Mc2Kernel::BiasRow<T>(biasBuf_, biasfBuf_, biasGm_, t_.hasBias != 0, n0, n);
+        for (uint32_t r = 0; r < m; r += t_.cut.rowsPerChunk) {
+            const uint32_t rows = std::min(t_.cut.rowsPerChunk, m - r);
             LocalTensor<float> c = cBuf_.Get<float>();
             DataCopy(c, pieceGm_[static_cast<uint64_t>(r) * s], rows * s);
             if (t_.hasX3) {
@@ -164,13 +140,8 @@ private:
                 }
             }
             PipeBarrier<PIPE_V>();
-            LocalTensor<T> out = outBuf_.Get<T>();
-            Cast(out, c, RoundMode::CAST_RINT, rows * s);  // fp32 -> fp16/bf16, round to nearest even
-            PipeBarrier<PIPE_ALL>();
-            const DataCopyExtParams o{static_cast<uint16_t>(rows), static_cast<uint32_t>(n * sizeof(T)), (s - nPad) / ALIGN,
-                                      static_cast<uint32_t>((t_.N - n) * sizeof(T)), 0};
-            DataCopyPad(stagingGm_[static_cast<uint64_t>(m0 + r) * t_.N + n0], out, o);
-            PipeBarrier<PIPE_ALL>();
+            Mc2Kernel::StoreRows<T>(outBuf_, c, stagingGm_[static_cast<uint64_t>(m0 + r) * t_.N + n0], rows, n,
+                                    t_.N, s);
         }
     }
 

@@ -9,7 +9,8 @@
 //   compute(rows) = 2 * R * rows * N * K / F + T_TILE      (tile t of all R blocks)
 //   comm(rows)    = T_SLICE + rows * N * 2 B * (R - 1) / B_BUS
 // a two-stage pipeline over the tiles; the tile count with the least modelled time wins (ties: fewer tiles).
-// F, B_BUS, T_TILE and T_SLICE as in ops/mc2/matmul_all_reduce.
+//
+// F, B_BUS, T_TILE and T_SLICE as in ops/mc2/matmul_all_reduce (values: ops/mc2/common/op_host/mc2_cut.h).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -20,70 +21,25 @@
 #include "tiling/platform/platform_ascendc.h"
 #include "tiling/tiling_api.h"
 #include "../op_kernel/matmul_reduce_scatter_tiling_data.h"
+#include "mc2_cut.h"
+#include "mc2_tiling.h"
 
 namespace optiling {
 namespace {
 constexpr const char* OP = "MatmulReduceScatter";
-constexpr uint64_t ALIGN = 16;          // rows of a tile, columns of a piece buffer: whole 16-element fractals
-constexpr uint64_t MIN_TILE_M = 64;     // the fewest rows of a communication tile
-constexpr uint64_t MAX_TILES = 16;      // the most tiles tried
-constexpr uint64_t PIECE_M = 128;       // rows of a piece
-constexpr uint64_t MIN_PIECE_N = 128;   // columns of a piece: at least (unless N is smaller) ...
-constexpr uint64_t MAX_PIECE_N = 256;   // ... and at most
-constexpr double FLOP_PER_CYCLE = 8192; // one cube core, fp16/bf16: 16 x 16 x 16 multiply-adds
-constexpr double CUBE_HZ = 1.8e9;
-constexpr double CUBE_EFFICIENCY = 0.85;
-constexpr double BUS_BYTES_PER_S = 115e9;  // collective bus bandwidth on the 910B full mesh (HCCS)
-constexpr double T_TILE_S = 1e-6;
-constexpr double T_SLICE_S = 2e-6;
 constexpr uint32_t ATTR_GROUP = 0, ATTR_REDUCE_OP = 1, ATTR_TRANS_A = 2, ATTR_TRANS_B = 3, ATTR_COMM_TURN = 4,
                    ATTR_RANK_SIZE = 5;
 
-uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-uint64_t AlignUp(uint64_t a, uint64_t b) { return CeilDiv(a, b) * b; }
+using mc2::AlignUp;
+using mc2::CeilDiv;
 
-struct Cut {
-    uint64_t tileM = 0, tileCnt = 0, tailM = 0, tailCnt = 0;
-    double seconds = 0;
-};
-
-// The cut of a block's M rows into n tiles: tiles of ceil(M / n) rows rounded up to 16, the remainder as one short tail.
-Cut CutOf(uint64_t M, uint64_t n)
-{
-    Cut c;
-    c.tileM = std::min(M, AlignUp(CeilDiv(M, n), ALIGN));
-    c.tileCnt = M / c.tileM;
-    c.tailM = M - c.tileCnt * c.tileM;
-    c.tailCnt = c.tailM > 0 ? 1 : 0;
-    return c;
-}
-
-// The modelled time of a cut: tile t's ReduceScatter starts once it is computed and tile t - 1's has landed.
-double Modelled(const Cut& c, uint64_t N, uint64_t K, uint64_t R, double flops)
+// The modelled time of a cut of a block's rows: tile t's ReduceScatter starts once it is computed (in all R
+// blocks) and tile t - 1's has landed.
+double Modelled(const mc2::Cut& c, uint64_t N, uint64_t K, uint64_t R, double flops)
 {
     const double perRow = 2.0 * static_cast<double>(R) * static_cast<double>(N) * static_cast<double>(K) / flops;
-    const double commPerRow = static_cast<double>(N) * 2.0 * static_cast<double>(R - 1) / BUS_BYTES_PER_S;
-    double computed = 0, landed = 0;
-    for (uint64_t t = 0; t < c.tileCnt + c.tailCnt; ++t) {
-        const double rows = static_cast<double>(t < c.tileCnt ? c.tileM : c.tailM);
-        computed += T_TILE_S + rows * perRow;
-        if (R > 1) landed = std::max(computed, landed) + T_SLICE_S + rows * commPerRow;
-    }
-    return std::max(computed, landed);
-}
-
-Cut ChooseCut(uint64_t M, uint64_t N, uint64_t K, uint64_t R, double flops)
-{
-    const uint64_t most = M < 2 * MIN_TILE_M ? 1 : std::min(MAX_TILES, M / MIN_TILE_M);
-    Cut best = CutOf(M, 1);
-    best.seconds = Modelled(best, N, K, R, flops);
-    for (uint64_t n = 2; n <= most; ++n) {
-        Cut c = CutOf(M, n);
-        if (c.tileM < MIN_TILE_M) break;
-        c.seconds = Modelled(c, N, K, R, flops);
-        if (c.seconds < best.seconds) best = c;
-    }
-    return best;
+    const double commPerRow = static_cast<double>(N) * 2.0 * static_cast<double>(R - 1) / mc2::BUS_BYTES_PER_S;
+    return mc2::ComputeThenCommunicate(c, perRow, commPerRow, R > 1);
 }
 
 }  // namespace
@@ -92,17 +48,11 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
 {
     // 1. The chip.
     auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
-    const uint64_t aicNum = platform.GetCoreNumAic();
-    const uint64_t aivNum = platform.GetCoreNumAiv();
-    uint64_t ubSize = 0, l1Size = 0, l0cSize = 0;
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1Size);
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L0_C, l0cSize);
-    if (aicNum == 0 || aivNum < 2 * aicNum) {
-        OP_LOGE(OP, "a mix kernel of AIC:AIV = 1:2 needs two vector cores per cube core (AIC %lu, AIV %lu)",
-                static_cast<unsigned long>(aicNum), static_cast<unsigned long>(aivNum));
+    mc2::Chip chip;
+    if (!mc2::ReadMixChip(platform, OP, chip)) {
         return ge::GRAPH_FAILED;
     }
+    const uint64_t aicNum = chip.aicNum, ubSize = chip.ubSize;
 
     // 2. The attrs: only what this package implements (sum, no transposed x1, comm_turn 0).
     const auto* attrs = context->GetAttrs();
@@ -111,44 +61,18 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
     const bool* transA = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_A) : nullptr;
     const bool* transB = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_B) : nullptr;
     const int64_t* commTurn = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_COMM_TURN) : nullptr;
-    if (group == nullptr || group[0] == '\0') {
-        OP_LOGE(OP, "attr group is empty: give the HCCL communicator's name");
+    if (!mc2::CommonAttrs(group, transA, commTurn, OP)) {
         return ge::GRAPH_FAILED;
     }
-    if (reduceOp != nullptr && std::strcmp(reduceOp, "sum") != 0) {
-        OP_LOGE(OP, "attr reduce_op is '%s': only 'sum' is supported", reduceOp);
-        return ge::GRAPH_FAILED;
-    }
-    if (transA != nullptr && *transA) {
-        OP_LOGE(OP, "attr is_trans_a is true: x1 cannot be transposed");
-        return ge::GRAPH_FAILED;
-    }
-    if (commTurn != nullptr && *commTurn != 0) {
-        OP_LOGE(OP, "attr comm_turn is %ld: only 0 is supported", static_cast<long>(*commTurn));
+    if (!mc2::SumReduce(reduceOp, OP)) {
         return ge::GRAPH_FAILED;
     }
     const bool isTransB = transB != nullptr && *transB;
 
     // 3. The shapes: x1 [M, K], x2 [K, N] ([N, K] with is_trans_b), bias [N].
-    const gert::StorageShape* x1Shape = context->GetInputShape(0);
-    const gert::StorageShape* x2Shape = context->GetInputShape(1);
     const auto* x1Desc = context->GetInputDesc(0);
-    if (x1Shape == nullptr || x2Shape == nullptr || x1Desc == nullptr) {
-        return ge::GRAPH_FAILED;
-    }
-    const gert::Shape& a = x1Shape->GetStorageShape();
-    const gert::Shape& b = x2Shape->GetStorageShape();
-    if (a.GetDimNum() != 2 || b.GetDimNum() != 2) {
-        OP_LOGE(OP, "x1 and x2 must be 2-D (x1 has %zu dims, x2 %zu)", a.GetDimNum(), b.GetDimNum());
-        return ge::GRAPH_FAILED;
-    }
-    const uint64_t M = static_cast<uint64_t>(a.GetDim(0));
-    const uint64_t K = static_cast<uint64_t>(a.GetDim(1));
-    const uint64_t kB = static_cast<uint64_t>(isTransB ? b.GetDim(1) : b.GetDim(0));
-    const uint64_t N = static_cast<uint64_t>(isTransB ? b.GetDim(0) : b.GetDim(1));
-    if (kB != K) {
-        OP_LOGE(OP, "x1's K (%lu) and x2's K (%lu) differ (is_trans_b %d)", static_cast<unsigned long>(K),
-                static_cast<unsigned long>(kB), isTransB ? 1 : 0);
+    uint64_t M = 0, N = 0, K = 0;
+    if (x1Desc == nullptr || !mc2::MatmulDims(context, OP, isTransB, M, N, K)) {
         return ge::GRAPH_FAILED;
     }
     if (M == 0 || N == 0 || K == 0 || M > 0x7fffffff || N > 65535 || K > 65535) {
@@ -157,23 +81,15 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
         return ge::GRAPH_FAILED;
     }
     const gert::StorageShape* biasShape = context->GetOptionalInputShape(2);
-    if (biasShape != nullptr && (biasShape->GetStorageShape().GetDimNum() != 1 ||
-                                 static_cast<uint64_t>(biasShape->GetStorageShape().GetDim(0)) != N)) {
-        OP_LOGE(OP, "bias must be [N] = [%lu]", static_cast<unsigned long>(N));
+    if (!mc2::BiasIsN(biasShape, OP, N)) {
         return ge::GRAPH_FAILED;
     }
 
     // 4. The world: the group's rank count, as HCCL reports it; attr rank_size, when given, must agree; M must
     //    split into one block per rank.
-    uint32_t rankDim = 0;
-    if (HcomGetRankSize(group, &rankDim) != HCCL_SUCCESS || rankDim == 0) {
-        OP_LOGE(OP, "cannot get the rank size of group '%s'", group);
-        return ge::GRAPH_FAILED;
-    }
     const int64_t* rankSize = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_RANK_SIZE) : nullptr;
-    if (rankSize != nullptr && *rankSize != 0 && static_cast<uint64_t>(*rankSize) != rankDim) {
-        OP_LOGE(OP, "attr rank_size is %ld, but group '%s' has %u ranks (give 0 to take the group's)",
-                static_cast<long>(*rankSize), group, rankDim);
+    uint32_t rankDim = 0;
+    if (!mc2::GroupRanks(group, rankSize, OP, rankDim)) {
         return ge::GRAPH_FAILED;
     }
     if (M % rankDim != 0) {
@@ -184,8 +100,9 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
     const uint64_t blockM = M / rankDim;
 
     // 5. The cut of a block's rows, from the model.
-    const double flops = static_cast<double>(aicNum) * FLOP_PER_CYCLE * CUBE_HZ * CUBE_EFFICIENCY;
-    const Cut cut = ChooseCut(blockM, N, K, rankDim, flops);
+    const double flops = mc2::CubeFlops(aicNum);
+    const mc2::Cut cut =
+        mc2::ChooseCut(blockM, false, [&](const mc2::Cut& c) { return Modelled(c, N, K, rankDim, flops); });
     OP_LOGI(OP, "cut of M / ranks = %lu on %u ranks: %lu tile(s) of %lu rows + %lu tail of %lu rows (modelled %.2f us)",
             static_cast<unsigned long>(blockM), rankDim, static_cast<unsigned long>(cut.tileCnt),
             static_cast<unsigned long>(cut.tileM), static_cast<unsigned long>(cut.tailCnt),
@@ -193,14 +110,8 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
 
     // 6. The pieces of a tile (of all R blocks) and the cores: pieces of PIECE_M rows and 128..256 columns, enough of them for
     //    every vector core when the tile allows; a block (one cube core, two vector cores) per two pieces.
-    const uint64_t pieceM = std::min(PIECE_M, AlignUp(cut.tileM, ALIGN));
-    const uint64_t rowPieces = CeilDiv(cut.tileM, pieceM);
-    const uint64_t colWanted = std::max<uint64_t>(1, CeilDiv(2 * aicNum, rankDim * rowPieces));
-    const uint64_t colPieces = std::min(colWanted, std::max<uint64_t>(1, CeilDiv(N, MIN_PIECE_N)));
-    const uint64_t pieceN = std::min(MAX_PIECE_N, AlignUp(CeilDiv(N, colPieces), ALIGN));
-    const uint64_t pieces = rankDim * rowPieces * CeilDiv(N, pieceN);  // tile t of every block
-    const uint64_t blocks = std::min(aicNum, CeilDiv(pieces, 2));
-    const uint64_t stride = AlignUp(pieceN, ALIGN);
+    const mc2::Pieces grid = mc2::PiecesOf(cut.tileM, N, aicNum, rankDim);  // tile t of every block
+    const uint64_t pieceM = grid.pieceM, pieceN = grid.pieceN, blocks = grid.blocks, stride = grid.stride;
 
     MatmulReduceScatterTilingData* tiling = context->GetTilingData<MatmulReduceScatterTilingData>();
     if (tiling == nullptr) {
@@ -209,22 +120,8 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
     std::memset(tiling, 0, sizeof(*tiling));  // the tiling buffer is not zeroed for us
 
     // 7. The Matmul of one piece: [pieceM, K] x [K, pieceN] -> fp32 in GM, rows `stride` floats apart.
-    const matmul_tiling::DataType inType = x1Desc->GetDataType() == ge::DT_BF16 ? matmul_tiling::DataType::DT_BF16
-                                                                                 : matmul_tiling::DataType::DT_FLOAT16;
-    matmul_tiling::MultiCoreMatmulTiling mm(platform);
-    mm.SetDim(1);
-    mm.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, inType);
-    mm.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, inType, isTransB);
-    mm.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
-    mm.SetBiasType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
-    mm.SetOrgShape(static_cast<int32_t>(M), static_cast<int32_t>(N), static_cast<int32_t>(K));
-    mm.SetShape(static_cast<int32_t>(pieceM), static_cast<int32_t>(pieceN), static_cast<int32_t>(K));
-    mm.SetSingleShape(static_cast<int32_t>(pieceM), static_cast<int32_t>(pieceN), static_cast<int32_t>(K));
-    mm.SetBias(false);
-    mm.SetBufferSpace(static_cast<int32_t>(l1Size), static_cast<int32_t>(l0cSize), -1);
-    if (mm.GetTiling(tiling->mmTiling) == -1) {
-        OP_LOGE(OP, "no Matmul tiling for a piece of %lu x %lu x %lu", static_cast<unsigned long>(pieceM),
-                static_cast<unsigned long>(pieceN), static_cast<unsigned long>(K));
+    if (!mc2::PieceMatmulTiling(platform, OP, x1Desc->GetDataType() == ge::DT_BF16, isTransB, M, N, K, pieceM, pieceN,
+                                chip, tiling->mmTiling)) {
         return ge::GRAPH_FAILED;
     }
 
@@ -251,14 +148,14 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
     tiling->isTransB = isTransB ? 1 : 0;
     tiling->hasBias = biasShape != nullptr ? 1 : 0;
     tiling->blockM = static_cast<uint32_t>(blockM);
-    tiling->rankDim = rankDim;
-    tiling->tileM = static_cast<uint32_t>(cut.tileM);
-    tiling->tileCnt = static_cast<uint32_t>(cut.tileCnt);
-    tiling->tailM = static_cast<uint32_t>(cut.tailM);
-    tiling->tailCnt = static_cast<uint32_t>(cut.tailCnt);
-    tiling->pieceStride = static_cast<uint32_t>(stride);
-    tiling->rowsPerChunk = static_cast<uint32_t>(rowsPerChunk);
-    tiling->workers = static_cast<uint32_t>(2 * blocks);
+    tiling->cut.rankDim = rankDim;
+    tiling->cut.tileM = static_cast<uint32_t>(cut.tileM);
+    tiling->cut.tileCnt = static_cast<uint32_t>(cut.tileCnt);
+    tiling->cut.tailM = static_cast<uint32_t>(cut.tailM);
+    tiling->cut.tailCnt = static_cast<uint32_t>(cut.tailCnt);
+    tiling->cut.pieceStride = static_cast<uint32_t>(stride);
+    tiling->cut.rowsPerChunk = static_cast<uint32_t>(rowsPerChunk);
+    tiling->cut.workers = static_cast<uint32_t>(2 * blocks);
 
     // 10. Workspace: the system workspace, every vector core's fp32 piece buffer, then the [M, N] staging.
     const uint64_t pieceBytes = 2 * blocks * pieceM * stride * 4;

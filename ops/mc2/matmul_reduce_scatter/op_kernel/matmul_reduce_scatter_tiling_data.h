@@ -12,6 +12,7 @@
 
 #include "adv_api/hccl/hccl_tiling_struct.h"
 #include "kernel_tiling/kernel_tiling.h"
+#include "mc2_tiling_data.h"
 
 struct MatmulReduceScatterTilingData {
     uint32_t M;            // rows of x1 (every rank's); y has M / rankDim
@@ -20,14 +21,7 @@ struct MatmulReduceScatterTilingData {
     uint32_t isTransB;     // attr is_trans_b: x2 is [N, K]
     uint32_t hasBias;      // a bias [N] is given
     uint32_t blockM;       // M / rankDim: the rows rank p receives (block p of the product)
-    uint32_t rankDim;      // world size of the group (HcomGetRankSize)
-    uint32_t tileM;        // rows of a long communication tile, within each block
-    uint32_t tileCnt;      // long tiles, at the front of each block: its rows [0, tileCnt * tileM)
-    uint32_t tailM;        // rows of the short tail tile (0: none)
-    uint32_t tailCnt;      // 0 or 1
-    uint32_t pieceStride;  // row stride (floats) of a worker's fp32 piece buffer: singleCoreN rounded up to 16
-    uint32_t rowsPerChunk; // rows of a piece the vector epilogue holds in UB at once
-    uint32_t workers;      // vector cores taking pieces: 2 per block
+    Mc2CutTiling cut;      // the cut into tiles and the pieces (ops/mc2/common/op_kernel/mc2_tiling_data.h)
     uint64_t stagingOffset;  // bytes into the user workspace of the [M, N] staging buffer (fp16/bf16)
     AscendC::tiling::TCubeTiling mmTiling;  // the Matmul of one piece (singleCoreM x singleCoreN x K)
     Mc2InitTiling mc2InitTiling;            // Hccl::InitV2

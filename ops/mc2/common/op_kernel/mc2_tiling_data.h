@@ -1,0 +1,20 @@
+// The MC2 family's tiling-data fields: the cut of M into communication tiles and the pieces the vector cores
+// take, as every MC2 package's tiling data holds them (its member `cut`). The host fills them from the cut
+// model (op_host/mc2_cut.h); host and kernel compile this same header.
+#ifndef MC2_TILING_DATA_H
+#define MC2_TILING_DATA_H
+
+#include <cstdint>
+
+struct Mc2CutTiling {
+    uint32_t rankDim;      // world size of the group (HcomGetRankSize)
+    uint32_t tileM;        // rows of a long communication tile
+    uint32_t tileCnt;      // long tiles, at the front: rows [0, tileCnt * tileM)
+    uint32_t tailM;        // rows of the short tail tile (0: none)
+    uint32_t tailCnt;      // 0 or 1
+    uint32_t pieceStride;  // row stride (floats) of a worker's fp32 piece buffer: singleCoreN rounded up to 16
+    uint32_t rowsPerChunk; // rows of a piece the vector epilogue holds in UB at once
+    uint32_t workers;      // vector cores taking pieces: 2 per block
+};
+
+#endif  // MC2_TILING_DATA_H
