@@ -19,6 +19,8 @@ NS = "{http://www.w3.org/2000/svg}"
 PICTURES = {
     "ops/attention/flash_attention_score": "docs/timeline.svg",
     "ops/mc2/matmul_all_reduce": "docs/timeline.svg",
+    "ops/mc2/all_gather_matmul": "docs/timeline.svg",
+    "ops/mc2/matmul_reduce_scatter": "docs/timeline.svg",
 }
 
 
