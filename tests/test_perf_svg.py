@@ -90,9 +90,9 @@ def test_time_axis_and_box_positions() -> None:
     assert ticks[0] == "0" and ticks[-1] == "50"
     mm = sorted((float(b.get("x")), float(b.get("width"))) for b in _boxes(root)
                 if b.find(f"{NS}title").text == "Mmad")
-    plot = 1000 - st.LABEL_W - 16
-    assert mm[0][0] == pytest.approx(st.LABEL_W, abs=0.1)
-    assert mm[1][0] == pytest.approx(st.LABEL_W + plot * 30 / 50, abs=0.1)
+    plot = 1000 - st.LABEL_W_MIN - 16
+    assert mm[0][0] == pytest.approx(st.LABEL_W_MIN, abs=0.1)
+    assert mm[1][0] == pytest.approx(st.LABEL_W_MIN + plot * 30 / 50, abs=0.1)
     assert mm[0][1] == pytest.approx(plot * 10 / 50, abs=0.1)
 
 
@@ -112,11 +112,11 @@ def test_chosen_cores_and_colour_by_pipe() -> None:
 def test_window_clips_boxes() -> None:
     root = _svg(one_rank(), window=(5.0, 35.0))
     assert "AIV 1 MTE3" not in _labels(root)  # 45..50 lies outside
-    plot = 1000 - st.LABEL_W - 16
+    plot = 1000 - st.LABEL_W_MIN - 16
     mm = sorted((float(b.get("x")), float(b.get("width"))) for b in _boxes(root)
                 if b.find(f"{NS}title").text == "Mmad")
-    assert mm[0] == pytest.approx((st.LABEL_W, plot * 5 / 30), abs=0.1)  # 0..10 clipped to 5..10
-    assert mm[1] == pytest.approx((st.LABEL_W + plot * 25 / 30, plot * 5 / 30), abs=0.1)  # 30..40 to 30..35
+    assert mm[0] == pytest.approx((st.LABEL_W_MIN, plot * 5 / 30), abs=0.1)  # 0..10 clipped to 5..10
+    assert mm[1] == pytest.approx((st.LABEL_W_MIN + plot * 25 / 30, plot * 5 / 30), abs=0.1)  # 30..40 to 30..35
     assert "5 .. 35 us" in st.render_svg(one_rank(), window=(5.0, 35.0))
 
 
@@ -145,6 +145,14 @@ def test_multi_rank_rows() -> None:
     assert tips.count("AllReduce #0.0") == 2 and tips.count("AllReduce #0.1") == 2
     assert "Hccl::Commit #0.0" in tips and "Hccl::Wait #0.0" in tips
     assert "2 ranks" in st.render_svg(two_ranks())
+
+
+def test_long_labels_widen_the_label_column() -> None:
+    ev = _meta(0, "rank 12 AIV 40", PIPES) + [_x(0, 4, "DataCopy", 0.0, 1.0)]
+    root = _svg({"traceEvents": ev}, cores=["rank 12 AIV 40"])
+    box = _boxes(root)[0]
+    assert float(box.get("x")) > st.LABEL_W_MIN  # the plot starts right of the longer label
+    assert float(box.get("x")) + float(box.get("width")) == pytest.approx(1000 - 16, abs=0.1)
 
 
 def test_merging_keeps_the_picture_small() -> None:

@@ -41,7 +41,7 @@ PIPE_COLOURS = {"hccl": "#000000", "M": "#d62728", "MTE1": "#ff9896", "MTE2": "#
 PALETTE = ("#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#5254a3", "#8ca252", "#bd9e39", "#ad494a",
            "#a55194", "#6b6ecf", "#b5cf6b", "#e7ba52", "#d6616b", "#ce6dbd", "#9c9ede", "#cedb9c", "#e7cb94")
 
-LABEL_W = 112  # px for the row labels
+LABEL_W_MIN = 112  # px for the row labels, at least
 ROW_H = 14
 ROW_GAP = 3
 GROUP_GAP = 8
@@ -218,11 +218,13 @@ def render_svg(doc: dict[str, Any], *, window: tuple[float | None, float | None]
     if not clipped:
         raise UsageError(f"window {_fmt(lo)}:{_fmt(hi)} us holds no instruction of the chosen rows (they span "
                          f"{_fmt(t0)}:{_fmt(t1)} us)")
-    plot_w = width - LABEL_W - 16
+    longest = max(len(f"{r.core} {r.pipe}") for r in clipped)
+    label_w = round(max(LABEL_W_MIN, 6.2 * longest + 10))  # the longest label fits
+    plot_w = width - label_w - 16
     scale = plot_w / (hi - lo)
 
     def x(t: float) -> float:
-        return LABEL_W + (t - lo) * scale
+        return label_w + (t - lo) * scale
 
     keys = sorted({(b[2] if color_by == "api" else r.pipe) for r in clipped for b in r.boxes})
     colour = _colours(keys, color_by)
@@ -240,9 +242,9 @@ def render_svg(doc: dict[str, Any], *, window: tuple[float | None, float | None]
         if prev_core is not None and r.core != prev_core:
             y += GROUP_GAP
         prev_core = r.core
-        parts.append(f'<text x="{LABEL_W - 6}" y="{y + ROW_H - 3}" text-anchor="end" class="l">'
+        parts.append(f'<text x="{label_w - 6}" y="{y + ROW_H - 3}" text-anchor="end" class="l">'
                      f'{escape(r.core)} {escape(r.pipe)}</text>')
-        parts.append(f'<rect x="{LABEL_W}" y="{y}" width="{plot_w}" height="{ROW_H}" class="bg"/>')
+        parts.append(f'<rect x="{label_w}" y="{y}" width="{plot_w}" height="{ROW_H}" class="bg"/>')
         merged: list[list[Any]] = []  # [x0, x1, key, count, first name]
         for a, b, api, name in r.boxes:
             key = api if color_by == "api" else r.pipe
@@ -264,7 +266,7 @@ def render_svg(doc: dict[str, Any], *, window: tuple[float | None, float | None]
         y += ROW_H + ROW_GAP
     # time axis
     axis_y = y + 2
-    parts.append(f'<line x1="{LABEL_W}" y1="{axis_y}" x2="{LABEL_W + plot_w}" y2="{axis_y}" class="ax"/>')
+    parts.append(f'<line x1="{label_w}" y1="{axis_y}" x2="{label_w + plot_w}" y2="{axis_y}" class="ax"/>')
     step = _nice_step(hi - lo)
     tick = math.ceil(lo / step) * step
     while tick <= hi + step * 1e-9:
@@ -272,14 +274,14 @@ def render_svg(doc: dict[str, Any], *, window: tuple[float | None, float | None]
         parts.append(f'<line x1="{tx:.1f}" y1="{axis_y}" x2="{tx:.1f}" y2="{axis_y + 4}" class="ax"/>')
         parts.append(f'<text x="{tx:.1f}" y="{axis_y + 15}" text-anchor="middle" class="t">{_fmt(tick)}</text>')
         tick += step
-    parts.append(f'<text x="{LABEL_W - 6}" y="{axis_y + 15}" text-anchor="end" class="t">us (modelled)</text>')
+    parts.append(f'<text x="{label_w - 6}" y="{axis_y + 15}" text-anchor="end" class="t">us (modelled)</text>')
     # legend, wrapped to the width
     ly = axis_y + 34
-    lx = LABEL_W
+    lx = label_w
     for k in keys:
         w = 18 + 7 * len(k) + 14
         if lx + w > width - 8:
-            lx, ly = LABEL_W, ly + 16
+            lx, ly = label_w, ly + 16
         parts.append(f'<rect x="{lx}" y="{ly - 10}" width="12" height="12" fill="{colour[k]}"/>')
         parts.append(f'<text x="{lx + 16}" y="{ly}" class="l">{escape(k)}</text>')
         lx += w
