@@ -204,6 +204,8 @@ def _clean_error(code: int, out: str, err: str, text: str) -> None:
 def test_cli_svg_errors_before_running(cli, tmp_path: Path) -> None:
     _clean_error(*cli("perf", str(ROPE), "--case", "smoke", "--svg-window", "0:5"), "give --svg FILE too")
     _clean_error(*cli("perf", str(ROPE), "--case", "smoke", "--svg", str(tmp_path)), "is a folder")
+    _clean_error(*cli("perf", str(ROPE), "--case", "smoke", "--svg", str(tmp_path / "no" / "a.svg")),
+                 "does not exist")
     _clean_error(*cli("perf", str(ROPE), "--case", "smoke", "--svg", str(tmp_path / "a.svg"), "--svg-window", "9:1"),
                  "END must be after START")
 

@@ -417,6 +417,8 @@ def perf(
             from opkit.perf.svg_timeline import parse_window, split_list
 
             writes.check(svg, force, "--svg")
+            if not (svg.parent if str(svg.parent) else Path(".")).is_dir():
+                raise UsageError(f"--svg {svg}: folder {svg.parent} does not exist")
             window, svg_list = parse_window(svg_window), split_list(svg_cores)
         timeline_path = trace if trace is not None or svg is None else Path(tmp) / "trace.json"
         with usercode.guarded(timeout):
