@@ -12,7 +12,8 @@
    against the float64 golden's time on the same inputs, with the largest error of attention_out.
 4. With ``--timeline TRACE.json``: a text timeline of the first AIC and its two AIVs from the
    Chrome trace ``opkit perf --trace`` writes (one row per pipe, one character per time slot: the
-   initial of the instruction that covers most of the slot, ``.`` idle), over ``--window`` us.
+   initial of the instruction that covers most of the slot, ``.`` idle), over ``--window`` us; with
+   ``--svg OUT.svg`` also the same window as a picture (``opkit.perf.svg_timeline``, docs/perf.md §8).
 5. With ``--verify-time``: wall time of ``opkit verify`` over the package's default (non-full) cases,
    warm (built).
 
@@ -135,7 +136,7 @@ GLYPHS = {"SoftmaxFlashV2": "S", "Select": "s", "SelectWithBytesMask": "b", "Mul
           "Sqrt": "q", "Div": "/"}
 
 
-def text_timeline(path: Path, window: tuple[float, float] | None, width: int = 100) -> str:
+def text_timeline(path: Path, window: tuple[float | None, float | None] | None, width: int = 100) -> str:
     """Rows "core pipe |....|" of the first AIC and its AIVs from a Chrome trace-event JSON."""
     import json
 
@@ -151,7 +152,9 @@ def text_timeline(path: Path, window: tuple[float, float] | None, width: int = 1
     spans = [e for e in events if e.get("ph") == "X" and e.get("pid") in wanted and e.get("dur", 0) > 0]
     if not spans:
         return "(no events of AIC 0 / AIV 0 / AIV 1 in the trace)"
-    lo, hi = window or (min(e["ts"] for e in spans), max(e["ts"] + e["dur"] for e in spans))
+    lo, hi = window or (None, None)  # either side may be open
+    lo = min(e["ts"] for e in spans) if lo is None else lo
+    hi = max(e["ts"] + e["dur"] for e in spans) if hi is None else hi
     slot = (hi - lo) / width
     rows: dict[tuple[str, str], list[dict[str, float]]] = {}
     for e in spans:
@@ -200,11 +203,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verify-time", action="store_true")
     ap.add_argument("--timeline", type=Path, help="print a text timeline of this `opkit perf --trace` JSON and stop")
     ap.add_argument("--window", help="START:END of the timeline, us of modelled time")
+    ap.add_argument("--svg", type=Path, help="with --timeline: also draw the window as an SVG picture")
     ap.add_argument("--timeout", type=float, default=3600.0)
     args = ap.parse_args(argv)
+    if args.svg and not args.timeline:
+        ap.error("--svg draws the --timeline TRACE.json: give --timeline too")
     if args.timeline:
-        win = tuple(float(x) for x in args.window.split(":")) if args.window else None
-        print(text_timeline(args.timeline, win))
+        from opkit.perf.svg_timeline import load_trace, parse_window, write_svg
+
+        try:
+            window = parse_window(args.window)
+            load_trace(args.timeline)
+            if args.svg:
+                write_svg(args.timeline, args.svg, window=window, what="--svg")
+        except OpkitError as exc:
+            print(f"error: {exc.message}", file=sys.stderr)
+            return 1
+        print(text_timeline(args.timeline, window))
+        if args.svg:
+            print(f"picture: {args.svg}")
         return 0
     try:
         spec = load(PKG)

@@ -375,6 +375,12 @@ def perf(
                                               "to run and model (default: the case's world_size).")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", metavar="FILE", help="Also write the modelled "
                                                   "figures as JSON.")] = None,
+    svg: Annotated[Path | None, typer.Option("--svg", metavar="FILE", help="Also draw the timeline as an SVG "
+                                             "picture (the first AIC and its AIVs; every rank's HCCL).")] = None,
+    svg_window: Annotated[str | None, typer.Option("--svg-window", metavar="A:B", help="--svg: only START:END, "
+                                                   "us of modelled time (either side may be empty).")] = None,
+    svg_cores: Annotated[str | None, typer.Option("--svg-cores", metavar="LIST", help='--svg: the cores, e.g. '
+                                                  '"AIC 1,AIV 2,AIV 3" or "rank 1 AIC 0,rank 1 HCCL".')] = None,
 ) -> None:
     """Run one case on the simulator and model its time on a chip: modelled time, roofline bound,
     efficiency with and without start-up, per-pipe busy time per core, fused against unfused; for a
@@ -401,9 +407,30 @@ def perf(
 
         writes.check(json_out, force, "--json")
     sel: Any = int(dtype) if dtype is not None and dtype.isdigit() else dtype
-    with usercode.guarded(timeout):
-        report = perf_case(spec, case, dtype=sel, soc_name=soc, timeline=trace, force=force, timeout_s=timeout,
-                           trace_only=trace_only, ranks=ranks)
+    if svg is None and (svg_window is not None or svg_cores is not None):
+        raise UsageError("--svg-window and --svg-cores shape the --svg picture: give --svg FILE too")
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="opkit-svg-") as tmp:
+        if svg is not None:
+            from opkit import writes
+            from opkit.perf.svg_timeline import parse_window, split_list
+
+            writes.check(svg, force, "--svg")
+            if not (svg.parent if str(svg.parent) else Path(".")).is_dir():
+                raise UsageError(f"--svg {svg}: folder {svg.parent} does not exist")
+            window, svg_list = parse_window(svg_window), split_list(svg_cores)
+        timeline_path = trace if trace is not None or svg is None else Path(tmp) / "trace.json"
+        with usercode.guarded(timeout):
+            report = perf_case(spec, case, dtype=sel, soc_name=soc, timeline=timeline_path, force=force,
+                               timeout_s=timeout, trace_only=trace_only, ranks=ranks)
+        if svg is not None:
+            from opkit.perf.svg_timeline import write_svg
+
+            write_svg(timeline_path, svg, window=window, cores=svg_list)
+            writes.record([svg])
+        if trace is None:
+            report.timeline = None
     out = _console()
     if report.ranks is not None:
         from opkit.perf.comm_report import render as render_ranks
@@ -413,6 +440,8 @@ def perf(
     else:
         for item in render(report):
             out.print(item)
+    if svg is not None:
+        out.print(f"timeline picture: {svg} (SVG, modelled)")
     if json_out is not None:
         from opkit import writes
         from opkit.perf.comm_report import write_json
