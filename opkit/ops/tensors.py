@@ -57,8 +57,11 @@ def to_numpy(value: Any, where: str) -> np.ndarray:
         raise UsageError(f"{where}: {value.dtype} tensors have no NumPy counterpart ({exc})") from None
 
 
-def from_numpy(arr: np.ndarray, as_torch: bool) -> Any:
-    """An output as the caller's kind of array: NumPy, or a CPU torch tensor (bfloat16 as torch.bfloat16)."""
+def from_numpy(arr: np.ndarray | list[np.ndarray], as_torch: bool) -> Any:
+    """An output as the caller's kind of array: NumPy, or a CPU torch tensor (bfloat16 as torch.bfloat16); a list
+    output (``param: dynamic``) as a list of them, one per tensor of the list."""
+    if isinstance(arr, (list, tuple)):
+        return [from_numpy(a, as_torch) for a in arr]
     arr = np.asarray(arr)
     if not as_torch:
         return arr

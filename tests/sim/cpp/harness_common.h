@@ -101,6 +101,9 @@ static void stage_operands(TPipe& pipe, Bufs& B, GM_ADDR g0, GM_ADDR g1, GM_ADDR
         gt.SetGlobalBuffer(g[i], B.len[i]);
         DataCopy(B.t[i], gt, uint32_t(B.len[i]));
     }
+    // An op that loads into a staged buffer again (DataCopyPad into dst) writes bytes these copies wrote: transfers
+    // of one pipe may land out of order, so the staging ends with the barrier the DataCopy pages ask for.
+    PipeBarrier<PIPE_MTE2>();
 }
 
 // Kernel side: the destination buffer back to GM (after the caller's V -> MTE3 synchronisation).

@@ -14,12 +14,14 @@ struct Global {
     struct GmEntry {
         uint64_t size; uint64_t raw_size; void* raw; std::string name; void* map_base = nullptr; uint64_t map_len = 0;
         int device = -1;  // the rank whose device owns it (-1: the host of a single-device run)
+        uint64_t serial = 0;  // the order of the allocations (gm_serial when it was made), for the trace's GM ids
         uint16_t* wr = nullptr;     // poisoned output: writer tag per 32-byte block, 0 unwritten (sim_poison.h)
         uint16_t* wr_el = nullptr;  // writer tag per element, for the blocks written in part
         uint8_t pat[8] = {};    // its element pattern
         uint8_t esz = 1;        // and element size
     };
     std::map<uintptr_t, GmEntry> gm;  // user pointer -> entry
+    uint64_t gm_serial = 0;           // counts allocations (GmEntry::serial)
     std::mutex atomic_mu;
     std::mutex warn_mu;
     std::unordered_map<std::string, int> warned;

@@ -41,6 +41,7 @@ inline void* gm_alloc(uint64_t size, const char* name = "", bool zero = true) {
     if (zero) std::memset(user, 0, size);
     std::lock_guard<std::mutex> lk(G().gm_mu);
     G().gm[uintptr_t(user)] = Global::GmEntry{size, raw_size, raw, name ? name : "", map_base, map_len, cur_rank()};
+    G().gm[uintptr_t(user)].serial = ++G().gm_serial;
     return user;
 }
 // A GM allocation holding the `size` bytes of file `path`, mapped copy-on-write (Linux, large
@@ -69,6 +70,7 @@ inline void* gm_map_file(const char* path, uint64_t size, const char* name = "",
     std::memset(user + size, 0xA5, raw_size - guard - size);
     std::lock_guard<std::mutex> lk(G().gm_mu);
     G().gm[uintptr_t(user)] = Global::GmEntry{size, raw_size, raw, name ? name : "", m, map_len, cur_rank()};
+    G().gm[uintptr_t(user)].serial = ++G().gm_serial;
     return user;
 #else
     (void)path; (void)size; (void)name;
@@ -131,6 +133,7 @@ inline void gm_free(void* p) {
 inline void gm_register(void* p, uint64_t size, const char* name = "") {
     std::lock_guard<std::mutex> lk(G().gm_mu);
     G().gm[uintptr_t(p)] = Global::GmEntry{size, 0, nullptr, name ? name : "", nullptr, 0, cur_rank()};
+    G().gm[uintptr_t(p)].serial = ++G().gm_serial;
 }
 inline void gm_unregister(void* p) {
     std::lock_guard<std::mutex> lk(G().gm_mu);

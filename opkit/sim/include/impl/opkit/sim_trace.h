@@ -13,25 +13,27 @@ struct GmRange {
     uint64_t blen, stride, count, nd = 1, nd_stride = 0;
 };
 
-// A GM address as the trace records it: (the allocation's rank in address order + 1) << 40 | the offset in it,
-// so that the traces of one launch are the same from run to run (the host addresses are not). A pointer outside
-// every allocation is recorded as it is.
+// A GM address as the trace records it: (the allocation's rank among the live ones in the order they were made,
+// from 1) << 40 | the offset in it, so that the traces of one launch are the same from run to run (the host
+// addresses and their order are not). A pointer outside every allocation is recorded as it is.
 inline uint64_t trace_gm_addr(const void* p) {
     struct Last {
         uintptr_t base = 0;
-        uint64_t size = 0, id = 0;
+        uint64_t size = 0, id = 0, gen = 0;
         size_t n = 0;
     };
     thread_local Last last;
     const uintptr_t a = uintptr_t(p);
     Global& g = G();
     std::lock_guard<std::mutex> lk(g.gm_mu);
-    if (!(last.n == g.gm.size() && a >= last.base && a < last.base + last.size)) {
+    if (!(last.n == g.gm.size() && last.gen == g.gm_serial && a >= last.base && a < last.base + last.size)) {
         auto it = g.gm.upper_bound(a);
         if (it == g.gm.begin()) return uint64_t(a);
         --it;
         if (a >= it->first + it->second.size) return uint64_t(a);
-        last = Last{it->first, it->second.size, uint64_t(std::distance(g.gm.begin(), it)) + 1, g.gm.size()};
+        uint64_t rank = 1;  // among the live allocations, in the order they were made
+        for (const auto& e : g.gm) rank += e.second.serial < it->second.serial;
+        last = Last{it->first, it->second.size, rank, g.gm_serial, g.gm.size()};
     }
     return (last.id << 40) | uint64_t(a - last.base);
 }
