@@ -485,3 +485,15 @@ def test_simulator_checks_and_compile_errors_surface_with_the_users_file(tmp_pat
     with pytest.raises(OpkitError) as exc:
         opkit.ops.load(pkg)([np.ones(64, np.float32)])
     assert "op_kernel/list_sum.cpp:" in exc.value.message and "error" in exc.value.message
+
+
+def test_an_ambiguous_call_names_only_what_tells_the_fitting_columns_apart():
+    # FlashAttentionScore has 21 tensors in 10 columns: the message lists the columns q/k/v fit, by the optional
+    # tensors that differ between them, not every tensor of every column
+    fa = opkit.ops.load(ROOT / "ops" / "attention" / "flash_attention_score")
+    q = np.zeros((1, 2, 64, 64), np.float16)
+    with pytest.raises(OpkitError) as err:
+        fa(query=q, key=q, value=q, head_num=2, input_layout="BNSD", scale_value=0.125)
+    msg = str(err.value)
+    assert "fit the dtype columns [0, 2, 4, 6]" in msg and "0: real_shift=float16, atten_mask=uint8;" in msg, msg
+    assert "query=float16;" not in msg and "softmax_max" not in msg and len(msg) < 600, msg

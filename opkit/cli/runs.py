@@ -69,6 +69,8 @@ def _case_line(r: Any, done: int, total: int, terminal: bool) -> str:
     if not terminal:
         if r.outputs and r.status in ("pass", "fail"):
             line += f" max_rel_err={r.worst_rel:.3g} matched={r.matched:.2%}"
+        if r.compare is not None:
+            line += f" hook: {escape(r.compare.summary)}"
         if r.perf.get("modelled_us") is not None:
             line += f" modelled={r.perf['modelled_us']:.2f}us"
         if r.message and r.status != "pass":

@@ -153,16 +153,22 @@ def _column(spec: Spec, arrays: dict[str, Any], selector: Any) -> int:
                     f"patterns with {spec.name}.run(..., dtype=COLUMN))" if "bfloat16" in p.dtypes else ""
                 raise UsageError(f"{spec.name}: input '{p.name}' is {d}; it takes {_accepted(p)}{hint}")
     fits = [k for k in range(spec.n_columns) if all(_fits(p.dtypes[k], d) for p, have in present for d in have)]
-    cols = "; ".join(f"{k}: " + ", ".join(f"{p.name}={p.dtypes[k]}" for p in spec.params)
-                     for k in range(spec.n_columns))
     if len(fits) == 1:
         return fits[0]
     got = ", ".join(f"{p.name}={'/'.join(str(d) for d in dict.fromkeys(have))}" for p, have in present)
-    if not fits:
+    if not fits:  # the columns by the tensors given: what they would have to be
         raise UsageError(f"{spec.name}: the inputs' dtypes ({got}) are no dtype column of op.yaml (columns: "
-                         f"{cols}); convert them to one column's dtypes")
+                         f"{_columns_by(range(spec.n_columns), [p for p, _ in present])}); convert them to one "
+                         "column's dtypes")
+    # the fitting columns by what tells them apart (the tensors not given, or outputs)
+    apart = [p for p in spec.params if len({p.dtypes[k] for k in fits}) > 1] or list(spec.params)
     raise UsageError(f"{spec.name}: the inputs' dtypes ({got or 'none given'}) fit the dtype columns {fits} "
-                     f"(columns: {cols}); pick one with {spec.name}.run(..., dtype=COLUMN)")
+                     f"({_columns_by(fits, apart)}); pick one with {spec.name}.run(..., dtype=COLUMN)")
+
+
+def _columns_by(columns: Any, params: list[Any]) -> str:
+    """``0: x=float16, y=float16; 1: ...``: each column by the dtypes of ``params``."""
+    return "; ".join(f"{k}: " + ", ".join(f"{p.name}={p.dtypes[k]}" for p in params) for k in columns)
 
 
 def bind(spec: Spec, args: tuple, kwargs: dict[str, Any], dtype: Any = None) -> Bound:
