@@ -38,6 +38,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from helpers import fresh_copy
+
 FAKE_VERSION = "8.5.0"
 
 _RECORD = """
@@ -424,9 +426,7 @@ def run_opkit(args: list[str], env: dict[str, str], cwd: Path | None = None) -> 
 
 def copy_package(tmp: Path, src: Path = EXAMPLE) -> Path:
     """A copy of a package (default: the axpy_relu example) under ``tmp``, without its build products."""
-    dst = tmp / src.name
-    shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".opkit"))
-    return dst
+    return fresh_copy(src, tmp / src.name)
 
 
 def no_cann_env(tmp: Path) -> dict[str, str]:

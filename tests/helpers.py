@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import shutil
 from pathlib import Path
+
+BUILD_PRODUCTS = (".opkit", "__pycache__")
 
 
 def own_files(path: Path) -> set[str]:
@@ -25,6 +28,13 @@ def package_files(op: str) -> set[str]:
         f"op_kernel/{op}_tiling_data.h", f"op_kernel/{op}.h", f"op_kernel/{op}.cpp",
     }
 
+
+def fresh_copy(src: Path, dst: Path) -> Path:
+    """A copy of a package or fixture tree at ``dst`` without what builds and runs left in it (.opkit/, caches).
+
+    ``dst`` may exist (a pytest ``mktemp`` folder). Returns ``dst``."""
+    shutil.copytree(src, dst, dirs_exist_ok=True, ignore=shutil.ignore_patterns(*BUILD_PRODUCTS))
+    return dst
 
 
 def load_golden(pkg: Path):

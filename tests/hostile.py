@@ -7,12 +7,12 @@ computes what the kernel computes (float32, one rounding).
 
 from __future__ import annotations
 
-import shutil
 import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+from helpers import fresh_copy
 
 from opkit.numerics import np_dtype
 from opkit.run.types import RunOutput
@@ -32,7 +32,7 @@ def axpy_relu(x, y, alpha=1.0):
 def hostile_package(where: Path, golden: str = GOOD, name: str = "axpy_relu") -> Path:
     """A copy of axpy_relu under ``where`` with ``golden`` as its golden.py (dedented)."""
     pkg = where / name
-    shutil.copytree(AXPY, pkg, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    fresh_copy(AXPY, pkg)
     (pkg / "golden.py").write_text(textwrap.dedent(golden).lstrip("\n"), encoding="utf-8")
     return pkg
 

@@ -7,11 +7,11 @@ broken in one place, so that what the hook decides is known.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import fresh_copy
 
 from opkit.errors import SpecError
 from opkit.numerics import np_dtype
@@ -59,9 +59,7 @@ def spec():
 
 
 def _copy(tmp_path: Path) -> Path:
-    pkg = tmp_path / "moe_gating_top_k"
-    shutil.copytree(MOE, pkg, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
-    return pkg
+    return fresh_copy(MOE, tmp_path / "moe_gating_top_k")
 
 
 def _edit(path: Path, old: str, new: str) -> None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
+from helpers import fresh_copy
 
 pytestmark = pytest.mark.slow
 FIXTURES = Path(__file__).parent / "fixtures" / "layouts"
@@ -23,14 +23,12 @@ CHIP = "ascend910b2"
 
 @pytest.fixture(scope="module")
 def layouts(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("layouts")
-    shutil.copytree(FIXTURES, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
-    return root
+    return fresh_copy(FIXTURES, tmp_path_factory.mktemp("layouts"))
 
 
 def _copy(src: Path, dst: Path) -> None:
     """A fresh copy of a fixture: without the build output an earlier test left in it."""
-    shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    fresh_copy(src, dst)
 
 
 def _tiling_keys(pkg: Path) -> set[int]:

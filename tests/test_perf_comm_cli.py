@@ -5,10 +5,10 @@ user errors end in one clear message (figures are modelled; nothing here asserts
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from helpers import fresh_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "tests" / "fixtures" / "mc2" / "rank_sum"
@@ -17,9 +17,7 @@ ROPE = ROOT / "ops" / "posembedding" / "interleave_rope"
 
 @pytest.fixture(scope="module")
 def pkg(tmp_path_factory) -> Path:
-    dst = tmp_path_factory.mktemp("mc2") / "rank_sum"
-    shutil.copytree(PKG, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
-    return dst
+    return fresh_copy(PKG, tmp_path_factory.mktemp("mc2") / "rank_sum")
 
 
 def _clean_error(code: int, out: str, err: str, text: str) -> None:

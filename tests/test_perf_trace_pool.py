@@ -4,10 +4,10 @@ counted, and the performance model says how much of each core it did not replay.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from helpers import fresh_copy
 
 from opkit.perf.model import dropped_cores, model_trace
 from opkit.perf.report import dropped_warning
@@ -21,9 +21,7 @@ AXPY = Path(__file__).resolve().parents[1] / "ops" / "examples" / "axpy_relu"
 
 @pytest.fixture(scope="module")
 def axpy(tmp_path_factory) -> Path:
-    pkg = tmp_path_factory.mktemp("pool") / "axpy_relu"
-    shutil.copytree(AXPY, pkg, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
-    return pkg
+    return fresh_copy(AXPY, tmp_path_factory.mktemp("pool") / "axpy_relu")
 
 
 def _trace(pkg: Path, tmp: Path, monkeypatch, core: str | None, pool: str | None) -> dict:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from helpers import fresh_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -21,9 +21,7 @@ def run_pytest(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def pkg(tmp_path_factory) -> Path:
-    dst = tmp_path_factory.mktemp("plugin") / "axpy_relu"
-    shutil.copytree(ROOT / "ops" / "examples" / "axpy_relu", dst, ignore=shutil.ignore_patterns(".opkit"))
-    return dst
+    return fresh_copy(ROOT / "ops" / "examples" / "axpy_relu", tmp_path_factory.mktemp("plugin") / "axpy_relu")
 
 
 def test_cases_are_items_with_junit(pkg, tmp_path):
@@ -40,7 +38,7 @@ def test_cases_are_items_with_junit(pkg, tmp_path):
 
 def test_failures_and_spec_errors(pkg, tmp_path):
     broken = tmp_path / "broken"
-    shutil.copytree(pkg, broken, ignore=shutil.ignore_patterns(".opkit"))
+    fresh_copy(pkg, broken)
     golden = broken / "golden.py"
     golden.write_text(golden.read_text().replace("np.maximum(x + float(alpha) * y, 0.0)",
                                                  "np.maximum(x + float(alpha) * y, 0.0) + 1.0"))

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import sys
 import types
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
+from helpers import fresh_copy
 
 import opkit.ops
 from opkit.discover import packages_under
@@ -169,10 +169,8 @@ def test_dtype_and_chip_can_be_chosen_per_call():
         op.run({"x": x, "y": x}, chip="ascend310p")
 
 
-def _fresh_copy(tmp_path: Path, rel: str) -> Path:
-    dst = tmp_path / Path(rel).name
-    shutil.copytree(ROOT / rel, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
-    return dst
+def _package_copy(tmp_path: Path, rel: str) -> Path:
+    return fresh_copy(ROOT / rel, tmp_path / Path(rel).name)
 
 
 ARG_ERRORS = [
@@ -198,7 +196,7 @@ ARG_ERRORS = [
 
 @pytest.mark.parametrize("call,message", ARG_ERRORS, ids=[m.split(":")[0][:40] for _, m in ARG_ERRORS])
 def test_arguments_are_checked_against_op_yaml_before_any_build(tmp_path, call, message):
-    pkg = _fresh_copy(tmp_path, "ops/examples/axpy_relu")
+    pkg = _package_copy(tmp_path, "ops/examples/axpy_relu")
     op = opkit.ops.load(pkg)
     with pytest.raises(OpkitError) as exc:
         call(op, np.zeros(256, np.float32))
@@ -208,7 +206,7 @@ def test_arguments_are_checked_against_op_yaml_before_any_build(tmp_path, call, 
 
 
 def test_rank_dims_and_attr_checks_of_other_ops(tmp_path):
-    rope = opkit.ops.load(_fresh_copy(tmp_path, "ops/posembedding/interleave_rope"))
+    rope = opkit.ops.load(_package_copy(tmp_path, "ops/posembedding/interleave_rope"))
     x = np.zeros((1, 2, 8, 64), np.float16)
     t = np.zeros((1, 1, 8, 64), np.float16)
     with pytest.raises(OpkitError, match=r"input 'x': shape \[2, 8, 64\] has rank 3 but the spec's shape "
@@ -219,7 +217,7 @@ def test_rank_dims_and_attr_checks_of_other_ops(tmp_path):
     odd = np.zeros((1, 1, 8, 63), np.float16)
     with pytest.raises(OpkitError, match=r"D = 63 is not a multiple of 2 \(op.yaml dims.D\)"):
         rope(np.zeros((1, 2, 8, 63), np.float16), odd, odd)
-    moe = opkit.ops.load(_fresh_copy(tmp_path, "ops/moe/moe_gating_top_k"))
+    moe = opkit.ops.load(_package_copy(tmp_path, "ops/moe/moe_gating_top_k"))
     logits = np.zeros((4, 16), np.float32)
     with pytest.raises(OpkitError, match=r"attr 'k' \(int\) is required: give k=VALUE"):
         moe(logits)
@@ -270,7 +268,7 @@ def test_backends_and_packages_that_cannot_run_are_refused(tmp_path, monkeypatch
         opkit.ops.load("axpy_relu", cwd=ROOT, chip="ascend999")
     with pytest.raises(OpkitError, match="timeout=0"):
         opkit.ops.load("axpy_relu", cwd=ROOT, timeout=0)
-    mc2 = _fresh_copy(tmp_path, "ops/examples/axpy_relu")
+    mc2 = _package_copy(tmp_path, "ops/examples/axpy_relu")
     head, cases = (mc2 / "op.yaml").read_text().replace("family: examples", "family: mc2").split("\ncases:\n")
     cases = re.sub(r"^  - \{name: ", "  - {world_size: 2, name: ", cases, flags=re.M)  # every case names its ranks
     cases = re.sub(r"^  - name: (\w+)$", r"  - name: \1\n    world_size: 2", cases, flags=re.M)
@@ -432,14 +430,14 @@ def test_the_documented_examples_run(index, monkeypatch):
 def test_opkit_run_on_npz_data_checks_the_dims_limits_too(cli, tmp_path):
     odd = np.zeros((1, 1, 4, 63), np.float16)
     np.savez(tmp_path / "in.npz", x=np.zeros((1, 2, 4, 63), np.float16), cos=odd, sin=odd)
-    pkg = _fresh_copy(tmp_path, "ops/posembedding/interleave_rope")
+    pkg = _package_copy(tmp_path, "ops/posembedding/interleave_rope")
     code, out, err = cli("run", pkg, "--inputs", tmp_path / "in.npz", "--out", tmp_path / "out.npz")
     assert code == 2 and "D = 63 is not a multiple of 2 (op.yaml dims.D)" in err
     assert not (pkg / ".opkit").exists()
 
 
 def test_a_soc_that_supports_fewer_columns_refuses_the_others(tmp_path):
-    pkg = _fresh_copy(tmp_path, "ops/examples/axpy_relu")
+    pkg = _package_copy(tmp_path, "ops/examples/axpy_relu")
     text = (pkg / "op.yaml").read_text()
     assert "socs: [ascend910b, ascend910_93]" in text
     (pkg / "op.yaml").write_text(text.replace("socs: [ascend910b, ascend910_93]",
@@ -456,7 +454,7 @@ def test_build_ahead_of_the_first_call(tmp_path, monkeypatch):
     from opkit.build import sim_backend
 
     pkg = tmp_path / "list_sum"
-    shutil.copytree(LIST_SUM, pkg, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    fresh_copy(LIST_SUM, pkg)
     op = opkit.ops.load(pkg)
     with pytest.raises(OpkitError, match=r"dtype='float16': no dtype column has \{'xs': 'float16'\}"):
         op.build(dtype="float16")
@@ -472,7 +470,7 @@ def test_build_ahead_of_the_first_call(tmp_path, monkeypatch):
 
 def test_simulator_checks_and_compile_errors_surface_with_the_users_file(tmp_path):
     pkg = tmp_path / "list_sum"
-    shutil.copytree(LIST_SUM, pkg, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    fresh_copy(LIST_SUM, pkg)
     kernel = pkg / "op_kernel" / "list_sum.cpp"
     good = kernel.read_text()
     bad_copy = "        DataCopy(x, xGm, t.length);\n"

@@ -4,11 +4,11 @@ columns are refused with one message."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import fresh_copy
 
 pytestmark = pytest.mark.slow
 PKG = Path(__file__).parent / "fixtures" / "mc2" / "rank_sum"
@@ -16,9 +16,7 @@ PKG = Path(__file__).parent / "fixtures" / "mc2" / "rank_sum"
 
 @pytest.fixture(scope="module")
 def pkg(tmp_path_factory) -> Path:
-    dst = tmp_path_factory.mktemp("mc2run") / "rank_sum"
-    shutil.copytree(PKG, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
-    return dst
+    return fresh_copy(PKG, tmp_path_factory.mktemp("mc2run") / "rank_sum")
 
 
 def _inputs(folder: Path, ranks: list[int], dtype=np.float32) -> None:

@@ -5,11 +5,11 @@ every rank's outputs read back, one trace per rank."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import fresh_copy
 
 from opkit.run.sim_runner import KernelError, SimRunner
 from opkit.spec import load
@@ -21,9 +21,7 @@ CHIP = "ascend910b2"
 
 @pytest.fixture(scope="module")
 def pkg(tmp_path_factory) -> Path:
-    dst = tmp_path_factory.mktemp("mc2") / "rank_sum"
-    shutil.copytree(PKG, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
-    return dst
+    return fresh_copy(PKG, tmp_path_factory.mktemp("mc2") / "rank_sum")
 
 
 @pytest.mark.parametrize("R", [2, 4, 8])

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import fresh_copy
 
 from opkit.run.inputs import make_inputs
 from opkit.run.sim_runner import KernelError, SimRunner
@@ -24,9 +24,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "ops" / "examples"
 
 
 def _copy(name: str, dest: Path) -> Path:
-    pkg = dest / name
-    shutil.copytree(EXAMPLES / name, pkg, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
-    return pkg
+    return fresh_copy(EXAMPLES / name, dest / name)
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +90,7 @@ def test_trace_only_of_a_large_shape(packages):
 def test_structural_error_is_caught_in_trace_only_mode(packages, tmp_path):
     """A kernel whose UB use grows with the case: over capacity in both modes, same diagnostic."""
     pkg = tmp_path / "axpy_relu"
-    shutil.copytree(packages["axpy_relu"], pkg, ignore=shutil.ignore_patterns(".opkit"))
+    fresh_copy(packages["axpy_relu"], pkg)
     src = pkg / "op_kernel" / "axpy_relu.h"
     text = src.read_text()
     old = "pipe_.InitBuffer(outQueueZ_, BUFFER_NUM, tileLength_ * sizeof(T));"

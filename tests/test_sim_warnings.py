@@ -5,10 +5,10 @@ by `opkit run`."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from helpers import fresh_copy
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,7 +18,7 @@ CHIP = "ascend910b2"
 @pytest.fixture(scope="module")
 def pkg(tmp_path_factory) -> Path:
     dst = tmp_path_factory.mktemp("warn") / "axpy_relu"
-    shutil.copytree(ROOT / "ops" / "examples" / "axpy_relu", dst, ignore=shutil.ignore_patterns(".opkit"))
+    fresh_copy(ROOT / "ops" / "examples" / "axpy_relu", dst)
     header = dst / "op_kernel" / "axpy_relu.h"
     text = header.read_text()
     anchor = "        if (coreLength_ == 0) {\n            return;\n        }\n"

@@ -7,10 +7,10 @@ computes the op, every other one writes zeros, so a passing verify proves the di
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+from helpers import fresh_copy
 
 from opkit.build import kernel_entry
 from opkit.build.toolchain import BuildError
@@ -55,7 +55,7 @@ __global__ __aicore__ void axpy_relu(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR wo
 
 def _package(root: Path, mode: int, key_values: str) -> Path:
     pkg = root / "axpy_relu"
-    shutil.copytree(ROOT / "ops" / "examples" / "axpy_relu", pkg, ignore=shutil.ignore_patterns(".opkit"))
+    fresh_copy(ROOT / "ops" / "examples" / "axpy_relu", pkg)
     (pkg / "op_kernel" / "axpy_relu_tiling_key.h").write_text(KEY_HEADER)
     (pkg / "op_kernel" / "axpy_relu.cpp").write_text(KERNEL % {"mode": mode})
     tiling = pkg / "op_host" / "axpy_relu_tiling.cpp"

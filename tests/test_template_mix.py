@@ -10,7 +10,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import assert_rendered_text_clean, entry_params, load_golden, opdef_lists, own_files, package_files
+from helpers import (
+    assert_rendered_text_clean,
+    entry_params,
+    fresh_copy,
+    load_golden,
+    opdef_lists,
+    own_files,
+    package_files,
+)
 
 from opkit.paths import template_names
 from opkit.scaffold.new import new_package
@@ -164,7 +172,7 @@ def test_softmax_over_the_padding_fails_verify(cli, tmp_path):
     """The same kernel with the SoftMax reducing over the padded row (oriSrcK = rowStride instead of N): it runs,
     and verify reports wrong numbers on a row whose N is not a multiple of 16."""
     pkg = tmp_path / "mm_bad"
-    shutil.copytree(INSTANCE, pkg, ignore=shutil.ignore_patterns(".opkit"))
+    fresh_copy(INSTANCE, pkg)
     h = pkg / "op_kernel/matmul_softmax.h"
     text = h.read_text()
     assert "SoftMaxShapeInfo shape{n, t_.rowStride, n, t_.N};" in text
@@ -183,7 +191,7 @@ def test_rows_too_wide_for_ub_are_refused(cli, tmp_path):
     so a wider case is refused with the spec's message; with the limit lifted, N = 12200 still tiles (one row per
     softmax step) and N = 12600 is refused by the tiling itself instead of launching a kernel that overflows UB."""
     pkg = tmp_path / "wide"
-    shutil.copytree(INSTANCE, pkg, ignore=shutil.ignore_patterns(".opkit"))
+    fresh_copy(INSTANCE, pkg)
     spec = pkg / "op.yaml"
     spec.write_text(spec.read_text().replace(
         "precision: {profile: mixed}",

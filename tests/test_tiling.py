@@ -15,6 +15,7 @@ import struct
 from pathlib import Path
 
 import pytest
+from helpers import fresh_copy
 
 from opkit import soc
 
@@ -26,9 +27,7 @@ CHIP = "ascend910b2"
 
 @pytest.fixture(scope="module")
 def layouts(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("tiling-layouts")
-    shutil.copytree(FIXTURES, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
-    return root
+    return fresh_copy(FIXTURES, tmp_path_factory.mktemp("tiling-layouts"))
 
 
 def _json(cli, *args) -> dict:
@@ -92,7 +91,7 @@ def test_text_output_and_attr_override(cli, layouts):
 def _row_scale_copy(layouts: Path, tmp_path: Path) -> Path:
     """A fresh copy of the fixture, its library's common/ where its build options look (two folders up)."""
     pkg = tmp_path / "demos" / "row_scale"
-    shutil.copytree(layouts / "optrans" / "demos" / "row_scale", pkg, ignore=shutil.ignore_patterns(".opkit"))
+    fresh_copy(layouts / "optrans" / "demos" / "row_scale", pkg)
     shutil.copytree(layouts / "optrans" / "common", tmp_path / "common")
     return pkg
 
@@ -111,7 +110,7 @@ def test_host_only_a_kernel_that_does_not_compile(cli, layouts, tmp_path):
                     "not installed (without it opkit tiling shows the bytes and says so)")
 def test_plain_struct_of_an_ops_package(cli, tmp_path):
     pkg = tmp_path / "rms_norm"
-    shutil.copytree(ROOT / "ops" / "examples" / "rms_norm", pkg, ignore=shutil.ignore_patterns(".opkit"))
+    fresh_copy(ROOT / "ops" / "examples" / "rms_norm", pkg)
     res = _json(cli, pkg, "--case", "smoke")  # x [2, 8, 128], gamma [128], float16
     assert res["tiling_class"] == "RmsNormTilingData" and res["tiling_bytes"] == 48
     f = res["fields"]

@@ -5,10 +5,10 @@ OPKIT_LOG_LEVEL asks for them, and then a successful run prints them too."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from helpers import fresh_copy
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,7 +32,7 @@ def pkg(tmp_path_factory) -> Path:
     """axpy_relu whose tiling logs with the ops-base macros and refuses fewer than 8 elements (case `tiny` has
     7), and whose InferShape refuses 3-D shapes (case `multi_dim`)."""
     dst = tmp_path_factory.mktemp("oplog") / "axpy_relu"
-    shutil.copytree(ROOT / "ops" / "examples" / "axpy_relu", dst, ignore=shutil.ignore_patterns(".opkit"))
+    fresh_copy(ROOT / "ops" / "examples" / "axpy_relu", dst)
     tiling = dst / "op_host" / "axpy_relu_tiling.cpp"
     text = tiling.read_text()
     assert text.count(ANCHOR) == 1

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import fresh_copy
 
 from opkit.errors import OpkitError, UsageError
 from opkit.numerics import np_dtype
@@ -120,12 +121,11 @@ def test_full_cases_only_on_request(spec):
 
 
 def test_ratio_vs_reference_uses_a_reference(spec, tmp_path):
-    import shutil
 
     from opkit.spec import load as load_spec
 
     pkg = tmp_path / "axpy"
-    shutil.copytree(AXPY, pkg, ignore=shutil.ignore_patterns(".opkit"))
+    fresh_copy(AXPY, pkg)
     s = load_spec(pkg)
     (r,) = verify_spec(s, Float32Axpy(), Selection(keyword="odd_tail", dtype="float16"), profile="ratio-vs-reference")
     assert r.status == "pass", r.message
@@ -142,10 +142,9 @@ def test_ratio_vs_reference_uses_a_reference(spec, tmp_path):
 
 
 def _axpy_copy(tmp_path, precision: str, case_precision: str = "") -> Path:
-    import shutil
 
     pkg = tmp_path / "axpy"
-    shutil.copytree(AXPY, pkg, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    fresh_copy(AXPY, pkg)
     text = (pkg / "op.yaml").read_text()
     text = text.replace("precision: {profile: mixed}", precision)
     if case_precision:

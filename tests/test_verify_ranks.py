@@ -3,11 +3,11 @@ compared (opkit.verify.pipeline with stand-in runners; the simulator's own multi
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import fresh_copy
 
 from opkit.errors import SpecError
 from opkit.run.inputs import make_rank_inputs
@@ -42,9 +42,7 @@ class NumpyRanks:
 
 @pytest.fixture()
 def pkg(tmp_path) -> Path:
-    dst = tmp_path / "rank_sum"
-    shutil.copytree(PKG, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
-    return dst
+    return fresh_copy(PKG, tmp_path / "rank_sum")
 
 
 def test_a_list_of_world_sizes_makes_one_case_each(pkg):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -16,6 +15,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from helpers import fresh_copy
 from hostile import FakeSim, golden_line, hostile_package, install_fake_sim
 
 from opkit import __version__
@@ -209,9 +209,7 @@ def test_an_empty_shard_writes_an_empty_report_and_exits_0(cli, tmp_path, fake_s
 
 @pytest.fixture(scope="module")
 def axpy(tmp_path_factory) -> Path:
-    dst = tmp_path_factory.mktemp("scale") / "axpy_relu"
-    shutil.copytree(AXPY, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
-    return dst
+    return fresh_copy(AXPY, tmp_path_factory.mktemp("scale") / "axpy_relu")
 
 
 @pytest.fixture(scope="module")

@@ -32,6 +32,7 @@ from typing import Protocol
 from opkit import sim
 from opkit.build.cache import SOURCE_SUFFIXES, compiler_env, digest, shared_dir, sim_digest, tree_files
 from opkit.build.toolchain import BuildError, Compiler, explain_failure, find_compiler
+from opkit.machine import usable_cpus
 
 DEFAULT_OPT = "-O2"
 CACHE_SUBDIR = "sim-prog"
@@ -87,7 +88,7 @@ def compile_units(cc: Compiler, units: Sequence[tuple[Path, Path, Sequence[str],
     """Compile (source, object, flags, owner) steps in parallel; every failure is reported, once each."""
     if not units:
         return
-    workers = jobs or max(1, os.cpu_count() or 1)
+    workers = jobs or usable_cpus()
     if progress:
         progress(f"compiling {len(units)} unit(s) with {workers} job(s)")
     with ThreadPoolExecutor(max_workers=workers) as pool:

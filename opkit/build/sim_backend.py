@@ -22,6 +22,7 @@ from opkit.build.program import Owner, compile_units, link, sim_flags, source_fo
 from opkit.build.toolchain import BuildError, Compiler, find_compiler
 from opkit.dtypes import DTYPES, FORMAT_VALUES
 from opkit.errors import UsageError
+from opkit.machine import usable_cpus
 from opkit.sim.host import tiling_struct
 from opkit.spec import Spec
 
@@ -156,7 +157,7 @@ def _host_harness(cc: Compiler, host: _HostPlan, pkg_dir: Path, chip: str, owner
                   jobs: int | None, progress: Callable[[str], None] | None = None) -> Path:
     """The host-only harness: the host sources and the harness main compiled and linked without a kernel (it
     runs ``describe`` and ``tiling``, and refuses ``run``)."""
-    _compile_all(cc, [(u, owner) for u in host.units if not u.done()], jobs or max(1, os.cpu_count() or 1), progress)
+    _compile_all(cc, [(u, owner) for u in host.units if not u.done()], jobs or usable_cpus(), progress)
     objs = [u.obj for u in host.units]
     exe = _host_exe(pkg_dir, chip, objs)
     if not exe.is_file():
@@ -258,7 +259,7 @@ def build(artifacts: list[Artifact], jobs: int | None = None,
                 u.source.parent.mkdir(parents=True, exist_ok=True)
                 u.source.write_text(kernel_entry.shim_source(a.spec, kernel_types=a.kernel_types), encoding="utf-8")
             units[u.obj] = (u, a.spec)
-    workers = jobs or max(1, os.cpu_count() or 1)
+    workers = jobs or usable_cpus()
     _compile_all(cc, list(units.values()), workers, progress)
     described: dict[Path, dict] = {}
     for u, a in later.values():

@@ -16,6 +16,7 @@ from .comm import link_model
 from .comm_replay import replay_ranks
 from .comm_report import ranks_timeline, write_json
 from .costs import chip_params
+from .mm_order import canonical_job_order
 from .model import golden_costs, l2_hits
 
 
@@ -98,6 +99,7 @@ def perf_ranks(spec: Spec, case: Case, column: int, chip: str, *, ranks: int | N
     _, hbm = golden_costs(golden, dict(case.shapes), spec.column(column), case.attrs)
     hbm = hbm if hbm_bytes is None else float(hbm_bytes)
     p = chip_params(chip)
+    traces = [canonical_job_order(t) for t in traces]  # each AIC's Matmul jobs in the served-in-turn order
     hits = [l2_hits(t, p, hbm) for t in traces]
     res = replay_ranks(traces, chip, l2_hit=hits, keep_graph=timeline is not None)
     label = spec.column_label(column)

@@ -13,6 +13,7 @@ from typing import Any
 from .costs import PIPES, ChipParams, chip_params
 from .l2 import L2Hits
 from .l2 import classify as l2_reads
+from .mm_order import canonical_job_order
 from .replay import Graph, build_graph, run
 
 LABEL = "modelled"
@@ -234,9 +235,10 @@ def evaluate(
     when ``keep_graph``).
     """
     p = chip_params(chip)
+    canonical_job_order(trace)  # the AIC's Matmul jobs in the served-in-turn order, not the host threads'
     hits = l2_reads(trace, p)
     hit = hits.hit_fraction if hits is not None else l2_hit_fraction(trace, p, hbm_bytes)
-    res = model_trace(trace, p, keep_graph=keep_graph, l2_hit=l2_hits(trace, p, hbm_bytes))
+    res = model_trace(trace, p, keep_graph=keep_graph, l2_hit=hits if hits is not None else hit)
     out = res.as_dict()
     out["l2_hit"] = hit
     out["l2_by_address"] = hits is not None

@@ -23,6 +23,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
+from opkit.machine import usable_cpus
 from opkit.verify import usercode
 from opkit.verify.report import ERROR, CaseResult
 
@@ -40,10 +41,7 @@ _STATE = _State()  # set in the parent before the workers are forked; the worker
 
 def default_workers() -> int:
     """One worker per core this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+    return usable_cpus()
 
 
 def can_fork() -> bool:

@@ -120,7 +120,8 @@ inline void serve(const std::vector<void*>& objs, const std::vector<size_t>& typ
             if (s.types[j.obj] != j.type)
                 fail_at(j.what, j.loc, "Matmul object %d of REGIST_MATMUL_OBJ has another type on the AIC than on the AIV (the AIC and "
                         "AIV code must register the same objects in the same order)", j.obj + 1);
-            if (c.trace_on) trace_event(fmt("{\"ev\":\"mm_run\",\"job\":%llu}", (unsigned long long)j.id));
+            if (c.trace_on) trace_event(fmt("{\"ev\":\"mm_run\",\"job\":%llu,\"lease\":%d}", (unsigned long long)j.id,
+                                            j.lease));  // lease: the replay keeps a leased tile's jobs together
             j.fn(s.objs[j.obj]);
             if (c.trace_on) trace_event(fmt("{\"ev\":\"mm_done\",\"job\":%llu}", (unsigned long long)j.id));
             lk.lock();

@@ -1,0 +1,109 @@
+"""The order in which the model lets an AIC serve its AIVs' Matmul jobs (the MIX server, "KFC").
+
+In a MIX launch each AIC runs the cube work its AIV clients post (``mm_post`` on the AIV, ``mm_run`` ...
+``mm_done`` on the AIC; opkit/sim/include/adv_api/matmul/matmul_server.h). The simulator runs one host
+thread per core, so when two clients have a job pending, which one the AIC served first depends on
+how the host scheduled the threads: the data is the same either way, but the AIC's trace is not, and
+a replay of it in trace order would give a different modelled time from run to run.
+
+:func:`canonical_job_order` makes the order a property of the kernel instead: the AIC serves its
+clients in turn, each turn one *unit* of a client's work — one job, or the jobs from one that leaves a
+tile in L0C (``Iterate``: it leases the server) to the one that reads it out (``GetTensorC``), which
+the server never interleaves with another client's. Turn ``k`` of AIV 0 comes before turn ``k`` of AIV 1,
+then turn ``k + 1`` of AIV 0, and so on; a client with no turn left is skipped; each client's own jobs
+keep the order it posted them. Symmetric clients (the usual SPMD split of rows between the two AIVs)
+post their turns at about the same modelled time, so this is the first-come order the chip's server
+follows; for strongly asymmetric clients it is an estimate (docs/perf.md §1, "Matmul server").
+
+The reorder moves whole job segments of the AIC's event list (from a job's ``mm_run`` up to the next
+``mm_run``); what the AIC does before its first job and after its last one stays in place. Jobs whose
+post was not traced (the trace storage ran out) keep their trace order, after the others.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+_UNKNOWN = float("inf")
+
+
+def _clients(cores: list[dict[str, Any]]) -> dict[tuple[int, int], tuple[int, int]]:
+    """(AIC block, job id) -> (index of the posting core in the trace, its ordinal among that core's posts)."""
+    posts: dict[tuple[int, int], tuple[int, int]] = {}
+    for ci, c in enumerate(cores):
+        if c.get("core_type") == "AIC":
+            continue
+        n: dict[int, int] = defaultdict(int)
+        for ev in c.get("events", ()):
+            if ev.get("ev") == "mm_post":
+                aic = int(ev["aic"])
+                posts[(aic, int(ev["job"]))] = (ci, n[aic])
+                n[aic] += 1
+    return posts
+
+
+def _units(events: list[dict[str, Any]], runs: list[int], end: int) -> list[tuple[int, int, int]]:
+    """The AIC's job segments grouped into turns: (first event, end event, job id of the first job)."""
+    units: list[tuple[int, int, int]] = []
+    in_lease = False
+    for j, at in enumerate(runs):
+        stop = runs[j + 1] if j + 1 < len(runs) else end
+        lease = int(events[at].get("lease", 0))
+        if in_lease:
+            first, _, job = units[-1]
+            units[-1] = (first, stop, job)
+        else:
+            units.append((at, stop, int(events[at]["job"])))
+        if lease > 0:
+            in_lease = True
+        elif lease < 0:
+            in_lease = False
+    return units
+
+
+def _reorder_core(c: dict[str, Any], posts: dict[tuple[int, int], tuple[int, int]]) -> bool:
+    events: list[dict[str, Any]] = c.get("events", [])
+    runs = [i for i, e in enumerate(events) if e.get("ev") == "mm_run"]
+    if len(runs) < 2:
+        return False
+    block = int(c.get("block", 0))
+    done = [i for i, e in enumerate(events) if e.get("ev") == "mm_done" and i > runs[-1]]
+    end = done[0] + 1 if done else len(events)
+    units = _units(events, runs, end)
+    turn: dict[int, int] = defaultdict(int)
+    keyed = []
+    for u, (first, stop, job) in enumerate(units):
+        who = posts.get((block, job))
+        if who is None:
+            keyed.append(((_UNKNOWN, u), first, stop))
+            continue
+        client = who[0]
+        keyed.append(((turn[client], client), first, stop))
+        turn[client] += 1
+    order = sorted(range(len(keyed)), key=lambda i: keyed[i][0])
+    if order == list(range(len(keyed))):
+        return False
+    out = events[:runs[0]]
+    for i in order:
+        _, first, stop = keyed[i]
+        out.extend(events[first:stop])
+    out.extend(events[end:])
+    c["events"] = out
+    return True
+
+
+def canonical_job_order(trace: dict[str, Any]) -> dict[str, Any]:
+    """Reorder every AIC's Matmul job segments of ``trace`` into the served-in-turn order (module docstring).
+
+    Changes ``trace`` in place (and returns it); a trace without Matmul jobs is left as it is. Idempotent."""
+    cores = trace.get("cores", [])
+    posts = _clients(cores)
+    if posts:
+        for c in cores:
+            if c.get("core_type") == "AIC":
+                _reorder_core(c, posts)
+    return trace
+
+
+__all__ = ["canonical_job_order"]
