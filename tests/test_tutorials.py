@@ -22,7 +22,6 @@ TUTORIALS = ROOT / "docs" / "tutorials"
 NOT_RUN = {"index.md", "writing.md"}
 FOLDER_SHOWN_AS = "~/tutorial"
 CANN_SHOWN_AS = "/usr/local/Ascend/ascend-toolkit/latest"  # where CANN installs by default
-CLONE_SHOWN_AS = "~/opkit"  # where a page says opkit's own clone is
 REL_TOL = 0.05  # decimal figures (with a point or an exponent) agree within 5 %; integers exactly
 BLOCK_TIMEOUT_S = 600
 
@@ -243,14 +242,7 @@ def fake_cann_setup(folder: Path, env: dict[str, str]) -> dict[str, str]:
     return {str(fake.root): CANN_SHOWN_AS}
 
 
-def opkit_clone_setup(folder: Path, env: dict[str, str]) -> dict[str, str]:
-    """`opkit-clone`: `$OPKIT_CLONE` names the checkout of opkit the tests run from, for the pages that copy its
-    packages or fixtures (`cp -r "$OPKIT_CLONE/ops/mc2/..." work/`); its path is shown as `~/opkit`."""
-    env["OPKIT_CLONE"] = str(ROOT)
-    return {str(ROOT): CLONE_SHOWN_AS}
-
-
-SETUPS = {"fake-cann": fake_cann_setup, "opkit-clone": opkit_clone_setup}
+SETUPS = {"fake-cann": fake_cann_setup}
 _REQUIRES = re.compile(r"<!--\s*tutorial-requires:\s*([^>]*?)\s*-->")
 
 
@@ -284,13 +276,6 @@ def test_fake_cann_setup_is_applied_to_every_block_and_its_path_masked(tmp_path)
     page.write_text("<!-- tutorial-setup: no-such -->\n```bash\ntrue\n```\n")
     (problem,) = run_tutorial(page, tmp_path / "folder2")
     assert "unknown tutorial-setup 'no-such'" in problem
-
-
-def test_opkit_clone_setup_names_this_checkout_and_shows_it_as_the_pages_clone(tmp_path):
-    page = tmp_path / "t.md"
-    page.write_text("<!-- tutorial-setup: opkit-clone -->\n\n```bash\nls \"$OPKIT_CLONE/ops/mc2\" | grep -c common\n"
-                    "echo $OPKIT_CLONE/ops\n```\n\n```text\n1\n~/opkit/ops\n```\n")
-    assert run_tutorial(page, tmp_path / "folder") == []
 
 
 def test_required_tools_are_read_from_the_page_comment():
