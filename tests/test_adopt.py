@@ -131,6 +131,18 @@ def test_adopt_into_a_separate_folder_points_back_at_the_sources(cli, library, t
     assert code == 0, out + err
 
 
+def test_relative_paths_on_the_command_line_are_taken_from_the_current_folder(cli, library):
+    """-I, --alias and --source (a glob too) name paths from the folder the command runs in; op.yaml keeps them
+    relative to the package, so the package builds from anywhere."""
+    code, out, err = cli("adopt", "optrans/demos/row_scale", "--dir", "mine/row_scale", "-I", "optrans/common/include",
+                         "--alias", "demo/row_scale=optrans/demos/row_scale", "--source", "optrans/common/src/*.cpp",
+                         "--soc", CHIP, cwd=library)
+    assert code == 0, out + err
+    spec = load(library / "mine" / "row_scale")
+    assert spec.build.sources == ("../../optrans/common/src/*.cpp",)
+    assert spec.build.include_dirs == ("../../optrans/common/include",)
+
+
 def test_adopt_never_overwrites_without_force_and_never_replaces_the_golden(cli, library):
     folder = library / "optrans" / "demos" / "row_scale"
     assert _adopt_row_scale(cli, library)[0] == 0

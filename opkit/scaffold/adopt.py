@@ -284,6 +284,15 @@ def _rel(target: Path, base: Path) -> str:
     return Path(os.path.relpath(target, base)).as_posix()
 
 
+def _source_entry(source: str, here: Path, package: Path) -> str:
+    """A --source as op.yaml keeps it, relative to the package: the command line's path is relative to ``here``;
+    a glob's folders up to its first wildcard are resolved, the wildcard part kept."""
+    parts = Path(source).parts
+    k = next((i for i, part in enumerate(parts) if any(ch in part for ch in "*?[")), len(parts))
+    base = _rel((here / Path(*parts[:k])).resolve() if k else here.resolve(), package)
+    return "/".join([base, *parts[k:]]) if k < len(parts) else base
+
+
 def build_section(package: Path, source_dir: Path, include_dirs: list[Path], aliases: dict[str, Path],
                   sources: list[str], defines: list[str]) -> dict[str, Any]:
     """op.yaml's ``build:`` with every path relative to the package folder."""
@@ -326,10 +335,7 @@ def adopt(path: str | Path, *, directory: str | Path | None = None, op_type: str
     for k, v in als.items():
         if not v.is_dir():
             raise UsageError(f"--alias {k}={v}: no such folder")
-    srcs = []
-    for s in sources:
-        p = (here / s).resolve() if not any(ch in s for ch in "*?[") else None
-        srcs.append(_rel(p, package) if p is not None else s)
+    srcs = [_source_entry(s, here, package) for s in sources]
     build = build_section(package, source_dir, incs, als, srcs, list(defines))
 
     options = BuildOptions(
