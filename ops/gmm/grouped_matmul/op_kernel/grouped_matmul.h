@@ -27,6 +27,8 @@ using GmmCube::FRACTAL;
 using GmmCube::FRACTAL_ELEMS;
 constexpr uint32_t MAX_PARTS = 4;          // xResident: a tile's column parts at most (l0cNum)
 constexpr int32_t W_BUFFERS_RESIDENT = 3;  // xResident: weight slices in flight (must match the tiling)
+constexpr uint32_t XCHUNK_STEPS = 2;       // xResident: K steps per x copy after a core's first row block
+                                           // (two 128-deep steps: 512-B GM rows)
 
 template <typename T, typename BiasT>  // BiasT: half with fp16 x (as ops-transformer), float with bf16 x
 class GroupedMatmul {
@@ -121,8 +123,12 @@ private:
         // neighbours do: cores of one group read the same weight columns at about the same time and
         // all but the first find them in L2.
         ShareBlock blk;
-        for (uint64_t i = ShareBlocks(lo, hi, units, UINT64_MAX, blk); i-- > 0;) {
+        const uint64_t blocks = ShareBlocks(lo, hi, units, UINT64_MAX, blk);
+        for (uint64_t i = blocks; i-- > 0;) {
             ShareBlocks(lo, hi, units, i, blk);
+            // The core's first row block is copied a K step at a time (its first Mmad waits for one step
+            // only, while every core reads its first x from HBM at once); later ones two steps a copy.
+            xChunkSteps_ = i + 1 == blocks ? 1U : XCHUNK_STEPS;
             LocalTensor<T> xb = cube_.a1Queue.template AllocTensor<T>();
             for (uint64_t u = blk.u0; u < blk.u1; u += pieceUnits) {
                 const uint32_t n0 = static_cast<uint32_t>(u * FRACTAL);
@@ -233,24 +239,28 @@ private:
             const uint32_t kkBlocks = CeilDiv(kk, FRACTAL);
             const bool first = k1 == 0;
             const bool last = k1 + kk >= t_.K;
-            if (loadX) {
-                const uint64_t src = static_cast<uint64_t>(m0) * t_.K + k1;
-                const uint32_t dst = k1 * t_.cube.baseM;
-                if (mFull > 0) {
-                    DataCopy(xb[dst], xGm_[src], Nd2NzParams(mFull, FRACTAL, kk, FRACTAL * t_.K, t_.K, FRACTAL, 1,
-                                                             kkBlocks * FRACTAL_ELEMS));
-                }
-                if (m > mFull * FRACTAL) {
-                    DataCopy(xb[dst + mFull * kkBlocks * FRACTAL_ELEMS], xGm_[src + mFull * FRACTAL * t_.K],
-                             Nd2NzParams(1, m - mFull * FRACTAL, kk, 0, t_.K, FRACTAL, 1, 0));
-                }
+            const bool xAfterW = (GetBlockIdx() & 1) != 0;  // odd cores copy the weight slice first
+            if (!xAfterW) {
+                CopyXChunk(xb, m0, m, k1, loadX);
             }
             LocalTensor<T> b1 = cube_.b1Queue.template AllocTensor<T>();
             GmmCube::CopyWeightSlice(b1, wGm_[wBase], t_.cube.transWeight != 0, k1, n0, kk, n, t_.K, t_.N);
+            if (xAfterW) {
+                CopyXChunk(xb, m0, m, k1, loadX);
+            }
             cube_.b1Queue.EnQue(b1);  // also orders the x copies above (one MTE2 queue) before the LoadData below
             b1 = cube_.b1Queue.template DeQue<T>();
             LocalTensor<T> a2 = cube_.a2Queue.template AllocTensor<T>();
-            LoadData(a2, xb[k1 * t_.cube.baseM], LoadData2DParams(0, mBlocks * kkBlocks, 1, 0, 0, false, 0));
+            {  // x's step: per 16-row block its kkBlocks fractals, contiguous in the chunk's ZZ order
+                const uint32_t chunkK = xChunkSteps_ * t_.cube.baseK;
+                const uint32_t c0 = k1 - k1 % chunkK;
+                const uint32_t chunkBlocks = CeilDiv(t_.K - c0 < chunkK ? t_.K - c0 : chunkK, FRACTAL);
+                const uint32_t src = c0 * t_.cube.baseM + (k1 - c0) / FRACTAL * FRACTAL_ELEMS;
+                const LoadData2DParams aRow(0, kkBlocks, 1, 0, 0, false, 0);
+                for (uint32_t i = 0; i < mBlocks; ++i) {
+                    LoadData(a2[i * kkBlocks * FRACTAL_ELEMS], xb[src + i * chunkBlocks * FRACTAL_ELEMS], aRow);
+                }
+            }
             cube_.a2Queue.EnQue(a2);
             a2 = cube_.a2Queue.template DeQue<T>();
             for (uint32_t h = 0; h < parts; ++h) {
@@ -287,6 +297,30 @@ private:
         }
     }
 
+    // x's chunk of xChunkSteps_ K steps (with 2: 256 columns, 512-B GM rows) starting at k1 into xb: the
+    // chunk at k1 * baseM, its fractals ZZ over the chunk ((16-row block i, k block j) at i * chunkBlocks + j).
+    // Copied at the chunk's first step (when loadX).
+    __aicore__ inline void CopyXChunk(const LocalTensor<T>& xb, uint32_t m0, uint32_t m, uint32_t k1, bool loadX)
+    {
+        const uint32_t chunkK = xChunkSteps_ * t_.cube.baseK;
+        if (!loadX || k1 % chunkK != 0) {
+            return;
+        }
+        const uint32_t kc = t_.K - k1 < chunkK ? t_.K - k1 : chunkK;
+        const uint32_t kcBlocks = CeilDiv(kc, FRACTAL);
+        const uint32_t mFull = m / FRACTAL;
+        const uint64_t src = static_cast<uint64_t>(m0) * t_.K + k1;
+        const uint32_t dst = k1 * t_.cube.baseM;
+        if (mFull > 0) {
+            DataCopy(xb[dst], xGm_[src], Nd2NzParams(mFull, FRACTAL, kc, FRACTAL * t_.K, t_.K, FRACTAL, 1,
+                                                     kcBlocks * FRACTAL_ELEMS));
+        }
+        if (m > mFull * FRACTAL) {
+            DataCopy(xb[dst + mFull * kcBlocks * FRACTAL_ELEMS], xGm_[src + mFull * FRACTAL * t_.K],
+                     Nd2NzParams(1, m - mFull * FRACTAL, kc, 0, t_.K, FRACTAL, 1, 0));
+        }
+    }
+
     GmmCube::CubePath<T, BiasT> cube_;
     GlobalTensor<T> xGm_;
     GlobalTensor<T> wGm_;
@@ -294,6 +328,7 @@ private:
     GlobalTensor<int64_t> groupListGm_;
     GlobalTensor<T> yGm_;
     GroupedMatmulTilingData t_;
+    uint32_t xChunkSteps_ = 1;  // xResident: K steps per x copy of the current row block
 };
 }  // namespace GroupedMatmulKernel
 
