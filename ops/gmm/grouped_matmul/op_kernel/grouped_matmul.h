@@ -27,8 +27,7 @@ using GmmCube::FRACTAL;
 using GmmCube::FRACTAL_ELEMS;
 constexpr uint32_t MAX_PARTS = 4;          // xResident: a tile's column parts at most (l0cNum)
 constexpr int32_t W_BUFFERS_RESIDENT = 3;  // xResident: weight slices in flight (must match the tiling)
-constexpr uint32_t XCHUNK_STEPS = 2;       // xResident: K steps per x copy after a core's first row block
-                                           // (two 128-deep steps: 512-B GM rows)
+constexpr uint32_t XCHUNK_STEPS = 2;       // xResident: K steps per x copy (two 128-deep steps: 512-B GM rows)
 
 template <typename T, typename BiasT>  // BiasT: half with fp16 x (as ops-transformer), float with bf16 x
 class GroupedMatmul {
@@ -126,9 +125,9 @@ private:
         const uint64_t blocks = ShareBlocks(lo, hi, units, UINT64_MAX, blk);
         for (uint64_t i = blocks; i-- > 0;) {
             ShareBlocks(lo, hi, units, i, blk);
-            // The core's first row block is copied a K step at a time (its first Mmad waits for one step
-            // only, while every core reads its first x from HBM at once); later ones two steps a copy.
-            xChunkSteps_ = i + 1 == blocks ? 1U : XCHUNK_STEPS;
+            // x is copied two K steps a copy; in the core's first row block the first step alone, so that
+            // its first Mmad waits for one step only.
+            xLead_ = i + 1 == blocks ? 1U : 0U;
             LocalTensor<T> xb = cube_.a1Queue.template AllocTensor<T>();
             for (uint64_t u = blk.u0; u < blk.u1; u += pieceUnits) {
                 const uint32_t n0 = static_cast<uint32_t>(u * FRACTAL);
@@ -211,8 +210,10 @@ private:
     // step each part's Fixpipe is issued right after its Mmad, so it drains under the next parts'
     // Mmads; a part's L0C buffer is taken at its first Mmad, so the next tile's first parts start
     // while the last parts of this one still drain.
-    // x's layout in L1, written on the row block's first tile (loadX): K step s at s * baseM * baseK,
-    // its fractals ZZ ((16-row block i, k block j) at i * kkBlocks + j): one LoadData moves a step.
+    // x's layout in L1, written on the row block's first tile (loadX): in chunks of K (XChunk), the chunk
+    // from column c0 at c0 * baseM, its fractals ZZ ((16-row block i, k block j) at i * chunkBlocks + j):
+    // a step moves into L0A with one LoadData per 16-row block. Odd cores copy a step's weight slice
+    // before its x chunk, even ones after, so the cores' HBM reads do not all go in step.
     // The weight's K slice is NZ of kk x n (512-B rows from GM for a full tile).
     __aicore__ inline void ComputePiece(uint32_t g, uint32_t m0, uint32_t m, uint32_t n0, uint32_t n,
                                         const LocalTensor<T>& xb, bool loadX)
@@ -252,9 +253,10 @@ private:
             b1 = cube_.b1Queue.template DeQue<T>();
             LocalTensor<T> a2 = cube_.a2Queue.template AllocTensor<T>();
             {  // x's step: per 16-row block its kkBlocks fractals, contiguous in the chunk's ZZ order
-                const uint32_t chunkK = xChunkSteps_ * t_.cube.baseK;
-                const uint32_t c0 = k1 - k1 % chunkK;
-                const uint32_t chunkBlocks = CeilDiv(t_.K - c0 < chunkK ? t_.K - c0 : chunkK, FRACTAL);
+                uint32_t c0 = 0;
+                uint32_t kc = 0;
+                XChunk(k1, c0, kc);
+                const uint32_t chunkBlocks = CeilDiv(kc, FRACTAL);
                 const uint32_t src = c0 * t_.cube.baseM + (k1 - c0) / FRACTAL * FRACTAL_ELEMS;
                 const LoadData2DParams aRow(0, kkBlocks, 1, 0, 0, false, 0);
                 for (uint32_t i = 0; i < mBlocks; ++i) {
@@ -297,16 +299,33 @@ private:
         }
     }
 
-    // x's chunk of xChunkSteps_ K steps (with 2: 256 columns, 512-B GM rows) starting at k1 into xb: the
-    // chunk at k1 * baseM, its fractals ZZ over the chunk ((16-row block i, k block j) at i * chunkBlocks + j).
+    // The x chunk holding K column k1: its first column c0 and its kc columns. After a first chunk of
+    // xLead_ steps (none with 0) the chunks are XCHUNK_STEPS steps.
+    __aicore__ inline void XChunk(uint32_t k1, uint32_t& c0, uint32_t& kc) const
+    {
+        const uint32_t lead = xLead_ * t_.cube.baseK;
+        const uint32_t chunkK = XCHUNK_STEPS * t_.cube.baseK;
+        if (k1 < lead) {
+            c0 = 0;
+            kc = lead;
+        } else {
+            c0 = lead + (k1 - lead) / chunkK * chunkK;
+            kc = chunkK;
+        }
+        kc = t_.K - c0 < kc ? t_.K - c0 : kc;
+    }
+
+    // x's chunk that starts at K column k1 (XChunk; 512-B GM rows for a full one) into xb: the chunk at
+    // k1 * baseM, its fractals ZZ over the chunk ((16-row block i, k block j) at i * chunkBlocks + j).
     // Copied at the chunk's first step (when loadX).
     __aicore__ inline void CopyXChunk(const LocalTensor<T>& xb, uint32_t m0, uint32_t m, uint32_t k1, bool loadX)
     {
-        const uint32_t chunkK = xChunkSteps_ * t_.cube.baseK;
-        if (!loadX || k1 % chunkK != 0) {
+        uint32_t c0 = 0;
+        uint32_t kc = 0;
+        XChunk(k1, c0, kc);
+        if (!loadX || c0 != k1) {
             return;
         }
-        const uint32_t kc = t_.K - k1 < chunkK ? t_.K - k1 : chunkK;
         const uint32_t kcBlocks = CeilDiv(kc, FRACTAL);
         const uint32_t mFull = m / FRACTAL;
         const uint64_t src = static_cast<uint64_t>(m0) * t_.K + k1;
@@ -328,7 +347,7 @@ private:
     GlobalTensor<int64_t> groupListGm_;
     GlobalTensor<T> yGm_;
     GroupedMatmulTilingData t_;
-    uint32_t xChunkSteps_ = 1;  // xResident: K steps per x copy of the current row block
+    uint32_t xLead_ = 0;        // xResident: K steps of its first x copy (0: as the others)
 };
 }  // namespace GroupedMatmulKernel
 
