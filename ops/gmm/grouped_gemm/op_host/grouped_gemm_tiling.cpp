@@ -1,41 +1,22 @@
 // GroupedGemm: the tiling function. Reads every problem's (M_i, K_i, N_i) from the tensor lists,
 // checks them, records them in the tiling data for the kernel's problem visitor, and sizes the base
-// blocks from the chip's L1 / L0 / BiasTable (as ops/gmm/grouped_matmul). The block dim is the
-// number of cube cores, or the total tile count when that is smaller.
+// blocks from the chip's L1 / L0 / BiasTable with the GMM family's streamed form
+// (ops/gmm/common/op_host/gmm_tiling.h, as ops/gmm/grouped_matmul). The block dim is the number of cube
+// cores, or the total tile count when that is smaller.
 #include <algorithm>
-#include <cstdarg>
 #include <cstdint>
-#include <cstdio>
 
-#include "dlog_pub.h"
-#include "register/op_def_registry.h"
-#include "tiling/platform/platform_ascendc.h"
+#include "gmm_tiling.h"
 #include "../op_kernel/grouped_gemm_tiling_data.h"
 
 namespace optiling {
 namespace {
-constexpr uint64_t BUFFER_NUM = 2;
-constexpr uint64_t IN_BYTES = 2;
-constexpr uint64_t ACC_BYTES = 4;
-constexpr uint64_t MAX_ROW_STRIDE = 65535;  // Nd2NzParams::srcDValue is 16 bits
-constexpr uint64_t BASE_K = 64;
-constexpr uint64_t STEP_K = 4;
-constexpr uint64_t BIAS_TABLE_BYTES = 1024;
+constexpr const char* OP_NAME = "GroupedGemm";
 
-uint64_t CeilDiv(uint64_t a, uint64_t b)
+template <typename... Args>
+ge::graphStatus Refuse(gert::TilingContext* context, const char* format, Args... args)
 {
-    return (a + b - 1) / b;
-}
-
-ge::graphStatus Refuse(gert::TilingContext* context, const char* format, ...)
-{
-    char reason[512];
-    va_list args;
-    va_start(args, format);
-    std::vsnprintf(reason, sizeof(reason), format, args);
-    va_end(args);
-    DlogRecord(OP, DLOG_ERROR, "GroupedGemm tiling error (%s): %s", context->GetNodeName(), reason);
-    return ge::GRAPH_FAILED;
+    return gmm::Refuse(context, OP_NAME, format, args...);
 }
 
 size_t ListLength(gert::TilingContext* context, size_t ir)
@@ -51,14 +32,9 @@ size_t ListLength(gert::TilingContext* context, size_t ir)
 ge::graphStatus TilingGroupedGemm(gert::TilingContext* context)
 {
     auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
-    const uint64_t coreNum = platform.GetCoreNumAic();
-    uint64_t l1Size = 0, l0aSize = 0, l0bSize = 0, l0cSize = 0;
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1Size);
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L0_A, l0aSize);
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L0_B, l0bSize);
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L0_C, l0cSize);
+    const gmm::CubeChip chip = gmm::ReadCubeChip(platform);
     const gert::RuntimeAttrs* attrs = context->GetAttrs();
-    if (coreNum == 0 || attrs == nullptr) {
+    if (chip.cores == 0 || attrs == nullptr) {
         return Refuse(context, "no cube cores or no attrs");
     }
     const bool* transPtr = attrs->GetAttrPointer<bool>(0);
@@ -86,16 +62,9 @@ ge::graphStatus TilingGroupedGemm(gert::TilingContext* context)
         return Refuse(context, "no tiling buffer");
     }
     *tiling = GroupedGemmTilingData{};
-    uint64_t baseM = 128;
-    uint64_t baseN = 256;
-    while (baseN > 16 && (baseM * baseN * ACC_BYTES > l0cSize || baseN * ACC_BYTES > BIAS_TABLE_BYTES ||
-                          BUFFER_NUM * BASE_K * baseN * IN_BYTES > l0bSize)) {
-        baseN /= 2;
-    }
-    if (BUFFER_NUM * (baseM + baseN) * STEP_K * BASE_K * IN_BYTES + baseN * ACC_BYTES > l1Size ||
-        BUFFER_NUM * baseM * BASE_K * IN_BYTES > l0aSize) {
-        return Refuse(context, "the chip's L1 / L0A (%llu / %llu bytes) cannot hold the base blocks",
-                      static_cast<unsigned long long>(l1Size), static_cast<unsigned long long>(l0aSize));
+    const uint64_t baseN = gmm::StreamedBaseN(chip, gmm::MAX_BASE_N);
+    if (!gmm::StreamedFits(chip, baseN)) {
+        return gmm::RefuseBuffers(context, OP_NAME, chip);
     }
     uint64_t tiles = 0;
     for (size_t i = 0; i < count; ++i) {
@@ -113,7 +82,7 @@ ge::graphStatus TilingGroupedGemm(gert::TilingContext* context)
             return Refuse(context, "problem %zu: x has K = %llu columns but weight has K = %llu", i,
                           static_cast<unsigned long long>(k), static_cast<unsigned long long>(wk));
         }
-        if (k == 0 || n == 0 || k > MAX_ROW_STRIDE || n > MAX_ROW_STRIDE || m > UINT32_MAX) {
+        if (k == 0 || n == 0 || k > gmm::MAX_ROW_STRIDE || n > gmm::MAX_ROW_STRIDE || m > UINT32_MAX) {
             return Refuse(context, "problem %zu: K and N must be 1 to 65535, M below 2^32 (got M %llu, K %llu, N %llu)",
                           i, static_cast<unsigned long long>(m), static_cast<unsigned long long>(k),
                           static_cast<unsigned long long>(n));
@@ -128,21 +97,11 @@ ge::graphStatus TilingGroupedGemm(gert::TilingContext* context)
         tiling->mList[i] = static_cast<uint32_t>(m);
         tiling->kList[i] = static_cast<uint32_t>(k);
         tiling->nList[i] = static_cast<uint32_t>(n);
-        tiles += CeilDiv(m, baseM) * CeilDiv(n, baseN);
+        tiles += gmm::CeilDiv(m, gmm::BASE_M) * gmm::CeilDiv(n, baseN);
     }
     tiling->count = static_cast<uint32_t>(count);
-    tiling->baseM = static_cast<uint32_t>(baseM);
-    tiling->baseN = static_cast<uint32_t>(baseN);
-    tiling->baseK = static_cast<uint32_t>(BASE_K);
-    tiling->stepK = static_cast<uint32_t>(STEP_K);
-    tiling->transWeight = transW ? 1U : 0U;
-    tiling->hasBias = bCount != 0 ? 1U : 0U;
-    context->SetBlockDim(static_cast<uint32_t>(std::max<uint64_t>(1, std::min(coreNum, tiles))));
-    size_t* workspaces = context->GetWorkspaceSizes(1);
-    if (workspaces == nullptr) {
-        return Refuse(context, "no workspace sizes");
-    }
-    workspaces[0] = platform.GetLibApiWorkSpaceSize();
-    return ge::GRAPH_SUCCESS;
+    tiling->cube = gmm::CubeFields(gmm::BASE_M, baseN, gmm::BASE_K, gmm::STEP_K, transW, bCount != 0);
+    context->SetBlockDim(static_cast<uint32_t>(std::max<uint64_t>(1, std::min(chip.cores, tiles))));
+    return gmm::SetWorkspace(context, OP_NAME, platform);
 }
 }  // namespace optiling

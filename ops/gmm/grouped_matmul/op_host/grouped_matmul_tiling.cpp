@@ -13,13 +13,9 @@
 // Everything outside that form is refused here with one line naming the attr or input and the fix:
 // quantised inputs, group_type other than 0, transpose_x, activations, y as a list (split_item 0/1).
 #include <algorithm>
-#include <cstdarg>
 #include <cstdint>
-#include <cstdio>
 
-#include "dlog_pub.h"
-#include "register/op_def_registry.h"
-#include "tiling/platform/platform_ascendc.h"
+#include "gmm_tiling.h"
 #include "../op_kernel/grouped_matmul_tiling_data.h"
 
 namespace optiling {
@@ -30,32 +26,19 @@ enum InputIndex : size_t {
 enum AttrIndex : size_t {
     SPLIT_ITEM = 0, DTYPE, TRANSPOSE_WEIGHT, TRANSPOSE_X, GROUP_TYPE, GROUP_LIST_TYPE, ACT_TYPE, TUNING_CONFIG
 };
-constexpr uint64_t BUFFER_NUM = 2;          // double buffering of L1 and L0A/L0B: must match the kernel
-constexpr uint64_t IN_BYTES = 2;            // fp16 / bf16
-constexpr uint64_t ACC_BYTES = 4;           // fp32 in L0C and the BiasTable
-constexpr uint64_t MAX_ROW_STRIDE = 65535;  // Nd2NzParams::srcDValue is 16 bits
+using gmm::ACC_BYTES;
+using gmm::BUFFER_NUM;
+using gmm::CeilDiv;
+using gmm::IN_BYTES;
+constexpr const char* OP_NAME = "GroupedMatmul";
 constexpr uint64_t MAX_GROUPS = 1024;       // as ops-transformer: at most 1024 groups in a group_list
-constexpr uint64_t BASE_K = 64;
-constexpr uint64_t STEP_K = 4;
 constexpr uint64_t W_BUFFERS_RESIDENT = 3;  // xResident: weight slices in flight in L1: must match the kernel
 constexpr uint64_t RESIDENT_PARTS = 4;      // xResident: a tile's column parts, one L0C buffer each (kernel: <= 4)
 
-uint64_t CeilDiv(uint64_t a, uint64_t b)
+template <typename... Args>
+ge::graphStatus Refuse(gert::TilingContext* context, const char* format, Args... args)
 {
-    return (a + b - 1) / b;
-}
-
-// One error record in CANN's log (DlogRecord, module OP) naming the node and the violated limit,
-// then failure; the simulator's harness prints it under the tiling's failure.
-ge::graphStatus Refuse(gert::TilingContext* context, const char* format, ...)
-{
-    char reason[512];
-    va_list args;
-    va_start(args, format);
-    std::vsnprintf(reason, sizeof(reason), format, args);
-    va_end(args);
-    DlogRecord(OP, DLOG_ERROR, "GroupedMatmul tiling error (%s): %s", context->GetNodeName(), reason);
-    return ge::GRAPH_FAILED;
+    return gmm::Refuse(context, OP_NAME, format, args...);
 }
 
 template <typename T>
@@ -70,13 +53,8 @@ ge::graphStatus TilingGroupedMatmul(gert::TilingContext* context)
 {
     // 1. The chip: its cube cores and their buffers.
     auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
-    const uint64_t coreNum = platform.GetCoreNumAic();
-    uint64_t l1Size = 0, l0aSize = 0, l0bSize = 0, l0cSize = 0;
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1Size);
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L0_A, l0aSize);
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L0_B, l0bSize);
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::L0_C, l0cSize);
-    if (coreNum == 0) {
+    const gmm::CubeChip chip = gmm::ReadCubeChip(platform);
+    if (chip.cores == 0) {
         return Refuse(context, "the platform reports no cube (AIC) cores");
     }
 
@@ -168,7 +146,7 @@ ge::graphStatus TilingGroupedMatmul(gert::TilingContext* context)
     if (K == 0 || N == 0) {
         return Refuse(context, "K and N must be at least 1 (x [M, K], weight K x N)");
     }
-    if (K > MAX_ROW_STRIDE || N > MAX_ROW_STRIDE || M > UINT32_MAX) {
+    if (K > gmm::MAX_ROW_STRIDE || N > gmm::MAX_ROW_STRIDE || M > UINT32_MAX) {
         return Refuse(context, "K and N must be at most 65535 (the innermost dim of x and weight, as "
                                "ops-transformer), M below 2^32");
     }
@@ -187,28 +165,19 @@ ge::graphStatus TilingGroupedMatmul(gert::TilingContext* context)
     //    that block, the weight in 128-deep slices, three in flight; it needs x's block, those weight
     //    slices and the bias row to fit L1, and 16 K (x's 16-row ND2NZ matrix stride) its 16-bit field.
     //    Otherwise: the widest tile whose L0C, BiasTable, L0A/L0B and L1 needs fit, x streamed.
-    uint64_t baseM = 128;
-    const uint64_t residentN = 256;
-    const uint64_t residentK = 2 * BASE_K;
+    const uint64_t baseM = gmm::BASE_M;
+    const uint64_t residentN = gmm::MAX_BASE_N;
+    const uint64_t residentK = 2 * gmm::BASE_K;
     const uint64_t kPadded = CeilDiv(K, 16) * 16;
     const uint64_t residentL1 = baseM * kPadded * IN_BYTES + W_BUFFERS_RESIDENT * residentK * residentN * IN_BYTES +
                                 residentN * ACC_BYTES;
-    const bool xResident = residentL1 <= l1Size && baseM * residentN * ACC_BYTES <= l0cSize &&
-                           16 * K <= MAX_ROW_STRIDE && residentN * ACC_BYTES <= 1024 &&
-                           BUFFER_NUM * residentK * (residentN / RESIDENT_PARTS) * IN_BYTES <= l0bSize &&
-                           BUFFER_NUM * baseM * residentK * IN_BYTES <= l0aSize;
-    uint64_t baseN = xResident ? residentN : 256;
-    const uint64_t btSize = 1024;  // BiasTable of the 910B / 910_93 AIC
-    while (baseN > 16 && (baseM * baseN * ACC_BYTES > l0cSize || baseN * ACC_BYTES > btSize ||
-                          BUFFER_NUM * BASE_K * baseN * IN_BYTES > l0bSize)) {
-        baseN /= 2;
-    }
-    const uint64_t l1Need = BUFFER_NUM * (baseM + baseN) * STEP_K * BASE_K * IN_BYTES + baseN * ACC_BYTES;
-    if (l1Need > l1Size || BUFFER_NUM * baseM * BASE_K * IN_BYTES > l0aSize ||
-        baseM * baseN * ACC_BYTES > l0cSize) {
-        return Refuse(context, "the chip's L1 / L0 buffers (L1 %llu, L0A %llu, L0C %llu bytes) cannot hold the base "
-                               "blocks", static_cast<unsigned long long>(l1Size),
-                      static_cast<unsigned long long>(l0aSize), static_cast<unsigned long long>(l0cSize));
+    const bool xResident = residentL1 <= chip.l1 && baseM * residentN * ACC_BYTES <= chip.l0c &&
+                           16 * K <= gmm::MAX_ROW_STRIDE && residentN * ACC_BYTES <= gmm::BIAS_TABLE_BYTES &&
+                           BUFFER_NUM * residentK * (residentN / RESIDENT_PARTS) * IN_BYTES <= chip.l0b &&
+                           BUFFER_NUM * baseM * residentK * IN_BYTES <= chip.l0a;
+    const uint64_t baseN = gmm::StreamedBaseN(chip, residentN);  // the resident tile's 256 where the chip allows
+    if (!gmm::StreamedFits(chip, baseN)) {
+        return gmm::RefuseBuffers(context, OP_NAME, chip);
     }
 
     GroupedMatmulTilingData* tiling = context->GetTilingData<GroupedMatmulTilingData>();
@@ -220,13 +189,10 @@ ge::graphStatus TilingGroupedMatmul(gert::TilingContext* context)
     tiling->N = static_cast<uint32_t>(N);
     tiling->K = static_cast<uint32_t>(K);
     tiling->E = static_cast<uint32_t>(E);
-    tiling->baseM = static_cast<uint32_t>(baseM);
-    tiling->baseN = static_cast<uint32_t>(baseN);
-    tiling->baseK = static_cast<uint32_t>(xResident ? residentK : BASE_K);
-    tiling->stepK = static_cast<uint32_t>(xResident ? 1 : STEP_K);  // xResident: an L1 weight slice is one step
+    tiling->cube = gmm::CubeFields(baseM, baseN, xResident ? residentK : gmm::BASE_K,
+                                   xResident ? 1 : gmm::STEP_K,  // xResident: an L1 weight slice is one step
+                                   transW, biasStorage != nullptr);
     tiling->nTiles = static_cast<uint32_t>(CeilDiv(N, baseN));
-    tiling->transWeight = transW ? 1U : 0U;
-    tiling->hasBias = biasStorage != nullptr ? 1U : 0U;
     tiling->groupListType = static_cast<uint32_t>(groupListType);
     tiling->xResident = xResident ? 1U : 0U;
     tiling->l0cNum = xResident ? static_cast<uint32_t>(RESIDENT_PARTS) : 1U;
@@ -237,13 +203,8 @@ ge::graphStatus TilingGroupedMatmul(gert::TilingContext* context)
     //    With xResident the shares are cut in 16-column units, so as many cores as units can be used.
     const uint64_t perRowBlock = xResident ? CeilDiv(N, 16) : tiling->nTiles;
     const uint64_t maxTiles = std::max<uint64_t>(1, (CeilDiv(M, baseM) + E) * perRowBlock);
-    context->SetBlockDim(static_cast<uint32_t>(std::min(coreNum, maxTiles)));
+    context->SetBlockDim(static_cast<uint32_t>(std::min(chip.cores, maxTiles)));
 
-    size_t* workspaces = context->GetWorkspaceSizes(1);
-    if (workspaces == nullptr) {
-        return Refuse(context, "no workspace sizes");
-    }
-    workspaces[0] = platform.GetLibApiWorkSpaceSize();
-    return ge::GRAPH_SUCCESS;
+    return gmm::SetWorkspace(context, OP_NAME, platform);
 }
 }  // namespace optiling
