@@ -142,7 +142,7 @@ public:
     // CANN's UB scratch of the Matmul (VECCALC, at least MatmulGetTmpBufSize's ubSize = max(shareUbSize,
     // 2 * transLength) bytes of the tiling). Only the cores whose cube reads ND operands and writes C through UB use
     // it (NPU arch 1001/2002: ND2NZ and NZ2ND in UB); the 910B data path (ND2NZ DataCopy into L1, Fixpipe out) has
-    // no use for it: the buffer is checked and recorded, not touched. On an AIC, which has no UB, it is an error.
+    // no use for it: the buffer is checked, then left to the kernel. On an AIC, which has no UB, it is an error.
     void SetLocalWorkspace(const LocalTensor<uint8_t>& tmpBuffer, OPKIT_LOC) {
         using namespace opkit::sim;
         static_assert(!config.enableMixDualMaster,
@@ -166,10 +166,7 @@ public:
             fail_at(api, loc, "tmpBuffer holds %llu bytes; the tiling needs at least %llu (MatmulGetTmpBufSize's ubSize = "
                     "max(shareUbSize %d, 2 x transLength %d)): allocate at least %llu bytes", (unsigned long long)have,
                     (unsigned long long)need, tiling_.shareUbSize, tiling_.transLength, (unsigned long long)need);
-        lws_bytes_ = have;
     }
-    // The bytes of the buffer SetLocalWorkspace recorded (0: none).
-    uint64_t opkit_local_workspace_bytes() const { return lws_bytes_; }
     template <class T> void SetWorkspace(const GlobalTensor<T>& ws) {
         ws_ = reinterpret_cast<uint8_t*>(ws.GetPhyAddr());
         ws_bytes_ = uint64_t(ws.GetSize()) * sizeof(T);
@@ -559,7 +556,6 @@ private:
     LocalTensor<SrcBT> b_lt_;
     LocalTensor<BiasT> bias_lt_;
     bool bias_local_ = false;
-    uint64_t lws_bytes_ = 0;
     uint8_t* ws_ = nullptr;
     uint64_t ws_bytes_ = 0, slot_bytes_ = 0;
     int index_ = -1;
