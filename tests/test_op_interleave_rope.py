@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -306,87 +305,18 @@ def test_sources_present_and_consistent():
 
 
 # --- the tiling function, run on the host --------------------------------------------------------
-# The real tiling source behind a few lines of stand-in gert/platform types, so that the decisions
-# it writes into InterleaveRopeTilingData can be read back and checked field by field.
+# The package's own tiling in the host-only harness opkit's build makes (sim_backend.build_host), on the runner's
+# request for the shapes given (as `opkit tiling` runs it), with the chip's vector core count changed; the
+# decisions it writes into InterleaveRopeTilingData are decoded with the struct's layout from debug information
+# (opkit.run.tiling, as `opkit tiling` shows them) and checked field by field.
 
 SIM_INCLUDE = Path(__file__).resolve().parents[1] / "opkit" / "sim" / "include"
-
-_STUB_HOST = r"""
-#pragma once
-#include <cstddef>
-#include <cstdint>
-#include <vector>
-namespace ge {
-using graphStatus = uint32_t;
-constexpr graphStatus GRAPH_SUCCESS = 0;
-constexpr graphStatus GRAPH_FAILED = 0xFFFFFFFF;
-enum DataType { DT_FLOAT = 0, DT_FLOAT16 = 1, DT_BF16 = 27 };
-}
-namespace fe { struct PlatFormInfos { uint32_t aiv; uint64_t ub; }; }
-namespace gert {
-struct Shape {
-    std::vector<int64_t> d;
-    size_t GetDimNum() const { return d.size(); }
-    int64_t GetDim(size_t i) const { return d[i]; }
-};
-struct StorageShape { Shape s; const Shape& GetStorageShape() const { return s; } };
-struct Desc { ge::DataType dt; ge::DataType GetDataType() const { return dt; } };
-struct TilingContext {
-    StorageShape shapes[3];
-    Desc descs[3];
-    fe::PlatFormInfos plat;
-    alignas(8) unsigned char tiling[256];
-    uint64_t key = 0;
-    uint32_t blockDim = 0;
-    size_t ws[1] = {0};
-    const StorageShape* GetInputShape(size_t i) const { return i < 3 ? &shapes[i] : nullptr; }
-    const Desc* GetInputDesc(size_t i) const { return i < 3 ? &descs[i] : nullptr; }
-    fe::PlatFormInfos* GetPlatformInfo() { return &plat; }
-    template <class T> T* GetTilingData() { return reinterpret_cast<T*>(tiling); }
-    void SetTilingKey(uint64_t k) { key = k; }
-    void SetBlockDim(uint32_t b) { blockDim = b; }
-    size_t* GetWorkspaceSizes(size_t) { return ws; }
-};
-}
-namespace platform_ascendc {
-enum class CoreMemType { L0_A = 0, L0_B, L0_C, L1, L2, UB, HBM, FB, BT, RESERVED };
-struct PlatformAscendC {
-    explicit PlatformAscendC(fe::PlatFormInfos* p) : p_(p) {}
-    uint32_t GetCoreNumAiv() const { return p_->aiv; }
-    void GetCoreMemSize(CoreMemType t, uint64_t& v) const { v = t == CoreMemType::UB ? p_->ub : 0; }
-    uint32_t GetLibApiWorkSpaceSize() const { return 16u << 20; }
-    fe::PlatFormInfos* p_;
-};
-}
-"""
-
-_TILING_MAIN = r"""
-// tiling bf16 B N S D cB cS cores ub: run the real tiling function, print its decisions.
-#include <cstdio>
-#include <cstdlib>
-#include "interleave_rope_tiling.cpp"
-int main(int argc, char** argv)
-{
-    gert::TilingContext ctx;
-    int64_t v[7];
-    for (int i = 0; i < 7; ++i) v[i] = atoll(argv[1 + i]);
-    ctx.plat = {static_cast<uint32_t>(atoi(argv[8])), static_cast<uint64_t>(atoll(argv[9]))};
-    ctx.shapes[0].s.d = {v[1], v[2], v[3], v[4]};
-    ctx.shapes[1].s.d = {v[5], 1, v[6], v[4]};
-    ctx.shapes[2].s.d = ctx.shapes[1].s.d;
-    for (auto& d : ctx.descs) d.dt = v[0] ? ge::DT_BF16 : ge::DT_FLOAT16;
-    if (optiling::TilingInterleaveRope(&ctx) != ge::GRAPH_SUCCESS) return 2;
-    const auto* t = ctx.GetTilingData<InterleaveRopeTilingData>();
-    printf("key=%llu blockDim=%u tileRows=%u cosRows=%u rowStride=%u aligned=%u formerNum=%u formerRows=%llu "
-           "tailRows=%llu totalRows=%llu usedCores=%u numHeads=%u headGroup=%u workspace=%zu\n",
-           (unsigned long long)ctx.key, ctx.blockDim, t->tileRows, t->cosRows, t->rowStride, t->alignedRows,
-           t->formerNum, (unsigned long long)t->formerRows, (unsigned long long)t->tailRows,
-           (unsigned long long)t->totalRows, t->usedCores, t->numHeads, t->headGroup, ctx.ws[0]);
-    return 0;
-}
-"""
-
 UB_910B = 196608 - 256  # GetCoreMemSize(UB) on 910B
+CHIP = "ascend910b2"
+# the decoded fields under the names the tests use
+_FIELDS = {"tileRows": "tileRows", "cosRows": "cosRows", "rowStride": "rowStride", "aligned": "alignedRows",
+           "formerNum": "formerNum", "formerRows": "formerRows", "tailRows": "tailRows", "totalRows": "totalRows",
+           "usedCores": "usedCores", "numHeads": "numHeads", "headGroup": "headGroup"}
 
 
 def _compiler():
@@ -395,43 +325,52 @@ def _compiler():
 
 
 @pytest.fixture(scope="module")
-def tiling():
+def tiling(spec):
     """tiling(x_shape, cos_shape, column=0, cores=48) -> the tiling's decisions, or None if it refuses."""
-    import hashlib
+    import dataclasses
+    import json
     import subprocess
     import tempfile
 
-    cxx = _compiler()
-    if cxx is None:
+    from opkit.build import sim_backend
+    from opkit.errors import OpkitError
+    from opkit.run import tiling as opkit_tiling
+    from opkit.run.sim_runner import SimRunner
+
+    if _compiler() is None:
         pytest.skip("needs a C++ compiler")
-    h = hashlib.sha256((cxx + _STUB_HOST + _TILING_MAIN).encode())
-    for f in (PKG / "op_host" / "interleave_rope_tiling.cpp", PKG / "op_kernel" / "interleave_rope_tiling_data.h"):
-        h.update(f.read_bytes())
-    build = Path(tempfile.gettempdir()) / "opkit-interleave-rope-test" / h.hexdigest()[:20]
-    exe = build / "tiling"
-    if not exe.exists():
-        build.mkdir(parents=True, exist_ok=True)
-        for rel in ("register/op_def_registry.h", "tiling/platform/platform_ascendc.h"):
-            (build / "stub" / rel).parent.mkdir(parents=True, exist_ok=True)
-            (build / "stub" / rel).write_text(_STUB_HOST if rel.startswith("register") else
-                                              '#pragma once\n#include "register/op_def_registry.h"\n')
-        (build / "tiling_main.cpp").write_text(_TILING_MAIN)
-        tmp = build / f"tiling.tmp{os.getpid()}"
-        r = subprocess.run([cxx, "-std=c++17", "-O0", f"-I{build / 'stub'}", f"-I{PKG / 'op_host'}",
-                            str(build / "tiling_main.cpp"), "-o", str(tmp)], capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr[-4000:]
-        os.replace(tmp, exe)
+    try:
+        exe = sim_backend.build_host(spec, CHIP, jobs=1)
+    except OpkitError as exc:
+        pytest.fail(str(exc))
+    base = spec.case("smoke")
+    layout = {}
 
     def run(x_shape, cos_shape, column=0, cores=48):
-        b, n, s, d = x_shape
-        cb, cn, cs, cd = cos_shape
-        assert cn == 1 and cd == d  # the stub builds cos as [cB, 1, cS, D]
-        r = subprocess.run([str(exe), str(column), *map(str, (b, n, s, d, cb, cs, cores, UB_910B))],
-                           capture_output=True, text=True)
-        if r.returncode == 2:
-            return None
-        assert r.returncode == 0, r.stderr[-4000:]
-        return {k: int(v) for k, v in (kv.split("=") for kv in r.stdout.split())}
+        case = dataclasses.replace(base, shapes={"x": list(x_shape), "cos": list(cos_shape), "sin": list(cos_shape)})
+        with tempfile.TemporaryDirectory(prefix="opkit-test-tiling-") as tmp:
+            req = SimRunner().request(spec, case, column, CHIP, {}, Path(tmp))
+            for entry in req["inputs"]:  # shapes only: the tiling reads no input data
+                entry["shape"] = case.shapes[entry["name"]]
+            req["chip"]["aiv_cores"] = cores
+            path = Path(tmp) / "request.json"
+            path.write_text(json.dumps(req), encoding="utf-8")
+            r = subprocess.run([str(exe), "tiling", str(path)], capture_output=True, text=True, timeout=120)
+            if r.returncode != 0:  # a refusal of the tiling function itself, nothing else
+                assert "optiling::TilingInterleaveRope: tiling of InterleaveRope" in r.stderr, r.stderr[-4000:]
+                assert "returned ge::GRAPH_FAILED" in r.stderr, r.stderr[-4000:]
+                return None
+            result = json.loads((Path(tmp) / "request.json.result.json").read_text(encoding="utf-8"))
+        data = bytes.fromhex(result["tiling_data_hex"])
+        if not layout:
+            cls, classes, notes = opkit_tiling._plain_layout(spec, CHIP, len(data))
+            assert cls == "InterleaveRopeTilingData", notes
+            layout.update(cls=cls, classes=classes)
+        fields, notes = opkit_tiling.decode(data, layout["classes"], layout["cls"])
+        assert not notes, notes
+        values = {f.path: f.value for f in fields}
+        return {"key": int(result["tiling_key"]), "blockDim": int(result["block_dim"]),
+                "workspace": int(result["workspace_sizes"][0]), **{k: int(values[v]) for k, v in _FIELDS.items()}}
 
     return run
 
@@ -618,31 +557,19 @@ def test_registered_opdef_agrees_with_the_spec(spec):
     assert op["has_tiling"] and op["has_infershape"] and op["has_inferdatatype"]
 
 
-def test_sources_compile_against_the_simulator():
-    """Kernel (both dtype columns) and host files pass g++ -fsyntax-only with opkit/sim's headers."""
-    import hashlib
-    import subprocess
-    import tempfile
+def test_sources_compile_against_the_simulator(spec):
+    """Kernel (both dtype columns) and host files pass the build's compile (-fsyntax-only, the chip's simulator
+    flags, the package's include folders, each column's dtype macros: program.check_syntax)."""
+    from opkit.build import program, sim_backend
 
-    cxx = _compiler()
-    if cxx is None or not (SIM_INCLUDE / "kernel_operator.h").is_file():
-        pytest.skip("needs a C++ compiler and opkit/sim's headers")
-    kernel = str(PKG / "op_kernel" / "interleave_rope.cpp")
-    jobs = {f"kernel ({t})": [f"-DDTYPE_X={t}", f"-DDTYPE_Y={t}", kernel] for t in ("half", "bfloat16_t")}
-    if (SIM_INCLUDE / "register" / "op_def_registry.h").is_file():  # the simulator's host headers
-        for rel in ("op_host/interleave_rope_def.cpp", "op_host/interleave_rope_infershape.cpp",
-                    "op_host/interleave_rope_tiling.cpp"):
-            jobs[rel] = [str(PKG / rel)]
-    h = hashlib.sha256(cxx.encode())  # a pass is remembered per content of every file involved
-    for f in sorted([*PKG.glob("op_*/*"), *SIM_INCLUDE.rglob("*.h")]):
-        h.update(str(f).encode() + f.read_bytes())
-    stamp = Path(tempfile.gettempdir()) / "opkit-interleave-rope-test" / f"syntax-{h.hexdigest()[:20]}"
-    if stamp.exists():
-        return
-    procs = {k: subprocess.Popen([cxx, "-std=c++17", "-fsyntax-only", f"-I{SIM_INCLUDE}", *args],
-                                 stderr=subprocess.PIPE, text=True) for k, args in jobs.items()}
-    for k, p in procs.items():
-        _, err = p.communicate()
-        assert p.returncode == 0, f"{k}:\n{err[-4000:]}"
-    stamp.parent.mkdir(parents=True, exist_ok=True)
-    stamp.touch()
+    if _compiler() is None:
+        pytest.skip("needs a C++ compiler")
+    dirs = [f"-I{spec.src_dir / 'op_kernel'}", f"-I{spec.src_dir / 'op_host'}"]
+    jobs = {f"kernel ({spec.column_label(c)})": (PKG / "op_kernel" / "interleave_rope.cpp",
+                                                [*dirs, *sim_backend.dtype_defines(spec, c)]) for c in range(2)}
+    for rel in ("op_host/interleave_rope_def.cpp", "op_host/interleave_rope_infershape.cpp",
+                "op_host/interleave_rope_tiling.cpp"):
+        jobs[rel] = (PKG / rel, dirs)
+    for what, (src, flags) in jobs.items():
+        r = program.check_syntax(src, chip=CHIP, flags=flags)
+        assert r.returncode == 0, f"{what}:\n{r.stderr[-4000:]}"

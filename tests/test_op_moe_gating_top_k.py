@@ -458,107 +458,61 @@ def test_compare_near_tie_width_scales_with_the_row():
 # ---------------------------------------------------------------------------------------------
 # the package end to end on opkit's CPU simulator: OpDef, InferShape, tiling and kernel
 # ---------------------------------------------------------------------------------------------
-# Until `opkit build`/`opkit verify` drive packages, this builds the simulator's harness
-# (opkit/sim/host/harness_main.cpp, contract in opkit/sim/host/README.md) with the package's
-# op_host/*.cpp and its kernel, one executable per dtype column, and runs the cases of op.yaml
-# through it. opkit.build.program compiles them (objects and executables cached by content).
-ROOT = PKG.parent.parent.parent
-SIM_INCLUDE = ROOT / "opkit" / "sim" / "include"
-HARNESS_MAIN = ROOT / "opkit" / "sim" / "host" / "harness_main.cpp"
-HAVE_SIM = (SIM_INCLUDE / "kernel_operator.h").exists() and HARNESS_MAIN.exists() and shutil.which("g++") is not None
-needs_sim = pytest.mark.skipif(not HAVE_SIM, reason="opkit's simulator or g++ is not available")
+# The harnesses are the ones `opkit build` makes (opkit.build.sim_backend through the runner: the package's
+# op_host/*.cpp, the generated launch shim around its kernel, one executable per dtype column, kept in the
+# package's .opkit/), and the requests are the runner's own (SimRunner.request); the tests run the harness
+# on them directly to read its exit code, diagnostics and result file.
+needs_sim = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not available")
 CHIP = "ascend910b2"
-CPP_TYPE = {"float16": "half", "float32": "float", "bfloat16": "bfloat16_t"}
-GE_VALUE = {"float16": 1, "float32": 0, "bfloat16": 27, "int32": 3}
-SHIM = r"""
-#include <cstdio>
-#include "tikicpulib.h"
-#include "moe_gating_top_k.cpp"
-
-extern "C" int opkit_launch_kernel(uint32_t block_dim, uint64_t tiling_key, void** args, int n_args)
-{
-    if (n_args != 7) {
-        std::fprintf(stderr, "opkit-sim: error: moe_gating_top_k: %d kernel arguments given, 7 expected\n", n_args);
-        return 3;
-    }
-    ICPU_SET_TILING_KEY(tiling_key);
-    ICPU_RUN_KF(moe_gating_top_k, block_dim, (uint8_t*)args[0], (uint8_t*)args[1], (uint8_t*)args[2],
-                (uint8_t*)args[3], (uint8_t*)args[4], (uint8_t*)args[5], (uint8_t*)args[6]);
-    return 0;
-}
-"""
-
-
-def _column_defines(dtype):
-    """DTYPE_<ARG> / ORIG_DTYPE_<ARG> of every tensor of one column, as the build defines them."""
-    types = {"X": dtype, "BIAS": dtype, "Y": dtype, "EXPERT_IDX": "int32", "OUT": "float32"}
-    cpp = {**CPP_TYPE, "int32": "int32_t"}
-    return [f"-DDTYPE_{a}={cpp[t]}" for a, t in types.items()] + \
-        [f"-DORIG_DTYPE_{a}={GE_VALUE[t]}" for a, t in types.items()]
+COLUMNS = {dtype: SPEC.inputs[0].dtypes.index(dtype) for dtype in ("float16", "float32", "bfloat16")}
 
 
 @pytest.fixture(scope="module")
-def harness_programs():
-    """dtype column -> the harness program (opkit's build: objects and executables cached by content)."""
-    from opkit.build import program
-    from opkit.build.cache import tree_files
-    from opkit.build.toolchain import BuildError
+def runner():
+    """The simulator runner with every dtype column's harness built (opkit's build, cached in the package)."""
+    from opkit.errors import OpkitError
+    from opkit.run.sim_runner import SimRunner
 
-    shim = program.write_source(SHIM, "moe_gating_top_k_shim")
-    host = [*sorted((PKG / "op_host").glob("*.cpp")), HARNESS_MAIN]
-    deps = tree_files(PKG / "op_host") + tree_files(PKG / "op_kernel")
-    plans = [program.plan_program([*host, program.Source(shim, include_dirs=(PKG / "op_kernel",),
-                                                          flags=tuple(_column_defines(dtype)))],
-                                  chip=CHIP, opt="-O0", flags=["-Wall", "-Wextra"], deps=deps,
-                                  name=f"moe_gating_top_k_{dtype}") for dtype in CPP_TYPE]
+    r = SimRunner(jobs=1)
     try:
-        return dict(zip(CPP_TYPE, program.build_programs(plans), strict=True))
-    except BuildError as exc:
-        pytest.fail(exc.message)
+        r.prebuild([(SPEC, CHIP, col) for col in COLUMNS.values()])
+    except OpkitError as exc:
+        pytest.fail(str(exc))
+    return r
 
 
 @pytest.fixture(scope="module")
-def harnesses(harness_programs):
+def harnesses(runner):
     """dtype column -> harness executable."""
-    return {dtype: p.exe for dtype, p in harness_programs.items()}
+    return {dtype: runner.artifact(SPEC, CHIP, col).exe for dtype, col in COLUMNS.items()}
 
 
-def _run_request(exe, run_dir, x, bias, attrs, dtype):
-    """Run one request; returns (CompletedProcess, result dict or None, output arrays)."""
+def _run_request(runner, run_dir, x, bias, attrs, dtype):
+    """Run one request (the runner's request for these inputs and attrs, op.yaml's defaults for the attrs not
+    given); returns (CompletedProcess, result dict or None, output arrays)."""
+    import dataclasses
     import json
 
     import ml_dtypes
 
-    from opkit import soc as socdata
     np_type = {"float16": np.float16, "float32": np.float32, "bfloat16": ml_dtypes.bfloat16}[dtype]
     run_dir.mkdir(parents=True, exist_ok=True)
-    np.asarray(x).astype(np_type).tofile(run_dir / "x.bin")
-    inputs = [{"name": "x", "dtype": dtype, "format": "ND", "shape": list(np.shape(x)), "file": str(run_dir / "x.bin")}]
-    if bias is None:
-        inputs.append({"name": "bias", "file": None})
-    else:
-        np.asarray(bias).astype(np_type).tofile(run_dir / "bias.bin")
-        inputs.append({"name": "bias", "dtype": dtype, "format": "ND", "shape": list(np.shape(bias)),
-                       "file": str(run_dir / "bias.bin")})
-    outputs = [{"name": "y", "dtype": dtype, "format": "ND", "file": str(run_dir / "y.bin")},
-               {"name": "expert_idx", "dtype": "int32", "format": "ND", "file": str(run_dir / "idx.bin")},
-               {"name": "out", "dtype": "float32", "format": "ND", "file": str(run_dir / "out.bin"),
-                # written only with out_flag (op.yaml `when`); otherwise not poisoned, as the runner asks
-                **({} if attrs.get("out_flag") else {"poison": False})}]
-    request = {"op_type": "MoeGatingTopK", "chip": {k: v for k, v in socdata.chip(CHIP).items() if k != "sources"},
-               "inputs": inputs, "outputs": outputs,
-               "attrs": [{"name": k, "value": v} for k, v in attrs.items()], "trace": None}
+    col = COLUMNS[dtype]
+    case = dataclasses.replace(SPEC.cases[0], name="test", attrs={**{a.name: a.default for a in SPEC.attrs}, **attrs})
+    inputs = {"x": np.asarray(x).astype(np_type), "bias": None if bias is None else np.asarray(bias).astype(np_type)}
+    request = runner.request(SPEC, case, col, CHIP, inputs, run_dir)
     req = run_dir / "request.json"
     req.write_text(json.dumps(request), encoding="utf-8")
+    exe = runner.artifact(SPEC, CHIP, col).exe
     res = subprocess.run([str(exe), "run", str(req)], capture_output=True, text=True, timeout=600)
     if res.returncode != 0:
         return res, None, None
     result = json.loads(Path(str(req) + ".result.json").read_text(encoding="utf-8"))
     rows, experts = np.shape(x)
     k = result["output_shapes"]["y"][1]
-    outs = {"y": np.fromfile(run_dir / "y.bin", dtype=np_type).astype(np.float64).reshape(rows, k),
-            "expert_idx": np.fromfile(run_dir / "idx.bin", dtype=np.int32).reshape(rows, k),
-            "out": np.fromfile(run_dir / "out.bin", dtype=np.float32).reshape(rows, experts)}
+    outs = {"y": np.fromfile(run_dir / "out_y.bin", dtype=np_type).astype(np.float64).reshape(rows, k),
+            "expert_idx": np.fromfile(run_dir / "out_expert_idx.bin", dtype=np.int32).reshape(rows, k),
+            "out": np.fromfile(run_dir / "out_out.bin", dtype=np.float32).reshape(rows, experts)}
     return res, result, outs
 
 
@@ -591,7 +545,7 @@ def test_harness_describes_the_op_yaml_interface(harnesses):
 
 @needs_sim
 @pytest.mark.parametrize("case", SIM_CASES)
-def test_case_on_the_simulator(case, harnesses, tmp_path):
+def test_case_on_the_simulator(case, runner, tmp_path):
     c = SPEC.case(case)
     rows, experts = c.shapes["x"]
     k = c.attrs["k"]
@@ -599,8 +553,7 @@ def test_case_on_the_simulator(case, harnesses, tmp_path):
         dtype = SPEC.inputs[0].dtypes[col]
         inputs = make_inputs(SPEC, c, col, custom_generators(SPEC))
         golden = run_golden(SPEC, c, inputs)
-        res, result, outs = _run_request(harnesses[dtype], tmp_path / dtype, inputs["x"], inputs["bias"], c.attrs,
-                                         dtype)
+        res, result, outs = _run_request(runner, tmp_path / dtype, inputs["x"], inputs["bias"], c.attrs, dtype)
         assert res.returncode == 0, f"{case} {dtype}: {res.stderr[-3000:]}"
         assert res.stderr.strip() == "", f"{case} {dtype}: the simulator warned:\n{res.stderr[-3000:]}"
         assert result["output_shapes"] == {"y": [rows, k], "expert_idx": [rows, k], "out": [rows, experts]}
@@ -615,14 +568,14 @@ def test_case_on_the_simulator(case, harnesses, tmp_path):
 
 
 @needs_sim
-def test_tiling_falls_back_to_one_x_buffer_when_ub_is_short(harnesses, tmp_path):
+def test_tiling_falls_back_to_one_x_buffer_when_ub_is_short(runner, tmp_path):
     # 2048 experts, k 2016, out: two fp16 x buffers do not fit, two fp32 ones do
     c = SPEC.case("e2048_k2016_out")
     fields = {}
     for dtype in ("float16", "float32"):
         col = SPEC.inputs[0].dtypes.index(dtype)
         inputs = make_inputs(SPEC, c, col, custom_generators(SPEC))
-        res, result, _ = _run_request(harnesses[dtype], tmp_path / dtype, inputs["x"], inputs["bias"], c.attrs, dtype)
+        res, result, _ = _run_request(runner, tmp_path / dtype, inputs["x"], inputs["bias"], c.attrs, dtype)
         assert res.returncode == 0, res.stderr[-3000:]
         fields[dtype] = struct.unpack("<22q2f", bytes.fromhex(result["tiling_data_hex"]))
     assert fields["float16"][21] == 1 and fields["float32"][21] == 2  # xBufferNum
@@ -635,28 +588,35 @@ def test_tiling_falls_back_to_one_x_buffer_when_ub_is_short(harnesses, tmp_path)
     (64, {"k": 2, "renorm": 1}, "renorm = 1"),
     (64, {"k": 2, "group_count": 64, "k_group": 2, "group_select_mode": 1}, "at least 2 experts per group"),
 ])
-def test_tiling_refuses_with_a_clear_message(harnesses, tmp_path, experts, attrs, message):
-    res, _, _ = _run_request(harnesses["float16"], tmp_path, np.zeros((2, experts)), None, attrs, "float16")
+def test_tiling_refuses_with_a_clear_message(runner, tmp_path, experts, attrs, message):
+    res, _, _ = _run_request(runner, tmp_path, np.zeros((2, experts)), None, attrs, "float16")
     assert res.returncode == 3
     assert "MoeGatingTopK tiling error" in res.stderr and message in res.stderr, res.stderr
 
 
 @needs_sim
-def test_no_tokens(harnesses, tmp_path):
+def test_no_tokens(runner, tmp_path):
     attrs = {"k": 8, "k_group": 4, "group_count": 8, "group_select_mode": 1, "norm_type": 1}
-    res, result, outs = _run_request(harnesses["bfloat16"], tmp_path, np.zeros((0, 256)), np.zeros(256), attrs,
-                                     "bfloat16")
+    res, result, outs = _run_request(runner, tmp_path, np.zeros((0, 256)), np.zeros(256), attrs, "bfloat16")
     assert res.returncode == 0, res.stderr
     assert result["block_dim"] == 1 and outs["y"].shape == (0, 8)
 
 
 @needs_sim
-def test_sources_compile_without_warnings(harness_programs):
-    # The harness objects are compiled with -Wall -Wextra; each object's compiler output is kept.
-    outputs = {}
-    for p in harness_programs.values():
-        outputs.update(p.compiler_output())
-    assert len(outputs) == 7  # def, infershape, tiling, harness_main and three kernel columns
-    own = [line for text in outputs.values() for line in text.splitlines()
-           if line.startswith(str(PKG)) and "warning:" in line]
+def test_sources_compile_without_warnings(runner):
+    # Every unit of the package the build compiles (the host sources, the generated shim around the kernel of each
+    # dtype column), with the build's own flags plus -Wall -Wextra: no warning located in the package's sources.
+    from opkit.build import program
+
+    units = {}
+    for col in COLUMNS.values():
+        for u in runner.artifact(SPEC, CHIP, col).units:
+            if u.shim or PKG in u.source.parents:
+                units[u.obj] = u
+    assert len(units) == 6  # def, infershape, tiling and three kernel columns
+    own = []
+    for u in units.values():
+        r = program.check_syntax(u.source, chip=CHIP, flags=[*u.flags, "-Wall", "-Wextra"])
+        assert r.returncode == 0, r.stderr[-3000:]
+        own += [line for line in r.stderr.splitlines() if line.startswith(str(PKG)) and "warning:" in line]
     assert not own, "\n".join(own)  # no warnings located in the package's own sources

@@ -292,3 +292,28 @@ def test_flash_attention_score_tiling_runs(cli, ot, tmp_path):
     p = ut["fields"]["inputParams"]
     assert (p["bSize"], p["n2Size"], p["s1Size"], p["s2Size"], p["dSize"]) == (2, 10, 3840, 512, 64)
     assert p["keepProb"] == pytest.approx(0.9) and ut["block_dim"] == 24
+
+
+def test_grouped_matmul_non_quantised_kernel_units_have_no_errors(cli, ot, tmp_path):
+    """After `opkit adopt`, the kernel unit of each non-quantised column (x, weight and y all float16, or all
+    bfloat16; ND and FRACTAL_NZ weights) as the build writes it (the generated shim, the generated tiling structs,
+    every template instantiation), syntax-checked with the build's flags: 0 errors (docs/fidelity.md)."""
+    from opkit.build import program, sim_backend
+    from opkit.spec import load
+
+    folder = ot / "gmm" / "grouped_matmul"
+    if not (folder / "op_kernel" / "grouped_matmul.cpp").is_file():
+        pytest.skip(f"{ot} is not an ops-transformer checkout (no gmm/grouped_matmul/op_kernel/grouped_matmul.cpp)")
+    pkg = tmp_path / "grouped_matmul"
+    code, out, err = cli("adopt", folder, "--dir", pkg, "-I", ot / "common" / "include", "--soc", CHIP)
+    assert code == 0, out + err
+    spec = load(pkg)
+    by_name = {p.name: p for p in spec.params}
+    columns = [c for c in range(spec.n_columns)
+               if {by_name[n].dtypes[c] for n in ("x", "weight", "y")} in ({"float16"}, {"bfloat16"})]
+    assert sorted({by_name["x"].dtypes[c] for c in columns}) == ["bfloat16", "float16"], columns
+    for c in columns:
+        unit = sim_backend.kernel_unit(sim_backend.plan(spec, CHIP, c), jobs=1)
+        r = program.check_syntax(unit.source, chip=CHIP, flags=[*unit.flags, "-fmax-errors=0"])
+        errors = [line for line in r.stderr.splitlines() if "error:" in line]
+        assert r.returncode == 0 and not errors, f"column {c} ({spec.column_label(c)}): " + "\n".join(errors[:20])

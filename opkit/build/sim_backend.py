@@ -219,6 +219,21 @@ def _write_template_shim(cc: Compiler, a: Artifact, shim: Unit, described: dict[
     shim.source.write_text(source, encoding="utf-8")
 
 
+def kernel_unit(a: Artifact, jobs: int | None = None) -> Unit:
+    """The kernel translation unit of a planned harness, written as :func:`build` writes it (the generated shim
+    around the kernel; for a template kernel or generated tiling structs, after the host-only harness has
+    described them) but not compiled: what ``program.check_syntax`` checks with the unit's flags."""
+    cc = find_compiler()
+    shim = next(u for u in a.units if u.shim)
+    if a.template_kernel or a.tiling_classes:
+        _compile_all(cc, [(u, a.spec) for u in a.units if not u.shim and not u.done()], jobs or 1, None)
+        _write_template_shim(cc, a, shim, {})
+    else:
+        shim.source.parent.mkdir(parents=True, exist_ok=True)
+        shim.source.write_text(kernel_entry.shim_source(a.spec, kernel_types=a.kernel_types), encoding="utf-8")
+    return shim
+
+
 def _tiling_header(spec: Spec, described: dict) -> Path | None:
     """CANN's tiling-data step: the kernel-side structs of the TilingData classes the host registers for
     the op, written once per content under the package's build folder."""

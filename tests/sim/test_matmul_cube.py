@@ -217,6 +217,28 @@ def test_iterate_batch_normal_layout(exe, tmp_path):
     np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
 
 
+def test_local_workspace_is_checked_and_leaves_the_910b_data_path_alone(exe, tmp_path):
+    """SetLocalWorkspace with a VECCALC buffer of MatmulGetTmpBufSize's ubSize (2 x transLength): the result is the
+    product and the Matmul's movement is that of the same call without it (on 910B the cube needs no UB staging)."""
+    a, b, _, _, out, r, t = run(exe, tmp_path, "lws", 40, 48, 72, trace=True)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
+    *_, r2, t2 = run(exe, tmp_path, "mix", 40, 48, 72, trace=True)
+    assert r2.returncode == 0, r2.stderr
+    assert core_trace(t, "AIC") == core_trace(t2, "AIC")
+    assert core_trace(t, "AIV") == core_trace(t2, "AIV")
+
+
+def test_bias_from_ub(exe, tmp_path):
+    a, b, bias, _, out, r, t = run(exe, tmp_path, "bias_ub", 37, 45, 70, trace=True)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, gemm(a, b) + bias, rtol=1e-5, atol=1e-5)
+    aic, classes = core_trace(t, "AIC")
+    assert classes[("MTE1", "DataCopy", "float32")][0] == 4  # L1 -> BiasTable once per tile, as with a GM bias
+    aiv, _ = core_trace(t, "AIV")
+    assert aiv["MTE3"][1] == 45 * 4  # UB -> GM workspace on the client: the N bias values once
+
+
 ERRORS = {
     "nowait": ("nowait", [r"Matmul::WaitIterateAll", r"asynchronous IterateAll<false> called here \(waitIterateAll = true\) still outstanding",
                           r"call WaitIterateAll\(\)"]),
@@ -231,6 +253,16 @@ ERRORS = {
                             r"L1 capacity exceeded", r"GetCoreMemSize"]),
     "l0c_over": ("l0c_over", [r"Matmul::Init \(CO1 L0C buffer of the tiling: baseM 256 x baseN 256 x 4 B\)",
                               r"L0C capacity exceeded: the Matmul needs 262144 bytes"]),
+    "l0a_over": ("l0a_over", [r"Matmul::Init \(A2 L0A buffers of the tiling: baseM 256, baseK 256, dbL0A 1\)",
+                              r"L0A capacity exceeded: the Matmul needs 131072 bytes", r"GetCoreMemSize"]),
+    "l0b_over": ("l0b_over", [r"Matmul::Init \(B2 L0B buffers of the tiling: baseK 256, baseN 256, dbL0B 1\)",
+                              r"L0B capacity exceeded: the Matmul needs 131072 bytes", r"GetCoreMemSize"]),
+    "lws_small": ("lws_small", [r"Matmul::SetLocalWorkspace: tmpBuffer holds 4096 bytes; the tiling needs at least 8192",
+                                r"max\(shareUbSize 0, 2 x transLength 4096\)", r"allocate at least 8192 bytes"]),
+    "lws_pos": ("lws_pos", [r"Matmul::SetLocalWorkspace: tmpBuffer is a VECIN tensor in UB: it must be a VECCALC tensor",
+                            r"of at least 8192 bytes"]),
+    "lws_aic": ("lws_aic", [r"Matmul::SetLocalWorkspace: called on an AIC, which has no UB", r"remove it"]),
+    "bias_ub_short": ("bias_ub_short", [r"Matmul::SetBias: the local bias holds 63 elements; the single shape's N is 64"]),
     "noserver": ("noserver", [r"AIV block 0/1: Matmul::IterateAll: the Matmul job cannot run: AIC 0 returned from the kernel "
                               r"without serving its AIVs", r"REGIST_MATMUL_OBJ must be reached"]),
     "nz_operand": ("nz_operand", [r"Matmul::IterateAll: Matmul operands in CubeFormat::ZN are not simulated: A and B are ND or NZ"]),

@@ -12,9 +12,10 @@ from typing import Any
 
 from opkit import sim  # noqa: F401 - other tests reach the simulator helpers through this module
 from opkit import soc as socdata
-from opkit.build import program
+from opkit.build import kernel_entry, program, sim_backend
 from opkit.build.cache import tree_files
 from opkit.build.program import Source
+from opkit.spec import load as load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -24,31 +25,45 @@ HARNESS_MAIN = ROOT / "opkit" / "sim" / "host" / "harness_main.cpp"
 CHIP = "ascend910b2"
 OPT = "-O1"
 
-DTYPE_DEFINES = {
-    "float16": ("half", 1),
-    "bfloat16": ("bfloat16_t", 27),
-    "float32": ("float", 0),
-}
+# The test operators' kernels, each in a package folder (op.yaml, op_kernel/<name>.cpp) whose launch shim is the
+# one opkit's build generates; their host sources are cpp/probe_op.cpp and cpp/rank_sum_op.cpp.
+OPS = CPP / "ops"
+
+
+def kernel_unit(pkg: Path, column: int = 0) -> Source:
+    """The kernel translation unit of the package at ``pkg`` as opkit's build makes it: the launch shim the build
+    generates (kernel_entry.shim_source, with the kernel types the kernel declares) around the package's kernel,
+    with the column's DTYPE_/ORIG_DTYPE_/FORMAT_ defines and op_kernel/ (and cpp/) on the include path."""
+    spec = load_spec(pkg, check_files=False)
+    kdir = spec.src_dir / "op_kernel"
+    files = kernel_entry.kernel_files(kernel_entry.kernel_source(spec), [kdir, CPP])
+    text = kernel_entry.shim_source(spec, kernel_types=kernel_entry.declared_kernel_types(files))
+    shim = program.write_source(text, f"entry-{spec.name}")
+    return Source(shim, include_dirs=(kdir, CPP), flags=tuple(sim_backend.dtype_defines(spec, column)))
 
 
 def _axpy_sources(dtype: str) -> list[Source]:
-    cpp, ge = DTYPE_DEFINES[dtype]
-    defines = tuple(f"{m}_{a}={v}" for a in "XYZ" for m, v in (("DTYPE", cpp), ("ORIG_DTYPE", ge)))
-    shim = Source(CPP / "shim_axpy_relu.cpp", defines=defines, include_dirs=(AXPY / "op_kernel",))
-    return [*(Source(f) for f in sorted((AXPY / "op_host").glob("*.cpp"))), shim, Source(HARNESS_MAIN)]
+    spec = load_spec(AXPY)
+    column = spec.inputs[0].dtypes.index(dtype)
+    return [*(Source(f) for f in sorted((AXPY / "op_host").glob("*.cpp"))), kernel_unit(AXPY, column),
+            Source(HARNESS_MAIN)]
 
 
 def build_harnesses() -> dict[str, Path]:
-    """name -> harness executable: axpy_float16, axpy_bfloat16, probe, probe_host_only (no kernel)."""
+    """name -> harness executable: axpy_float16, axpy_bfloat16, probe, probe_list, probe_host_only (no kernel)."""
     axpy_files = tree_files(AXPY / "op_host") + tree_files(AXPY / "op_kernel")  # op_host includes ../op_kernel
-    probe = [Source(CPP / "probe_op.cpp"), Source(CPP / "shim_probe.cpp"), Source(HARNESS_MAIN)]
+    host = Source(CPP / "probe_op.cpp")
+    deps = [CPP / "probe_matmul_tiling.h"]
     plans = {
         "axpy_float16": program.plan_program(_axpy_sources("float16"), chip=CHIP, opt=OPT, deps=axpy_files,
                                              name="axpy_float16"),
         "axpy_bfloat16": program.plan_program(_axpy_sources("bfloat16"), chip=CHIP, opt=OPT, deps=axpy_files,
                                               name="axpy_bfloat16"),
-        "probe": program.plan_program(probe, chip=CHIP, opt=OPT, name="probe"),
-        "probe_host_only": program.plan_program([probe[0], probe[2]], chip=CHIP, opt=OPT, name="probe_host_only"),
+        "probe": program.plan_program([host, kernel_unit(OPS / "probe"), Source(HARNESS_MAIN)], chip=CHIP, opt=OPT,
+                                      deps=deps, name="probe"),
+        "probe_list": program.plan_program([host, kernel_unit(OPS / "probe_list"), Source(HARNESS_MAIN)], chip=CHIP,
+                                           opt=OPT, deps=deps, name="probe_list"),
+        "probe_host_only": program.plan_program([host, Source(HARNESS_MAIN)], chip=CHIP, opt=OPT, name="probe_host_only"),
     }
     built = program.build_programs(list(plans.values()))
     return {name: p.exe for name, p in zip(plans, built, strict=True)}

@@ -302,7 +302,7 @@ def test_dynamic_input(harnesses, tmp_path):
         "attrs": [],
         "trace": None,
     }
-    r = run_harness(harnesses["probe"], write_request(tmp_path / "req.json", req))
+    r = run_harness(harnesses["probe_list"], write_request(tmp_path / "req.json", req))
     assert r.returncode == 0, r.stderr
     assert r.result["tiling_key"] == 303  # 3 tensors, the second has 3 rows
     y = np.fromfile(tmp_path / "y.bin", dtype=np.float32)
@@ -375,8 +375,8 @@ def test_matmul_tiling_drives_the_kernel_matmul(harnesses, tmp_path, m, k, n):
         ],
         "outputs": [{"name": "c", "dtype": "float32", "format": "ND", "file": str(tmp_path / "c.bin")}],
         "attrs": [],
-        # per tiling key; under the default (cube cores only) the Matmul client never runs
-        "kernel_type": {"default": "AIC_ONLY", "1000": "KERNEL_TYPE_MIX_AIC_1_2"},
+        # no kernel_type: the kernel's KERNEL_TASK_TYPE(PROBE_MATMUL_KEY, KERNEL_TYPE_MIX_AIC_1_2) picks the MIX 1:2
+        # launch through the generated shim (under the vector default the Matmul would have no cube core)
         "trace": None,
     }
     r = run_harness(harnesses["probe"], write_request(tmp_path / "req.json", req))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sim_host_util import CHIP, CPP, HARNESS_MAIN, OPT, chip_request, write_request
+from sim_host_util import CHIP, CPP, HARNESS_MAIN, OPS, OPT, chip_request, kernel_unit, write_request
 
 from opkit.build import program
 from opkit.build.program import Source
@@ -19,7 +19,7 @@ from opkit.build.program import Source
 
 @pytest.fixture(scope="module")
 def harness() -> Path:
-    srcs = [Source(CPP / "rank_sum_op.cpp"), Source(CPP / "shim_rank_sum.cpp"), Source(HARNESS_MAIN)]
+    srcs = [Source(CPP / "rank_sum_op.cpp"), kernel_unit(OPS / "rank_sum"), Source(HARNESS_MAIN)]
     plan = program.plan_program(srcs, chip=CHIP, opt=OPT, deps=[CPP / "rank_sum_tiling.h"], name="rank_sum")
     return program.build_programs([plan])[0].exe
 
@@ -69,7 +69,7 @@ def test_ranks_disagreeing_on_the_repeat_count_end_in_the_diagnostic(harness, tm
     assert first.startswith("opkit-sim: error: rank "), r.stderr
     assert "Hccl::AllReduce: mismatched collective sequences across ranks" in first, r.stderr
     assert "repeat 4" in first and "repeat 3" in first
-    assert "shim_rank_sum.cpp" in r.stderr
+    assert "rank_sum/op_kernel/rank_sum.cpp" in r.stderr
 
 
 def test_describe_names_the_hccl_group(harness):
@@ -101,7 +101,7 @@ def test_a_read_of_the_receive_buffer_before_the_collective_lands_is_an_uninitia
     r = _run(harness, _requests(tmp_path, xs, fail=3))
     assert r.returncode == 3, r.stderr
     assert "GlobalTensor::GetValue: uninitialised read: GM read of 4 bytes at byte offset 0 of 'output y'" in r.stderr
-    assert "shim_rank_sum.cpp" in r.stderr
+    assert "rank_sum/op_kernel/rank_sum.cpp" in r.stderr
 
 
 def test_a_core_rewriting_what_the_collective_landed_is_no_overlap(harness, tmp_path):

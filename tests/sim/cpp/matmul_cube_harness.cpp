@@ -16,8 +16,11 @@
 //   nz            MIX: A and B in NZ format in GM (a.bin, b.bin hold the fractal layout)
 //   nzc           MIX: C to GM in NZ format (c.bin holds the fractal layout), Iterate + GetTensorC
 //   batch         MIX: IterateBatch of 3 products (A rows [3M', K] as 3 matrices of M' = M / 3 rows, B shared), WaitIterateBatch
+//   lws           MIX: SetLocalWorkspace with a VECCALC buffer of 2 x transLength bytes, then IterateAll
+//   bias_ub       MIX: the bias GM -> UB on the AIV, SetBias with that local tensor, IterateAll
 // Broken kernels: a line marked "// @name" is where scenario "name" must be reported.
-//   nowait, nowait_end, no_iterate, aiv_only, l1_over, l0c_over, iterate_after_end, nz_operand, batch_layout, noserver
+//   nowait, nowait_end, no_iterate, aiv_only, l1_over, l0c_over, l0a_over, l0b_over, iterate_after_end, nz_operand,
+//   batch_layout, noserver, lws_small, lws_pos, lws_aic, bias_ub_short
 // Reads DIR/a.bin, b.bin, bias.bin, c.bin; writes DIR/out.bin (C).
 #include <fstream>
 #include <iterator>
@@ -71,7 +74,7 @@ static void api(TPipe& pipe, Gm& g, const TCubeTiling* t) {
     } else if (S == "no_iterate") {
         mm.GetTensorC(g.c);  // @no_iterate
     } else {
-        mm.IterateAll(g.c, S == "atomic" ? 1 : 0);  // @aiv_only @l1_over @l0c_over @noserver
+        mm.IterateAll(g.c, S == "atomic" ? 1 : 0);  // @aiv_only @l1_over @l0c_over @l0a_over @l0b_over @noserver
     }
     mm.End();  // @nowait_end
 }
@@ -233,6 +236,51 @@ static void refused(TPipe& pipe, Gm& g, const TCubeTiling* t) {
     else bl.IterateBatch(g.c, 2, 2, false);              // @batch_layout
 }
 
+// SetLocalWorkspace: a VECCALC scratch of 2 x transLength bytes (the tiling of these scenarios sets transLength to one
+// C tile, 32 x 32 x 4 B), half of it (lws_small), a VECIN tensor instead (lws_pos), or the call on the AIC of an
+// AIC-only launch (lws_aic); then IterateAll as in mix.
+static void lws(TPipe& pipe, Gm& g, const TCubeTiling* t) {
+    Matmul<A, B, C, Bias> mm;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, t);
+    if (GetSubBlockIdx() != 0) return;
+    const uint32_t need = 2 * uint32_t(t->transLength);
+    if (S == "lws_aic") {
+        mm.SetLocalWorkspace(LocalTensor<uint8_t>());  // @lws_aic
+    } else if (S == "lws_pos") {
+        TQue<TPosition::VECIN, 1> q;
+        pipe.InitBuffer(q, 1, need);
+        LocalTensor<uint8_t> in = q.AllocTensor<uint8_t>();
+        mm.SetLocalWorkspace(in);  // @lws_pos
+    } else {
+        TBuf<> tmp;
+        pipe.InitBuffer(tmp, S == "lws_small" ? need / 2 : need);
+        mm.SetLocalWorkspace(tmp.Get<uint8_t>());  // @lws_small
+    }
+    mm.SetTensorA(g.a);
+    mm.SetTensorB(g.b);
+    mm.IterateAll(g.c);
+    mm.End();
+}
+
+// The bias from UB (SetBias with a VECCALC tensor): GM -> UB on the AIV, then IterateAll.
+static void bias_ub(TPipe& pipe, Gm& g, const TCubeTiling* t) {
+    using BiasU = MatmulType<TPosition::VECCALC, CubeFormat::ND, float>;
+    Matmul<A, B, C, BiasU> mm;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, t);
+    if (GetSubBlockIdx() != 0) return;
+    TBuf<> tb;
+    const int n = S == "bias_ub_short" ? N - 1 : N;
+    pipe.InitBuffer(tb, n * 4);
+    LocalTensor<float> bl = tb.Get<float>(n);
+    DataCopyPad(bl, g.bias, DataCopyExtParams(1, n * 4, 0, 0, 0), DataCopyPadExtParams<float>(false, 0, 0, 0.0f));
+    PipeBarrier<PIPE_ALL>();
+    mm.SetTensorA(g.a);
+    mm.SetTensorB(g.b);
+    mm.SetBias(bl);
+    mm.IterateAll(g.c);  // @bias_ub_short
+    mm.End();
+}
+
 // A from UB.
 static void local(TPipe& pipe, Gm& g, const TCubeTiling* t) {
     Matmul<AU, B, C, Bias> mm;
@@ -269,6 +317,8 @@ extern "C" __global__ __aicore__ void mm_cube_kernel(GM_ADDR a, GM_ADDR b, GM_AD
     else if (S == "nz") nz(pipe, g, t);
     else if (S == "nzc") nzc(pipe, g, t);
     else if (S == "nz_operand" || S == "batch_layout") refused(pipe, g, t);
+    else if (S.rfind("lws", 0) == 0) lws(pipe, g, t);
+    else if (S.rfind("bias_ub", 0) == 0) bias_ub(pipe, g, t);
     else api(pipe, g, t);
 }
 
@@ -294,13 +344,17 @@ int main(int argc, char** argv) {
     T = (TCubeTiling*)GmAlloc(sizeof(TCubeTiling));
     new (T) TCubeTiling();
     T->M = M; T->N = N; T->Ka = K; T->Kb = K; T->singleCoreM = M; T->singleCoreN = N; T->singleCoreK = K;
-    T->baseM = 32; T->baseN = 32; T->baseK = 32; T->isBias = S == "bias"; T->iterateOrder = 0;
+    T->baseM = 32; T->baseN = 32; T->baseK = 32; T->isBias = S == "bias" || S.rfind("bias_ub", 0) == 0; T->iterateOrder = 0;
+    if (S.rfind("lws", 0) == 0) T->transLength = 32 * 32 * 4;
     T->depthA1 = 1; T->depthB1 = 1; T->stepKa = 1; T->stepKb = 1; T->dbL0A = 1; T->dbL0B = 1; T->dbL0C = 1;
     if (S == "db_l0") { T->dbL0A = 2; T->dbL0B = 2; }  // L0A/L0B ping-pong: flags no longer order Mmad after Mmad
     if (S == "l1_over") { T->baseM = 512; T->baseN = 512; T->baseK = 512; }
     if (S == "l0c_over") { T->baseM = 256; T->baseN = 256; T->baseK = 16; }
+    if (S == "l0a_over") { T->baseM = 256; T->baseN = 16; T->baseK = 256; }  // A2 256 x 256 x 2 B: 128 KiB > L0A's 64 KiB
+    if (S == "l0b_over") { T->baseM = 16; T->baseN = 256; T->baseK = 256; }  // B2 likewise
+    const bool aic = S == "api" || S == "hand" || S == "l1_over" || S == "l0c_over" || S == "l0a_over" || S == "l0b_over" || S == "lws_aic";
     uint8_t* ws = (uint8_t*)GmAlloc(16 * 1024 * 1024);
-    SetKernelMode(S == "api" || S == "hand" || S == "l1_over" || S == "l0c_over" ? KernelMode::AIC_MODE
+    SetKernelMode(aic ? KernelMode::AIC_MODE
                   : S == "aiv_only" ? KernelMode::AIV_MODE : KernelMode::MIX_MODE);
     ICPU_RUN_KF(mm_cube_kernel, 1, g[0], g[1], g[2], g[3], ws, (uint8_t*)T);
     std::ofstream f(d + "/out.bin", std::ios::binary);

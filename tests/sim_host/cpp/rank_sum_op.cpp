@@ -1,7 +1,7 @@
 // Test operator of the multi-rank harness (`harness run-ranks`): y = the sum over the ranks of 2 * x (float32),
 // the kernel computing x * 2 slice by slice and committing each slice's all-reduce as soon as it is computed.
 // The OpDef names its communicator (MC2().HcclGroup("group")); a "fail" attr of N > 0 selects broken variant N
-// (tiling key N, shim_rank_sum.cpp). 1 makes rank 1's kernel
+// (tiling key N, ops/rank_sum/op_kernel/rank_sum.cpp). 1 makes rank 1's kernel
 // prepare a different repeat count (ranks disagreeing: the diagnostic, not a hang).
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
@@ -23,7 +23,7 @@ ge::graphStatus TilingRankSum(gert::TilingContext* context) {
     t->tileCnt = n % 4 == 0 ? 4 : 1;
     t->tileLen = static_cast<uint32_t>(n / t->tileCnt);
     const int64_t* fail = context->GetAttrs()->GetAttrPointer<int64_t>(1);
-    context->SetTilingKey(fail && *fail > 0 ? uint64_t(*fail) : 0);  // the broken variants of shim_rank_sum.cpp
+    context->SetTilingKey(fail && *fail > 0 ? uint64_t(*fail) : 0);  // the broken variants of ops/rank_sum/op_kernel/rank_sum.cpp
     context->SetBlockDim(2);
     auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
     context->GetWorkspaceSizes(1)[0] = platform.GetLibApiWorkSpaceSize() + n * sizeof(float);

@@ -1,4 +1,4 @@
-// Tiling of the rank_sum test operator (rank_sum_op.cpp, shim_rank_sum.cpp): host and kernel share this struct.
+// Tiling of the rank_sum test operator (rank_sum_op.cpp, ops/rank_sum/op_kernel/rank_sum.cpp): host and kernel share this struct.
 #pragma once
 #include <cstdint>
 

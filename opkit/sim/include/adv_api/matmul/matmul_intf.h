@@ -44,6 +44,24 @@ OPKIT_MM(bfloat16_t, bfloat16_t, float, float) OPKIT_MM(bfloat16_t, bfloat16_t, 
 OPKIT_MM(bfloat16_t, bfloat16_t, half, float) OPKIT_MM(bfloat16_t, bfloat16_t, half, half)
 OPKIT_MM(int8_t, int8_t, int32_t, int32_t) OPKIT_MM(int8_t, int8_t, int32_t, half)
 #undef OPKIT_MM
+inline const char* tpos_name(TPosition p) {
+    switch (p) {
+        case TPosition::GM: return "GM";
+        case TPosition::A1: return "A1";
+        case TPosition::A2: return "A2";
+        case TPosition::B1: return "B1";
+        case TPosition::B2: return "B2";
+        case TPosition::C1: return "C1";
+        case TPosition::C2: return "C2";
+        case TPosition::CO1: return "CO1";
+        case TPosition::CO2: return "CO2";
+        case TPosition::VECIN: return "VECIN";
+        case TPosition::VECOUT: return "VECOUT";
+        case TPosition::VECCALC: return "VECCALC";
+        case TPosition::TSCM: return "TSCM";
+        default: return "other-position";
+    }
+}
 }  // namespace opkit_mm
 
 
@@ -115,10 +133,40 @@ public:
     void SetTensorB(const GlobalTensor<SrcBT>& gm, bool isTransposeB = false) { b_ = gm.GetPhyAddr(); b_local_ = false; tb_ = isTransposeB || B_TYPE::isTrans; }
     void SetTensorA(const LocalTensor<SrcAT>& t, bool isTransposeA = false) { a_local_ = true; a_lt_ = t; ta_ = isTransposeA || A_TYPE::isTrans; }
     void SetTensorB(const LocalTensor<SrcBT>& t, bool isTransposeB = false) { b_local_ = true; b_lt_ = t; tb_ = isTransposeB || B_TYPE::isTrans; }
-    void SetBias(const GlobalTensor<BiasT>& gm) { bias_ = gm.GetPhyAddr(); bias_on_ = true; }
+    void SetBias(const GlobalTensor<BiasT>& gm) { bias_ = gm.GetPhyAddr(); bias_local_ = false; bias_on_ = true; }
+    // A bias in UB (VECIN/VECCALC) of an AIV client: it travels UB -> GM workspace (MTE3, at the call that computes)
+    // and from there the GM bias path (L1, BiasTable).
+    void SetBias(const LocalTensor<BiasT>& t) { bias_lt_ = t; bias_local_ = true; bias_ = nullptr; bias_on_ = true; }
     void DisableBias() { bias_on_ = false; }
     void ClearBias() { bias_on_ = false; }
-    void SetLocalWorkspace(const LocalTensor<uint8_t>&) {}
+    // CANN's UB scratch of the Matmul (VECCALC, at least MatmulGetTmpBufSize's ubSize = max(shareUbSize,
+    // 2 * transLength) bytes of the tiling). Only the cores whose cube reads ND operands and writes C through UB use
+    // it (NPU arch 1001/2002: ND2NZ and NZ2ND in UB); the 910B data path (ND2NZ DataCopy into L1, Fixpipe out) has
+    // no use for it: the buffer is checked, then left to the kernel. On an AIC, which has no UB, it is an error.
+    void SetLocalWorkspace(const LocalTensor<uint8_t>& tmpBuffer, OPKIT_LOC) {
+        using namespace opkit::sim;
+        static_assert(!config.enableMixDualMaster,
+                      "Ascend C Matmul: SetLocalWorkspace is not supported with enableMixDualMaster (MatmulConfig)");
+        const char* api = "Matmul::SetLocalWorkspace";
+        const uint64_t need = std::max<uint64_t>(uint64_t(std::max(tiling_.shareUbSize, 0)),
+                                                 2 * uint64_t(std::max(tiling_.transLength, 0)));
+        if (core().core_type == CT_AIC)
+            fail_at(api, loc, "called on an AIC, which has no UB: on %s (%s) the Matmul stages nothing in UB (ND2NZ DataCopy "
+                    "into L1, Fixpipe out), so CANN's cube-side Matmul refuses the call; remove it (kernels call it only "
+                    "for __CCE_AICORE__ < 220)", OPKIT_SIM_SOC, OPKIT_SIM_ARCH_NAME);
+        if (!tmpBuffer.address_.absAddr)
+            fail_at(api, loc, "tmpBuffer has no buffer (not allocated, or Get() / AllocTensor() not called): give a VECCALC "
+                    "tensor of at least %llu bytes (MatmulGetTmpBufSize's ubSize)", (unsigned long long)need);
+        if (tmpBuffer.arena() != A_UB || tmpBuffer.GetPosition() != TPosition::VECCALC)
+            fail_at(api, loc, "tmpBuffer is a %s tensor in %s: it must be a VECCALC tensor in UB (TBuf<TPosition::VECCALC>) of at "
+                    "least %llu bytes (MatmulGetTmpBufSize's ubSize)", opkit_mm::tpos_name(tmpBuffer.GetPosition()),
+                    tmpBuffer.arena() >= 0 ? arena_name(tmpBuffer.arena()) : "no buffer", (unsigned long long)need);
+        const uint64_t have = uint64_t(tmpBuffer.GetSize());
+        if (have < need)
+            fail_at(api, loc, "tmpBuffer holds %llu bytes; the tiling needs at least %llu (MatmulGetTmpBufSize's ubSize = "
+                    "max(shareUbSize %d, 2 x transLength %d)): allocate at least %llu bytes", (unsigned long long)have,
+                    (unsigned long long)need, tiling_.shareUbSize, tiling_.transLength, (unsigned long long)need);
+    }
     template <class T> void SetWorkspace(const GlobalTensor<T>& ws) {
         ws_ = reinterpret_cast<uint8_t*>(ws.GetPhyAddr());
         ws_bytes_ = uint64_t(ws.GetSize()) * sizeof(T);
@@ -353,7 +401,7 @@ private:
         if ((!a_ && !a_local_) || (!b_ && !b_local_)) fail_at(api, loc, "SetTensorA and SetTensorB must be called before computing");
         if (quant_) fail_at(api, loc, "quantised outputs (SetQuantScalar/SetQuantVector) are not simulated yet");
         if (m_ <= 0 || n_ <= 0 || k_ <= 0) fail_at(api, loc, "the single shape %d x %d x %d is empty (SetSingleShape / SetTail / the tiling)", m_, n_, k_);
-        const bool with_bias = bias_on_ && bias_;  // a tiling's isBias without SetBias adds nothing
+        const bool with_bias = bias_on_ && (bias_ || bias_local_);  // a tiling's isBias without SetBias adds nothing
         // A half bias with float accumulation converts on its way L1 -> BiasTable (the converting DataCopy).
         if constexpr (!std::is_same<BiasT, Acc>::value && !(std::is_same<BiasT, half>::value && std::is_same<Acc, float>::value)) {
             if (with_bias)
@@ -374,7 +422,10 @@ private:
         op.ldb = tb_ ? uint64_t(orgKb_ > 0 ? orgKb_ : k_) : uint64_t(orgN_ > 0 ? orgN_ : n_);
         op.a = a_local_ ? local_to_gm(a_lt_, 0, api, loc) : a_;
         op.b = b_local_ ? local_to_gm(b_lt_, 1, api, loc) : b_;
-        op.bias = bias_;
+        if (with_bias && bias_local_ && uint64_t(bias_lt_.GetSize()) < uint64_t(n_))
+            fail_at("Matmul::SetBias", loc, "the local bias holds %llu elements; the single shape's N is %d: give a bias of at least N "
+                    "elements", (unsigned long long)bias_lt_.GetSize(), n_);
+        op.bias = with_bias && bias_local_ ? local_to_gm(bias_lt_, 2, api, loc) : bias_;
         op.bias_on = with_bias;
         // NZ: the stored matrix's rows, rounded up to 16, make one column block
         auto pad16 = [](int v) { return uint64_t((v + 15) / 16 * 16); };
@@ -388,27 +439,33 @@ private:
         return op;
     }
     // A UB operand (MIX: AIV and AIC share no buffer): UB -> the client's GM workspace (DataCopy, MTE3, on the AIV).
+    // `which`: 0 A, 1 B, 2 bias (its part of the slot: see workspace()).
     template <class T>
     const T* local_to_gm(const LocalTensor<T>& t, int which, const char* api, const opkit::sim::SrcLoc& loc) {
         using namespace opkit::sim;
+        static const char* const names[3] = {"A", "B", "bias"};
         if (core().core_type == CT_AIC || t.GetPosition() == TPosition::TSCM || t.arena() != A_UB)
-            fail_at(api, loc, "a local A/B in %s is not simulated: the Matmul takes local operands from UB (VECIN/VECCALC) of an AIV "
-                    "client in a MIX launch", t.arena() >= 0 ? arena_name(t.arena()) : "this position");
+            fail_at(api, loc, "a local %s in %s is not simulated: the Matmul takes local operands from UB (VECIN/VECCALC) of an AIV "
+                    "client in a MIX launch", names[which], t.arena() >= 0 ? arena_name(t.arena()) : "this position");
         const uint64_t bytes = uint64_t(t.GetSize()) * sizeof(T);
-        uint8_t* base = reinterpret_cast<uint8_t*>(workspace(0, api, loc)) + (which ? slot_bytes_ / 2 : slot_bytes_ / 4);
-        if ((which ? slot_bytes_ / 2 : slot_bytes_ / 4) + bytes > (which ? slot_bytes_ : slot_bytes_ / 2))
-            fail_at(api, loc, "the local %s operand (%llu bytes) does not fit the client's workspace slot: give the Matmul a "
-                    "workspace with SetWorkspace", which ? "B" : "A", (unsigned long long)bytes);
+        uint8_t* ws = reinterpret_cast<uint8_t*>(workspace(0, api, loc));
+        const uint64_t s = slot_bytes_;
+        const uint64_t lo = which == 0 ? s / 4 : which == 1 ? s / 2 : s - s / 16, hi = which == 0 ? s / 2 : which == 1 ? s - s / 16 : s;
+        if (lo + bytes > hi)
+            fail_at(api, loc, "the local %s operand (%llu bytes) does not fit the client's workspace slot (%llu bytes for it): give "
+                    "the Matmul a workspace with SetWorkspace", names[which], (unsigned long long)bytes, (unsigned long long)(hi - lo));
+        uint8_t* base = ws + lo;
         GlobalTensor<T> g;
         g.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(base));
         PipeBarrier<PIPE_ALL>();
-        DataCopy(g, t, uint32_t(t.GetSize()), loc);
+        if (bytes % 32 == 0) DataCopy(g, t, uint32_t(t.GetSize()), loc);
+        else DataCopyPad(g, t, DataCopyExtParams(1, uint32_t(bytes), 0, 0, 0), loc);
         PipeBarrier<PIPE_ALL>();
         return reinterpret_cast<const T*>(base);
     }
     // The client's GM workspace: SetWorkspace's, else its slot of the system workspace (GetSysWorkSpacePtr): the
     // system workspace split evenly over the launch's AIVs. Bytes [0, slot/4) hold C, [slot/4, slot/2) a local A,
-    // [slot/2, slot) a local B.
+    // [slot/2, 15 slot/16) a local B, [15 slot/16, slot) a local bias.
     DstT* workspace(uint64_t c_bytes, const char* api, const opkit::sim::SrcLoc& loc) {
         using namespace opkit::sim;
         Launch* L = cur_launch();
@@ -497,6 +554,8 @@ private:
     const BiasT* bias_ = nullptr;
     LocalTensor<SrcAT> a_lt_;
     LocalTensor<SrcBT> b_lt_;
+    LocalTensor<BiasT> bias_lt_;
+    bool bias_local_ = false;
     uint8_t* ws_ = nullptr;
     uint64_t ws_bytes_ = 0, slot_bytes_ = 0;
     int index_ = -1;

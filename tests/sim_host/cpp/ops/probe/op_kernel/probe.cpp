@@ -1,12 +1,10 @@
-// Test shim of the Probe operator: a one-block kernel that writes y[0] = 1 when the optional
-// input x arrived as nullptr, y[1] = the tiling key it runs under, y[2] = 1 when the user
-// workspace (after the system workspace) is inside the workspace the host allocated; under tiling
-// key 8 it reads past the end of w instead.
-#include <cstdio>
-
+// Kernel of the Probe test operator (host: ../../../probe_op.cpp; the launch shim is the one opkit's build
+// generates): a one-block kernel that writes y[0] = 1 when the optional input x arrived as nullptr, y[1] = the
+// tiling key it runs under, y[2] = 1 when the user workspace (after the system workspace) is inside the
+// workspace the host allocated; under tiling key 8 it reads past the end of w instead. Under PROBE_MATMUL_KEY
+// it is the ProbeMatmul kernel, a MIX 1:2 launch (its KERNEL_TASK_TYPE below).
 #include "lib/matmul_intf.h"
 #include "probe_matmul_tiling.h"
-#include "tikicpulib.h"
 
 // ProbeMatmul (tiling key PROBE_MATMUL_KEY): every cube core computes its singleCoreM x
 // singleCoreN block of c with the high-level Matmul, as a MIX 1:2 kernel (the second vector core of
@@ -49,6 +47,7 @@ static void ProbeMatmulKernel(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR tiling)
 
 extern "C" __global__ __aicore__ void probe(GM_ADDR x, GM_ADDR w, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
 {
+    KERNEL_TASK_TYPE(PROBE_MATMUL_KEY, KERNEL_TYPE_MIX_AIC_1_2);
     if (TILING_KEY_IS(PROBE_MATMUL_KEY)) {  // ProbeMatmul: (a, b, c, workspace, tiling)
         ProbeMatmulKernel(x, w, y, tiling);
         return;
@@ -72,38 +71,4 @@ extern "C" __global__ __aicore__ void probe(GM_ADDR x, GM_ADDR w, GM_ADDR y, GM_
     GM_ADDR user = GetUserWorkspace(workspace);
     out[2] = user != nullptr ? 1.0f : 0.0f;
     out[3] = 0.0f;
-}
-
-// ProbeList: y[0] = tensors in the list, y[1] = their rank, y[2 + k] = first element of tensor k,
-// read through the ListTensorDesc layout of the dynamic input.
-extern "C" __global__ __aicore__ void probe_list(GM_ADDR xs, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
-{
-    (void)workspace;
-    (void)tiling;
-    const uint64_t* d = reinterpret_cast<const uint64_t*>(xs);
-    const uint64_t rank = d[1] & 0xffffffffu;
-    const uint64_t n = (d[0] / 8 - 1) / (rank + 1);
-    const uint64_t* ptrs = d + d[0] / 8;
-    float* out = reinterpret_cast<float*>(y);
-    for (int i = 0; i < 8; ++i) out[i] = 0.0f;
-    out[0] = static_cast<float>(n);
-    out[1] = static_cast<float>(rank);
-    for (uint64_t k = 0; k < n && k < 6; ++k) out[2 + k] = *reinterpret_cast<const float*>(ptrs[k]);
-}
-
-extern "C" int opkit_launch_kernel(uint32_t block_dim, uint64_t tiling_key, void** args, int n_args)
-{
-    if (n_args == 4) {  // ProbeList
-        ICPU_SET_TILING_KEY(tiling_key);
-        ICPU_RUN_KF(probe_list, block_dim, (uint8_t*)args[0], (uint8_t*)args[1], (uint8_t*)args[2], (uint8_t*)args[3]);
-        return 0;
-    }
-    if (n_args != 5) {
-        std::fprintf(stderr, "opkit-sim: error: probe: %d kernel arguments given, 5 expected\n", n_args);
-        return 3;
-    }
-    ICPU_SET_TILING_KEY(tiling_key);
-    ICPU_RUN_KF(probe, block_dim, (uint8_t*)args[0], (uint8_t*)args[1], (uint8_t*)args[2], (uint8_t*)args[3],
-                (uint8_t*)args[4]);
-    return 0;
 }
