@@ -363,7 +363,7 @@ def tiling(spec):
             result = json.loads((Path(tmp) / "request.json.result.json").read_text(encoding="utf-8"))
         data = bytes.fromhex(result["tiling_data_hex"])
         if not layout:
-            cls, classes, notes = opkit_tiling._plain_layout(spec, CHIP, len(data))
+            cls, classes, notes = opkit_tiling.plain_layout(spec, CHIP, len(data))
             assert cls == "InterleaveRopeTilingData", notes
             layout.update(cls=cls, classes=classes)
         fields, notes = opkit_tiling.decode(data, layout["classes"], layout["cls"])

@@ -191,7 +191,7 @@ def run_tiling(spec: Spec, case_name: str, *, soc: str | None = None, dtype: Any
     layouts = {c["class"]: c for c in described.get("tiling_data_classes", [])}
     plain_notes: list[str] = []
     if cls is None and data:  # a plain struct shared by host and kernel: its layout from debug information
-        cls, layouts, plain_notes = _plain_layout(spec, chip, len(data))
+        cls, layouts, plain_notes = plain_layout(spec, chip, len(data))
         out.tiling_class = cls
         out.notes += plain_notes
     if cls is None:  # shown as bytes; the plain-struct notes, if any, say why
@@ -209,7 +209,7 @@ def run_tiling(spec: Spec, case_name: str, *, soc: str | None = None, dtype: Any
     return out
 
 
-def _plain_layout(spec: Spec, chip: str, size: int) -> tuple[str | None, dict[str, dict[str, Any]], list[str]]:
+def plain_layout(spec: Spec, chip: str, size: int) -> tuple[str | None, dict[str, dict[str, Any]], list[str]]:
     """The plain struct the tiling wrote (``GetTilingData<T>``; of several, the one of the data's size) and the
     layouts of it and what it nests."""
     compiler, flags, host_sources = sim_backend.host_compile_flags(spec, chip)
