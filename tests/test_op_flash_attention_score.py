@@ -151,7 +151,8 @@ def test_cases_cover_layouts_modes_and_pse(spec):
 SMALL_CASES = ["bnsd_smoke", "bsnd_bf16", "bsh_gqa", "sbh_mqa", "causal_left_up", "causal_right_down",
                "causal_invalid_rows", "band", "default_mask_band", "all_mask", "pse_type1", "pse_type0_bcast",
                "pse_alibi", "pse_alibi_sqrt", "dropout", "dropout_unaligned_causal", "multi_block_band",
-               "multi_block_pse_dropout", "tails", "d256", "large_logits", "bnsd_fp32"]
+               "multi_block_pse_dropout", "tails", "d256", "large_logits", "bnsd_fp32", "pse_type1_bcast",
+               "pse_type1_unfolded"]
 
 
 @pytest.mark.parametrize("name", SMALL_CASES)
@@ -355,6 +356,26 @@ def test_tiling_vector_buffers_follow_the_features():
     rc, res, text = _tiling("dropout")
     assert rc == 0, text
     assert res["fields"]["dropAligned"] == 1
+
+
+def test_tiling_folds_the_scale_into_q_only_when_exact():
+    # scale * Q exact in the input dtype: a power-of-two scale of magnitude <= 1, or fp32 inputs
+    for case, attrs, fold in [("bnsd_smoke", [], 1), ("tails", [], 0), ("bnsd_fp32", [], 1),
+                              ("bnsd_smoke", ["scale_value=0.0883883"], 0), ("bnsd_smoke", ["scale_value=2.0"], 0),
+                              ("bnsd_smoke", ["scale_value=-0.5"], 1), ("pse_type1_unfolded", [], 0)]:
+        rc, res, text = _tiling(case, *attrs)
+        assert rc == 0, text
+        assert res["fields"]["foldScale"] == fold, (case, attrs)
+
+
+def test_tiling_reads_a_broadcast_pse_row_with_one_batch():
+    # [1, N1, 1, S2] with B = 1 is the broadcast row, not a [1, N1, S1, S2] tensor
+    rc, res, text = _tiling("pse_type1_bcast")
+    assert rc == 0, text
+    assert res["fields"]["pseShape"] == 2  # fas::PSE_BN1S
+    rc, res, text = _tiling("pse_type1")
+    assert rc == 0, text
+    assert res["fields"]["pseShape"] == 3  # fas::PSE_1NSS: with B = 1 the full tensor is [1, N1, S1, S2]
 
 
 def test_unfused_chain_materialises_the_scores(golden):

@@ -15,6 +15,7 @@
 // 5. Tiling key: ops-transformer's fields - DataType bits 18-19, Layout 20-22, Sparse 25-28,
 //    HasDropOut 31, HasAttenMask 32, HasPse 33.
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -272,7 +273,9 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
         } else if (pse->GetDimNum() == 4 && pse->GetDim(1) == d.N1 && pse->GetDim(3) == d.S2 &&
                    ((pse->GetDim(0) == d.B && (pse->GetDim(2) == d.S1 || pse->GetDim(2) == 1)) ||
                     (pse->GetDim(0) == 1 && pse->GetDim(2) == d.S1))) {
-            pseShape = pse->GetDim(0) == 1 ? fas::PSE_1NSS : (pse->GetDim(2) == 1 ? fas::PSE_BN1S : fas::PSE_BNSS);
+            // [B, N1, 1, S2] before [1, N1, S1, S2]: with B = 1 the broadcast row has dim 0 = 1 too
+            pseShape = pse->GetDim(2) == 1 && d.S1 != 1 ? fas::PSE_BN1S
+                                                        : (pse->GetDim(0) == 1 ? fas::PSE_1NSS : fas::PSE_BNSS);
         } else {
             return Refuse(context, "real_shift %s: pse_type %ld takes [B, N1, S1, S2], [B, N1, 1, S2] or [1, N1, S1, S2] "
                           "= [%ld, %ld, %ld, %ld] (the compressed alibi form is not supported)", ShapeText(*pse).c_str(),
@@ -424,6 +427,14 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
     t->preTokens = pre;
     t->nextTokens = next;
     t->scale = *scale;
+    // scale * Q exact in the input dtype: fp32 (one rounding of 2^-24, far below the fp32 thresholds of
+    // softmax_max / softmax_sum), or a power of two of magnitude <= 1 (no overflow; an fp16 product that
+    // turns subnormal loses bits below 2^-24 only). Otherwise the kernel scales the fp32 scores.
+    {
+        int e = 0;
+        const double mant = std::frexp(std::fabs(static_cast<double>(*scale)), &e);
+        t->foldScale = (inBytes == 4 && *scale != 0.0f) || (mant == 0.5 && std::fabs(*scale) <= 1.0f) ? 1 : 0;
+    }
     t->keepProb = *keepProb;
     t->pseType = static_cast<uint32_t>(pseType);
     t->pseShape = pseShape;
@@ -481,9 +492,11 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
         return Refuse(context, "no workspace sizes");
     }
     const uint64_t perCore = static_cast<uint64_t>(s1Base) * (s2Base * 4 + s2Base * inBytes + d2Align * 4);
-    // (two sets per vector core: the kernel's software pipeline alternates them)
-    ws[0] = platform.GetLibApiWorkSpaceSize() + 2 * 2 * static_cast<uint64_t>(CeilDiv(static_cast<int64_t>(cores), 2)) *
-            perCore;
+    // (two sets per vector core: the kernel's software pipeline alternates them), then the task's query rows
+    // times the scale (s1Base x dAlign of the input dtype, the A operand of its bmm1 steps)
+    const uint64_t scaledQ = static_cast<uint64_t>(s1Base) * dAlign * inBytes;
+    ws[0] = platform.GetLibApiWorkSpaceSize() + 2 * static_cast<uint64_t>(CeilDiv(static_cast<int64_t>(cores), 2)) *
+            (2 * perCore + scaledQ);
     return ge::GRAPH_SUCCESS;
 }
 }  // namespace optiling
