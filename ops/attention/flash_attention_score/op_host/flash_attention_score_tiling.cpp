@@ -38,11 +38,19 @@ constexpr int64_t COMPRESSED = 2048;    // the compressed mask of modes 2/3/4
 constexpr int64_t INF_TOKENS = 2147483647;
 constexpr uint64_t MAX_CORES = 48;
 constexpr int64_t AUX_ROWS = 16;        // rows per step of the kernel's mask / pse / dropout work
-constexpr int64_t SM_TMP = 8192;        // SoftmaxFlashV2's scratch, at least its minimum      // taskStart has room for 48 vector cores (+ the end)
+constexpr int64_t SM_TMP = 8192;        // the shared scratch (DropOut, SelectWithBytesMask), at least      // taskStart has room for 48 vector cores (+ the end)
 
 int64_t CeilDiv(int64_t a, int64_t b)
 {
     return (a + b - 1) / b;
+}
+
+// scratch of the kernel's row reductions (OnlineSoftmax / RowReduce) for a part of a block (ceil(s1Base / 2)
+// rows, or up to 15 when a block has one part), rounded up to 8 rows: [rp, 64] + [rp, 32] + [rp] + [rp, 8] floats
+int64_t RowReduceBytes(int64_t s1Base)
+{
+    const int64_t rp = std::max<int64_t>(16, CeilDiv(CeilDiv(s1Base, 2), 8) * 8);
+    return rp * 105 * 4;
 }
 
 // bytes per row of the kernel's bit buffers for s2Base columns: whole 32-byte blocks
@@ -306,7 +314,7 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
     // 3. Block sizes: UB per vector core, as the kernel allocates it (op_kernel/flash_attention_score.h, Init):
     //    the fp32 score tile and the P tile of the input dtype (s1Base x s2Base), the fp32 output
     //    accumulator and P V step (s1Base x d2Align; the output rows reuse the P V step), the row statistics (s1Base x 48
-    //    floats) and their compare bits, SoftmaxFlashV2's scratch and, when a mask, pse or dropout is
+    //    floats) and their compare bits, the row reductions' scratch and, when a mask, pse or dropout is
     //    read, AUX_ROWS rows of fp32 and 16-bit work space, their bit rows and one column-index row.
     //    s1Base halves (down to 16) when no s2Base fits, e.g. for D2 = 256.
     const int64_t inBytes = qDesc->GetDataType() == ge::DT_FLOAT ? 4 : 2;
@@ -325,9 +333,7 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
             if (cand > 128 && cand >= 2 * CeilDiv(std::max<int64_t>(maxS2, 1), 128) * 128) {
                 continue;  // no larger tile than the sequence needs
             }
-            const uint32_t minTmp = AscendC::GetSoftMaxFlashV2MinTmpSize(
-                ge::Shape({s1Base, cand}), 4, 4, true, false);
-            const uint32_t tmp = static_cast<uint32_t>(CeilDiv(std::max<int64_t>({minTmp, 512, SM_TMP}), 32) * 32);
+            const uint32_t tmp = static_cast<uint32_t>(CeilDiv(std::max<int64_t>(RowReduceBytes(s1Base), SM_TMP), 32) * 32);
             const int64_t tile = s1Base * cand;
             const int64_t auxRows = std::min<int64_t>(s1Base, AUX_ROWS);
             const int64_t auxUb = aux ? auxRows * cand * (4 + 2) + auxRows * BitPitch(cand) + cand * 4 : 0;
