@@ -1,11 +1,13 @@
 """FlashAttentionScore: modelled figures of the kernel, fused against unfused, and simulated run time.
 
-    python benchmarks/fa_perf.py [--skip-model] [--skip-fusion] [--skip-run] [--verify-time] [--soc CHIP]
+    python benchmarks/fa_perf.py [--skip-model] [--small] [--skip-fusion] [--skip-run] [--verify-time] [--soc CHIP]
 
 1. Model figures (trace-only runs, ``opkit perf --trace-only``) on 910B2, fp16, B = 1, N = 32, D = 128,
    S1 = S2 = 8192, non-causal (case ``s8192_n32``) and causal (``s8192_n32_causal``, counting only the
    unmasked work): modelled time, TFLOPS, % of the cube peak, the roofline bound, the busy time of each
-   pipe on the busiest core and the slowest core's time by instruction - what limits the kernel.
+   pipe on the busiest core and the slowest core's time by instruction - what limits the kernel. With
+   ``--small`` the same figures of ``s2048_n32`` instead (S1 = S2 = 2048, same N, D and dtype: a trace
+   the simulator records in full, about 4 minutes and 2 GB; the shape the kernel's variants are compared on).
 2. Fused against unfused for BSH, B = 4, S = 1024, H = 1024, N = 16 (case ``bsh_b4_s1024``): HBM
    bytes, extra peak memory and modelled time of the kernel against golden.py's ``unfused_chain``.
 3. Simulated run time of the S = 1024 causal case (``s1024_causal``, a full run with every check)
@@ -35,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 PKG = ROOT / "ops" / "attention" / "flash_attention_score"
 MODEL_CASES = ("s8192_n32", "s8192_n32_causal")
+SMALL_CASES = ("s2048_n32",)
 FUSION_CASE = "bsh_b4_s1024"
 RUN_CASE = "s1024_causal"
 
@@ -53,7 +56,7 @@ def dropped_note(n: int, cores: dict[str, float]) -> str:
             f"(worst: {worst[0]}, {worst[1]:.0%} of its instructions not replayed): the time is a lower bound")
 
 
-def model_figures(spec, chip: str, timeout: float) -> None:
+def model_figures(spec, chip: str, timeout: float, cases: tuple[str, ...] = MODEL_CASES) -> None:
     from opkit.perf.case import perf_case
 
     peak = cube_peak_tflops(chip)
@@ -61,7 +64,7 @@ def model_figures(spec, chip: str, timeout: float) -> None:
     print("| case | modelled time | TFLOPS | % of cube peak | roofline bound | busiest pipes (V / MTE2 / MTE3 / M) |")
     print("|---|---:|---:|---:|---:|---|")
     notes = []
-    for name in MODEL_CASES:
+    for name in cases:
         t0 = time.perf_counter()
         rep = perf_case(spec, name, soc_name=chip, trace_only=True, timeout_s=timeout)
         p = rep.perf
@@ -130,7 +133,8 @@ def run_time(spec, chip: str) -> None:
 
 
 # one character per instruction in the text timeline (others: their initial)
-GLYPHS = {"SoftmaxFlashV2": "S", "Select": "s", "SelectWithBytesMask": "b", "Mul": "x", "Muls": "x", "Add": "+",
+GLYPHS = {"Max": "m", "Sub": "-", "Exp": "e", "BlockReduceMax": "r", "BlockReduceSum": "r", "Brcb": "r",
+          "SoftmaxFlashV2": "S", "Select": "s", "SelectWithBytesMask": "b", "Mul": "x", "Muls": "x", "Add": "+",
           "Adds": "+", "Cast": "c", "CompareScalar": "<", "Duplicate": "u", "DataCopy": "D", "DataCopyPad": "P",
           "LoadData": "L", "Mmad": "M", "Fixpipe": "F", "DropOut": "o", "ArithProgression": "i", "Abs": "q",
           "Sqrt": "q", "Div": "/"}
@@ -198,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--soc", default="ascend910b2")
     ap.add_argument("--skip-model", action="store_true")
+    ap.add_argument("--small", action="store_true", help="model figures of s2048_n32 instead of the S = 8192 cases")
     ap.add_argument("--skip-fusion", action="store_true")
     ap.add_argument("--skip-run", action="store_true")
     ap.add_argument("--verify-time", action="store_true")
@@ -226,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         spec = load(PKG)
         if not args.skip_model:
-            model_figures(spec, args.soc, args.timeout)
+            model_figures(spec, args.soc, args.timeout, SMALL_CASES if args.small else MODEL_CASES)
         if not args.skip_fusion:
             fusion_figures(spec, args.soc, args.timeout)
         if not args.skip_run:

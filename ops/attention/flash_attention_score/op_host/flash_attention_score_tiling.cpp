@@ -15,6 +15,7 @@
 // 5. Tiling key: ops-transformer's fields - DataType bits 18-19, Layout 20-22, Sparse 25-28,
 //    HasDropOut 31, HasAttenMask 32, HasPse 33.
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -37,11 +38,19 @@ constexpr int64_t COMPRESSED = 2048;    // the compressed mask of modes 2/3/4
 constexpr int64_t INF_TOKENS = 2147483647;
 constexpr uint64_t MAX_CORES = 48;
 constexpr int64_t AUX_ROWS = 16;        // rows per step of the kernel's mask / pse / dropout work
-constexpr int64_t SM_TMP = 8192;        // SoftmaxFlashV2's scratch, at least its minimum      // taskStart has room for 48 vector cores (+ the end)
+constexpr int64_t SM_TMP = 8192;        // the shared scratch (DropOut, SelectWithBytesMask), at least      // taskStart has room for 48 vector cores (+ the end)
 
 int64_t CeilDiv(int64_t a, int64_t b)
 {
     return (a + b - 1) / b;
+}
+
+// scratch of the kernel's row reductions (OnlineSoftmax / RowReduce) for a part of a block (ceil(s1Base / 2)
+// rows, or up to 15 when a block has one part), rounded up to 8 rows: [rp, 64] + [rp, 32] + [rp] + [rp, 8] floats
+int64_t RowReduceBytes(int64_t s1Base)
+{
+    const int64_t rp = std::max<int64_t>(16, CeilDiv(CeilDiv(s1Base, 2), 8) * 8);
+    return rp * 105 * 4;
 }
 
 // bytes per row of the kernel's bit buffers for s2Base columns: whole 32-byte blocks
@@ -272,7 +281,9 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
         } else if (pse->GetDimNum() == 4 && pse->GetDim(1) == d.N1 && pse->GetDim(3) == d.S2 &&
                    ((pse->GetDim(0) == d.B && (pse->GetDim(2) == d.S1 || pse->GetDim(2) == 1)) ||
                     (pse->GetDim(0) == 1 && pse->GetDim(2) == d.S1))) {
-            pseShape = pse->GetDim(0) == 1 ? fas::PSE_1NSS : (pse->GetDim(2) == 1 ? fas::PSE_BN1S : fas::PSE_BNSS);
+            // [B, N1, 1, S2] before [1, N1, S1, S2]: with B = 1 the broadcast row has dim 0 = 1 too
+            pseShape = pse->GetDim(2) == 1 && d.S1 != 1 ? fas::PSE_BN1S
+                                                        : (pse->GetDim(0) == 1 ? fas::PSE_1NSS : fas::PSE_BNSS);
         } else {
             return Refuse(context, "real_shift %s: pse_type %ld takes [B, N1, S1, S2], [B, N1, 1, S2] or [1, N1, S1, S2] "
                           "= [%ld, %ld, %ld, %ld] (the compressed alibi form is not supported)", ShapeText(*pse).c_str(),
@@ -303,7 +314,7 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
     // 3. Block sizes: UB per vector core, as the kernel allocates it (op_kernel/flash_attention_score.h, Init):
     //    the fp32 score tile and the P tile of the input dtype (s1Base x s2Base), the fp32 output
     //    accumulator and P V step (s1Base x d2Align; the output rows reuse the P V step), the row statistics (s1Base x 48
-    //    floats) and their compare bits, SoftmaxFlashV2's scratch and, when a mask, pse or dropout is
+    //    floats) and their compare bits, the row reductions' scratch and, when a mask, pse or dropout is
     //    read, AUX_ROWS rows of fp32 and 16-bit work space, their bit rows and one column-index row.
     //    s1Base halves (down to 16) when no s2Base fits, e.g. for D2 = 256.
     const int64_t inBytes = qDesc->GetDataType() == ge::DT_FLOAT ? 4 : 2;
@@ -322,9 +333,7 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
             if (cand > 128 && cand >= 2 * CeilDiv(std::max<int64_t>(maxS2, 1), 128) * 128) {
                 continue;  // no larger tile than the sequence needs
             }
-            const uint32_t minTmp = AscendC::GetSoftMaxFlashV2MinTmpSize(
-                ge::Shape({s1Base, cand}), 4, 4, true, false);
-            const uint32_t tmp = static_cast<uint32_t>(CeilDiv(std::max<int64_t>({minTmp, 512, SM_TMP}), 32) * 32);
+            const uint32_t tmp = static_cast<uint32_t>(CeilDiv(std::max<int64_t>(RowReduceBytes(s1Base), SM_TMP), 32) * 32);
             const int64_t tile = s1Base * cand;
             const int64_t auxRows = std::min<int64_t>(s1Base, AUX_ROWS);
             const int64_t auxUb = aux ? auxRows * cand * (4 + 2) + auxRows * BitPitch(cand) + cand * 4 : 0;
@@ -424,6 +433,14 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
     t->preTokens = pre;
     t->nextTokens = next;
     t->scale = *scale;
+    // scale * Q exact in the input dtype: fp32 (one rounding of 2^-24, far below the fp32 thresholds of
+    // softmax_max / softmax_sum), or a power of two of magnitude <= 1 (no overflow; an fp16 product that
+    // turns subnormal loses bits below 2^-24 only). Otherwise the kernel scales the fp32 scores.
+    {
+        int e = 0;
+        const double mant = std::frexp(std::fabs(static_cast<double>(*scale)), &e);
+        t->foldScale = (inBytes == 4 && *scale != 0.0f) || (mant == 0.5 && std::fabs(*scale) <= 1.0f) ? 1 : 0;
+    }
     t->keepProb = *keepProb;
     t->pseType = static_cast<uint32_t>(pseType);
     t->pseShape = pseShape;
@@ -481,9 +498,11 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
         return Refuse(context, "no workspace sizes");
     }
     const uint64_t perCore = static_cast<uint64_t>(s1Base) * (s2Base * 4 + s2Base * inBytes + d2Align * 4);
-    // (two sets per vector core: the kernel's software pipeline alternates them)
-    ws[0] = platform.GetLibApiWorkSpaceSize() + 2 * 2 * static_cast<uint64_t>(CeilDiv(static_cast<int64_t>(cores), 2)) *
-            perCore;
+    // (two sets per vector core: the kernel's software pipeline alternates them), then the task's query rows
+    // times the scale (s1Base x dAlign of the input dtype, the A operand of its bmm1 steps)
+    const uint64_t scaledQ = static_cast<uint64_t>(s1Base) * dAlign * inBytes;
+    ws[0] = platform.GetLibApiWorkSpaceSize() + 2 * static_cast<uint64_t>(CeilDiv(static_cast<int64_t>(cores), 2)) *
+            (2 * perCore + scaledQ);
     return ge::GRAPH_SUCCESS;
 }
 }  // namespace optiling

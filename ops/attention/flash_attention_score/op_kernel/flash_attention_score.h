@@ -2,8 +2,10 @@
 // head, block of s1Base query rows), a vector core walks the S2 blocks of s2Base columns that the band
 // leaves and, per block,
 //
-//   1. bmm1 (its cube core, Matmul API): S = Q[rows, D] x K[cols, D]^T -> fp32 GM workspace -> UB
-//   2. vector: S * scale (+ pse, before the scale for pse_type 1: the given tensor cast to fp32, or
+//   1. bmm1 (its cube core, Matmul API): S = (scale * Q)[rows, D] x K[cols, D]^T -> fp32 GM workspace -> UB
+//      when scale * Q is exact in the input dtype (fp32, or a power-of-two scale): the scale folded into the
+//      task's query rows once (ScaleQ) instead of a pass over every score block; else S * scale on the scores
+//   2. vector: + pse (scale * the given tensor cast to fp32 for pse_type 1, as is for 0, or
 //      -slope * |dist| (sqrt for type 3) from a column-index row with Adds/Abs/Sqrt/Muls), the band
 //      (CompareScalar on j - i, Select) on the blocks it crosses, the given mask (SelectWithBytesMask),
 //      then SoftmaxFlashV2 in its update form: max' = max(max, rowmax S), P = exp(S - max'),
@@ -21,16 +23,15 @@
 
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
-#include "lib/activation/softmaxflashv2.h"
 #include "lib/filter/dropout.h"
 #include "lib/index/arithprogression.h"
 #include "lib/select/selectwithbytesmask.h"
 #include "flash_attention_score_tiling_data.h"
+#include "flash_attention_score_softmax.h"
 
 namespace FasKernel {
 using namespace AscendC;
 
-constexpr float NEG_MAX = -3.4028234663852886e38f;
 constexpr float POS_MAX = 3.4028234663852886e38f;
 constexpr int64_t INF_TOKENS = 2147483647;
 
@@ -73,12 +74,16 @@ public:
         sumGm_.SetGlobalBuffer((__gm__ float*)smSum);
         outGm_.SetGlobalBuffer((__gm__ T*)out);
         tile_ = t_.s1Base * t_.s2Base;
+        qPitch_ = (t_.D * static_cast<uint32_t>(sizeof(T)) + 31) / 32 * 32 / static_cast<uint32_t>(sizeof(T));
         // workspace of this vector core: two sets (ping-pong) of the fp32 score tile, the P tile and the
-        // fp32 P V step, so that the cube works on block i + 1 / i - 1 while the vector core is on block i
+        // fp32 P V step, so that the cube works on block i + 1 / i - 1 while the vector core is on block i,
+        // then the task's query rows times the scale (s1Base x dAlign of the input dtype)
         const uint64_t per = static_cast<uint64_t>(tile_) * (sizeof(float) + sizeof(T)) +
                              static_cast<uint64_t>(t_.s1Base) * t_.d2Align * sizeof(float);
+        const uint64_t qsBytes = static_cast<uint64_t>(t_.s1Base) * t_.dAlign * sizeof(T);
+        qsGm_.SetGlobalBuffer((__gm__ T*)(ws + (2 * per + qsBytes) * core_ + 2 * per), t_.s1Base * qPitch_);
         for (uint32_t k = 0; k < 2; ++k) {
-            GM_ADDR mine = ws + per * (2 * core_ + k);
+            GM_ADDR mine = ws + (2 * per + qsBytes) * core_ + per * k;
             scoreGm_[k].SetGlobalBuffer((__gm__ float*)mine, tile_);
             pGm_[k].SetGlobalBuffer((__gm__ T*)(mine + tile_ * sizeof(float)), tile_);
             pvGm_[k].SetGlobalBuffer((__gm__ float*)(mine + tile_ * (sizeof(float) + sizeof(T))),
@@ -92,6 +97,7 @@ public:
         pipe->InitBuffer(selBuf_, (t_.s1Base + 31) / 32 * 32);
         pipe->InitBuffer(tmpBuf_, t_.smTmpBytes);
         tmp_ = tmpBuf_.Get<uint8_t>();
+        Duplicate(tmp_.ReinterpretCast<float>(), 0.0f, t_.smTmpBytes / 4);  // the row reductions' padding rows
         pseRowPitch_ = t_.S2;
         if (t_.auxRows != 0) {
             // the mask / pse / dropout buffers, written once so that the padding of later partial
@@ -175,7 +181,6 @@ private:
         LocalTensor<float> acc = accBuf_.Get<float>();
         LocalTensor<float> pv = pvBuf_.Get<float>();
         LocalTensor<float> st = statBuf_.Get<float>();
-        LocalTensor<uint8_t> tmp = tmpBuf_.Get<uint8_t>();
         const uint32_t rowv = t_.s1Base * 8;  // per-row values: one 32-byte block (8 floats) per row
         LocalTensor<float> maxT[2] = {st, st[rowv]};
         LocalTensor<float> sumT[2] = {st[2 * rowv], st[3 * rowv]};
@@ -194,6 +199,9 @@ private:
         const int64_t first = lo >= 0 && lo <= hi ? (lo / s2Base) * s2Base : s2;
         const Dims mk{m, qOff, kOff, vOff};
         if (first <= hi) {
+            if (t_.foldScale != 0) {
+                ScaleQ(qOff, m);
+            }
             PostBmm1(mk, first, s2, 0);
         }
         uint32_t k = 0;
@@ -237,21 +245,22 @@ private:
                 // 2. scale, pse, mask, then the online softmax (SoftmaxFlashV2, update form): max' = max(max,
                 //    rowmax S), P = exp(S - max'), expMax = exp(max - max'), sum' = expMax * sum + rowsum P
                 const Block blk{b, head, r0 + i0, rows, c0, n, s1, s2};
-                if (pseAdd && t_.pseType == 1) {
-                    AddPse(x, blk);
-                }
-                Muls(x, x, t_.scale, static_cast<uint32_t>(rows * s2Base));
-                if (pseAdd && t_.pseType != 1) {
-                    AddPse(x, blk);
+                if (t_.foldScale != 0) {
+                    if (pseAdd) {  // the scores come scaled (ScaleQ): pse_type 1 adds scale * pse
+                        AddPse(x, blk);
+                    }
+                } else {
+                    if (pseAdd && t_.pseType == 1) {
+                        AddPse(x, blk);
+                    }
+                    Muls(x, x, t_.scale, static_cast<uint32_t>(rows * s2Base));
+                    if (pseAdd && t_.pseType != 1) {
+                        AddPse(x, blk);
+                    }
                 }
                 MaskBlock(x, blk, pre, next);
-                const SoftMaxShapeInfo shape{static_cast<uint32_t>(rows), static_cast<uint32_t>(s2Base),
-                                             static_cast<uint32_t>(rows), static_cast<uint32_t>(n)};
-                const SoftMaxTiling smt = SoftMaxFlashV2TilingFuncImpl(
-                    static_cast<uint32_t>(rows), static_cast<uint32_t>(s2Base), sizeof(float), sizeof(float),
-                    t_.smTmpBytes / 4, true);
-                SoftmaxFlashV2<float, true>(x, sumT[1 - cur][st0], maxT[1 - cur][st0], x, expMax[st0],
-                                            sumT[cur][st0], maxT[cur][st0], tmp, smt, shape);
+                const Stats in{maxT[cur][st0], sumT[cur][st0]}, out{maxT[1 - cur][st0], sumT[1 - cur][st0]};
+                OnlineSoftmax(x, static_cast<uint32_t>(rows), n, t_.s2Base, in, out, expMax[st0], tmp_);
                 // 3. dropout, P to the input dtype
                 if (t_.hasDrop) {
                     Dropout(x, blk);
@@ -322,12 +331,53 @@ private:
     __aicore__ inline void PostBmm1(const Dims& d, int64_t c0, int64_t s2, uint32_t k)
     {
         const int64_t n = s2 - c0 < t_.s2Base ? s2 - c0 : t_.s2Base;
-        mm1.SetOrgShape(static_cast<int>(d.m), static_cast<int>(n), static_cast<int>(t_.qStrideS),
+        const bool folded = t_.foldScale != 0;
+        mm1.SetOrgShape(static_cast<int>(d.m), static_cast<int>(n), static_cast<int>(folded ? qPitch_ : t_.qStrideS),
                         static_cast<int>(t_.kStrideS), static_cast<int>(t_.s2Base));
-        mm1.SetTensorA(qGm_[d.qOff]);
+        mm1.SetTensorA(folded ? qsGm_ : qGm_[d.qOff]);
         mm1.SetTensorB(kGm_[d.kOff + c0 * t_.kStrideS], true);
         mm1.SetTail(static_cast<int>(d.m), static_cast<int>(n), static_cast<int>(t_.D));
         mm1.template IterateAll<false>(scoreGm_[k], 0, false, true);
+    }
+
+    // the task's m query rows times the scale -> qsGm_ (rows of qPitch_), the A operand of every bmm1 of the
+    // task: one pass over m x D instead of one over every m x s2Base score block. Through the score tile
+    // (fp32) and the P tile (input dtype), in chunks of rows that fit them; the rounding of scale * Q to the
+    // input dtype is the only difference from scaling the fp32 scores.
+    __aicore__ inline void ScaleQ(uint64_t qOff, int64_t m)
+    {
+        LocalTensor<float> f = scBuf_.Get<float>();
+        LocalTensor<T> h = pBuf_.Get<T>();
+        const int64_t chunk = tile_ / qPitch_;
+        for (int64_t i0 = 0; i0 < m; i0 += chunk) {
+            const uint32_t rows = static_cast<uint32_t>(m - i0 < chunk ? m - i0 : chunk);
+            const uint32_t cnt = rows * qPitch_;
+            if constexpr (IsSameType<T, float>::value) {
+                LoadRows(f, qGm_[qOff + i0 * t_.qStrideS], rows, t_.D, t_.qStrideS, qPitch_);
+                SetFlag<HardEvent::MTE2_V>(EVENT_ID3);
+                WaitFlag<HardEvent::MTE2_V>(EVENT_ID3);
+                Muls(f, f, t_.scale, cnt);
+            } else {
+                LoadRows(h, qGm_[qOff + i0 * t_.qStrideS], rows, t_.D, t_.qStrideS, qPitch_);
+                SetFlag<HardEvent::MTE2_V>(EVENT_ID3);
+                WaitFlag<HardEvent::MTE2_V>(EVENT_ID3);
+                Cast(f, h, RoundMode::CAST_NONE, cnt);
+                PipeBarrier<PIPE_V>();
+                Muls(f, f, t_.scale, cnt);
+                PipeBarrier<PIPE_V>();
+                Cast(h, f, RoundMode::CAST_RINT, cnt);
+            }
+            SetFlag<HardEvent::V_MTE3>(EVENT_ID3);
+            WaitFlag<HardEvent::V_MTE3>(EVENT_ID3);
+            if constexpr (IsSameType<T, float>::value) {
+                DataCopy(qsGm_[i0 * qPitch_], f, cnt);
+            } else {
+                DataCopy(qsGm_[i0 * qPitch_], h, cnt);
+            }
+            PipeBarrier<PIPE_ALL>();
+        }
+        SetFlag<HardEvent::MTE3_S>(EVENT_ID0);
+        WaitFlag<HardEvent::MTE3_S>(EVENT_ID0);
     }
 
     // wait for the P V of workspace set k and add it to the accumulator
@@ -412,8 +462,15 @@ private:
         } else {  // PSE_1NSS
             head = static_cast<uint64_t>(k.h) * k.s1 * k.s2 + k.c0;
         }
+        // scores that come scaled (ScaleQ): pse_type 1's scale * (Q K^T + pse) adds scale * pse
+        const bool pre = t_.foldScale != 0 && t_.pseType == 1;
+        const float f = pre ? t_.scale : 1.0f;
         if (t_.pseShape == fas::PSE_BN1S) {  // one row for every query row
             LoadPse(head, 1, k.n);
+            if (pre) {
+                Muls(auxF_, auxF_, f, static_cast<uint32_t>(s2Base));
+                PipeBarrier<PIPE_V>();
+            }
             for (int64_t i = 0; i < k.m; ++i) {
                 Add(sc[i * s2Base], sc[i * s2Base], auxF_, static_cast<uint32_t>(s2Base));
             }
@@ -432,9 +489,13 @@ private:
                 if (t_.pseType == 3) {
                     Sqrt(auxF_, auxF_, cnt);
                 }
-                Muls(auxF_, auxF_, -sl, cnt);
+                Muls(auxF_, auxF_, -sl * f, cnt);
             } else {
                 LoadPse(head + static_cast<uint64_t>(k.r0 + i0) * k.s2, rows, k.n);
+                if (pre) {
+                    Muls(auxF_, auxF_, f, cnt);
+                    PipeBarrier<PIPE_V>();
+                }
             }
             Add(sc[i0 * s2Base], sc[i0 * s2Base], auxF_, cnt);
             PipeBarrier<PIPE_V>();
@@ -608,13 +669,14 @@ private:
     LocalTensor<uint8_t> tmp_;
     uint64_t pseRowPitch_ = 0;
     Busy busy_;
-    GlobalTensor<T> qGm_, kGm_, vGm_, outGm_, pGm_[2];
+    GlobalTensor<T> qGm_, kGm_, vGm_, outGm_, pGm_[2], qsGm_;
     GlobalTensor<PT> pseGm_;
     GlobalTensor<uint8_t> dropGm_, maskGm_;
     GlobalTensor<float> maxGm_, sumGm_, scoreGm_[2], pvGm_[2];
     FlashAttentionScoreTilingData t_;
     uint32_t core_ = 0;
     uint32_t tile_ = 0;
+    uint32_t qPitch_ = 0;  // elements per row of the scaled query rows: D rounded up to 32 bytes
 };
 }  // namespace FasKernel
 

@@ -43,6 +43,7 @@ struct FlashAttentionScoreTilingData {
     uint32_t auxRows;                      // rows per step of the mask / pse / dropout work (0: none of them)
     uint32_t bitPitch;                     // bytes per row of the bit buffers (dropout mask, compare results)
     uint32_t dropAligned;                  // every drop_mask row of a block starts on a byte (S2 % 8 == 0)
+    uint32_t foldScale;                    // scale * Q is exact in the input dtype: scaled once per task (ScaleQ)
     uint64_t dropBytes;                    // bytes of drop_mask the kernel may read
     // cores
     uint32_t coreNum;                      // vector cores that take tasks

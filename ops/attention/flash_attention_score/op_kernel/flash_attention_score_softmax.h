@@ -1,0 +1,108 @@
+// FlashAttentionScore: the online softmax of a block in few vector passes (the update form of
+// SoftmaxFlashV2 with its [rows, 8] statistics, written out from basic instructions).
+#ifndef FLASH_ATTENTION_SCORE_SOFTMAX_H
+#define FLASH_ATTENTION_SCORE_SOFTMAX_H
+
+#include "kernel_operator.h"
+
+namespace FasKernel {
+using namespace AscendC;
+
+constexpr float NEG_MAX = -3.4028234663852886e38f;
+
+// the running row statistics: 8 equal floats (one 32-byte block) per row
+struct Stats {
+    LocalTensor<float> max, sum;
+};
+
+// row max (isMax) or row sum of x [rows, w] -> rb [rp, 8] (each row's value 8 times), through the
+// scratch a [rp, 64], hb [rp, 32] and rv [rp]
+__aicore__ inline void RowReduce(bool isMax, const LocalTensor<float>& x, uint32_t rows, uint32_t w, uint32_t rp,
+                                 const LocalTensor<float>& a, const LocalTensor<float>& hb,
+                                 const LocalTensor<float>& rv, const LocalTensor<float>& rb)
+{
+    const uint8_t xr = static_cast<uint8_t>(w / 8);
+    const uint8_t r8 = static_cast<uint8_t>(rows);
+    // the 64-column chunks of each row into a [rows, 64]
+    if (isMax) {
+        Max(a, x, x[64], 64, r8, BinaryRepeatParams(1, 1, 1, 8, xr, xr));
+    } else {
+        Add(a, x, x[64], 64, r8, BinaryRepeatParams(1, 1, 1, 8, xr, xr));
+    }
+    for (uint32_t c = 128; c < w; c += 64) {
+        PipeBarrier<PIPE_V>();
+        if (isMax) {
+            Max(a, a, x[c], 64, r8, BinaryRepeatParams(1, 1, 1, 8, 8, xr));
+        } else {
+            Add(a, a, x[c], 64, r8, BinaryRepeatParams(1, 1, 1, 8, 8, xr));
+        }
+    }
+    // 8 -> 4 -> 2 -> 1 blocks per row: blocks 2j and 2j + 1 of a row (src block stride 2, src1 one block
+    // on), the rows packed densely, so every level is the same instruction over 2, 4 and 8 rows a repeat
+    const LocalTensor<float> lv[4] = {a, hb, a, hb};
+    for (uint32_t l = 0; l < 3; ++l) {
+        PipeBarrier<PIPE_V>();
+        const uint8_t reps = static_cast<uint8_t>(rp >> (l + 1));
+        if (isMax) {
+            Max(lv[l + 1], lv[l], lv[l][8], 64, reps, BinaryRepeatParams(1, 2, 2, 8, 16, 16));
+        } else {
+            Add(lv[l + 1], lv[l], lv[l][8], 64, reps, BinaryRepeatParams(1, 2, 2, 8, 16, 16));
+        }
+    }
+    PipeBarrier<PIPE_V>();
+    if (isMax) {
+        BlockReduceMax(rv, hb, static_cast<int32_t>(rp / 8), 64, 1, 1, 8);
+    } else {
+        BlockReduceSum(rv, hb, static_cast<int32_t>(rp / 8), 64, 1, 1, 8);
+    }
+    PipeBarrier<PIPE_V>();
+    Brcb(rb, rv, static_cast<uint8_t>(rp / 8), BrcbRepeatParams(1, 8));
+    PipeBarrier<PIPE_V>();
+}
+
+// The online softmax of one part of a block, x [rows, w] fp32 (w = s2Base, a multiple of 64; n valid
+// columns), in place, with the scratch tmp (RowReduceBytes of the tiling):
+//   max' = max(in.max, rowmax x), x = exp(x - max'), expMax = exp(in.max - max'),
+//   sum' = expMax * in.sum + rowsum x
+// (the update form of SoftmaxFlashV2, with its [rows, 8] statistics), in the fewest vector passes over
+// x: the row max and the row sum each fold the 64-column chunks of a row into one chunk with Max / Add
+// (one two-source repeat per row and chunk), then halve it to one 32-byte block per row (block stride 2
+// pairs the blocks of a row, 2, 4 and 8 rows a repeat) and reduce the block (BlockReduceMax /
+// BlockReduceSum, 8 rows a repeat), Brcb spreading the row's value over its 8 floats; x - max' is one
+// Sub per 64 columns with max' broadcast by src1 block stride 0, then one Exp over x.
+__aicore__ inline void OnlineSoftmax(const LocalTensor<float>& x, uint32_t rows, int64_t n, uint32_t w,
+                                     const Stats& in, const Stats& out, const LocalTensor<float>& expMax,
+                                     const LocalTensor<uint8_t>& tmp)
+{
+    const uint8_t xr = static_cast<uint8_t>(w / 8);
+    const uint32_t rp = (rows + 7) / 8 * 8;  // rows rounded up to whole 8-row repeats (padding rows: scratch)
+    LocalTensor<float> base = tmp.ReinterpretCast<float>();
+    LocalTensor<float> a = base, hb = base[rp * 64], rv = base[rp * 96], rb = base[rp * 97];
+    if (n < static_cast<int64_t>(w)) {  // columns past the block's end: -FLT_MAX, exp gives 0
+        for (uint32_t c = static_cast<uint32_t>(n) / 64 * 64; c < w; c += 64) {
+            const uint32_t lo = static_cast<uint32_t>(n) > c ? static_cast<uint32_t>(n) - c : 0;
+            uint64_t mask[2] = {~((uint64_t(1) << lo) - 1), 0};
+            Duplicate(x[c], NEG_MAX, mask, static_cast<uint8_t>(rows), 1, xr);
+        }
+        PipeBarrier<PIPE_V>();
+    }
+    RowReduce(true, x, rows, w, rp, a, hb, rv, rb);
+    Max(out.max, in.max, rb, rows * 8);
+    PipeBarrier<PIPE_V>();
+    Sub(expMax, in.max, out.max, rows * 8);
+    for (uint32_t c = 0; c < w; c += 64) {
+        Sub(x[c], x[c], out.max, 64, static_cast<uint8_t>(rows), BinaryRepeatParams(1, 1, 0, xr, xr, 1));
+    }
+    PipeBarrier<PIPE_V>();
+    Exp(x, x, rows * w);
+    Exp(expMax, expMax, rows * 8);
+    PipeBarrier<PIPE_V>();
+    RowReduce(false, x, rows, w, rp, a, hb, rv, rb);
+    Mul(out.sum, expMax, in.sum, rows * 8);
+    PipeBarrier<PIPE_V>();
+    Add(out.sum, out.sum, rb, rows * 8);
+    PipeBarrier<PIPE_V>();
+}
+}  // namespace FasKernel
+
+#endif  // FLASH_ATTENTION_SCORE_SOFTMAX_H
