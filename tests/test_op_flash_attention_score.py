@@ -399,6 +399,11 @@ def test_unfused_chain_materialises_the_scores(golden):
     masked = golden.unfused_chain({**shapes, "atten_mask": [2048, 2048]}, {"query": "float16"},
                                   {**attrs, "sparse_mode": 2, "keep_prob": 0.9})
     assert [s["op"] for s in masked] == ["bmm_qk", "scale", "mask", "softmax", "dropout", "bmm_pv"]
+    # the compressed band template stands for an S1 x S2 mask: the chain reads that, not the 2048 x 2048 template
+    assert masked[2]["reads"]["atten_mask"] == 1024 * 1024
+    full = golden.unfused_chain({**shapes, "atten_mask": [4, 1, 1024, 1024]}, {"query": "float16"},
+                                {**attrs, "sparse_mode": 0})
+    assert full[2]["reads"]["atten_mask"] == 4 * 1024 * 1024  # a mask given in full is read as given
     from opkit.errors import OpkitError
     with pytest.raises(OpkitError, match="'unit' must be 'vector' or 'cube'"):
         check_steps([{**steps[0], "unit": "tensor"}])

@@ -414,7 +414,10 @@ def unfused_chain(shapes, dtypes, attrs):
     cur = "scaled"
     mask = shapes.get("atten_mask")
     if mask is not None:
-        chain.append(step("mask", {cur: sb, "atten_mask": int(np.prod(mask))}, {"masked": sb}, scores))
+        # sparse modes 2-4 take a compressed 2048 x 2048 band template: an unfused chain applies the S1 x S2 mask it
+        # stands for, one byte per score of a [S1, S2] mask shared by every batch and head
+        mask_bytes = s1 * s2 if int(attrs.get("sparse_mode", 0)) in (2, 3, 4) else int(np.prod(mask))
+        chain.append(step("mask", {cur: sb, "atten_mask": mask_bytes}, {"masked": sb}, scores))
         cur = "masked"
     stats = b * n1 * s1 * 8 * 4
     chain.append(step("softmax", {cur: sb}, {"probs": sb, "softmax_max": stats, "softmax_sum": stats}, 5 * scores))
