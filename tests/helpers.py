@@ -37,6 +37,19 @@ def fresh_copy(src: Path, dst: Path) -> Path:
     return dst
 
 
+def syntax_check(pkg: Path, source: Path, chip: str, column: int | None = None):
+    """``source`` of package ``pkg`` compiled without output, with the flags the package build gives it (the chip's
+    simulator flags, the package's include folders and, for the kernel, one dtype column's macros)."""
+    from opkit.build import program, sim_backend
+    from opkit.spec import load
+
+    spec = load(pkg)
+    flags = [f"-I{spec.src_dir / 'op_kernel'}", f"-I{spec.src_dir / 'op_host'}"]
+    if column is not None:
+        flags += sim_backend.dtype_defines(spec, column)
+    return program.check_syntax(source, chip=chip, flags=flags)
+
+
 def load_golden(pkg: Path):
     spec = importlib.util.spec_from_file_location(f"golden_{pkg.name}_{id(pkg)}", pkg / "golden.py")
     module = importlib.util.module_from_spec(spec)

@@ -9,7 +9,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import assert_rendered_text_clean, entry_params, load_golden, opdef_lists, own_files, package_files
+from helpers import (
+    assert_rendered_text_clean,
+    entry_params,
+    load_golden,
+    opdef_lists,
+    own_files,
+    package_files,
+    syntax_check,
+)
 
 from opkit.scaffold.new import new_package
 from opkit.spec import load
@@ -88,11 +96,7 @@ def test_golden_numerics(default_pkg):
 def test_kernel_compiles_against_the_simulator(default_pkg, column):
     """The kernel as the build compiles it (the chip's simulator flags, the package's include folders, the column's
     dtype macros), syntax only."""
-    from opkit.build import program, sim_backend
-
-    spec = load(default_pkg)
-    flags = [f"-I{spec.src_dir / 'op_kernel'}", f"-I{spec.src_dir / 'op_host'}", *sim_backend.dtype_defines(spec, column)]
-    r = program.check_syntax(default_pkg / "op_kernel/matmul_bias_act.cpp", chip=CHIP, flags=flags)
+    r = syntax_check(default_pkg, default_pkg / "op_kernel/matmul_bias_act.cpp", CHIP, column)
     assert r.returncode == 0, r.stderr[-3000:]
 
 

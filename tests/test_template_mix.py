@@ -17,6 +17,7 @@ from helpers import (
     opdef_lists,
     own_files,
     package_files,
+    syntax_check,
 )
 
 from opkit.paths import template_names
@@ -117,11 +118,7 @@ def test_golden_numerics(default_pkg):
 def test_kernel_compiles_against_the_simulator(default_pkg, column):
     """The kernel as the build compiles it (the chip's simulator flags, the package's include folders, the column's
     dtype macros), syntax only."""
-    from opkit.build import program, sim_backend
-
-    spec = load(default_pkg)
-    flags = [f"-I{spec.src_dir / 'op_kernel'}", f"-I{spec.src_dir / 'op_host'}", *sim_backend.dtype_defines(spec, column)]
-    r = program.check_syntax(default_pkg / "op_kernel/matmul_softmax.cpp", chip=CHIP, flags=flags)
+    r = syntax_check(default_pkg, default_pkg / "op_kernel/matmul_softmax.cpp", CHIP, column)
     assert r.returncode == 0, r.stderr[-3000:]
 
 

@@ -19,9 +19,10 @@ from helpers import (
     own_files,
     package_files,
     struct_fields,
+    syntax_check,
 )
 
-from opkit.build import program, sim_backend
+from opkit.build import program
 from opkit.golden import MARKER, ComputeNotImplemented
 from opkit.scaffold.new import new_package
 from opkit.spec import load
@@ -322,27 +323,17 @@ needs_sim = pytest.mark.skipif(
 CTYPES = {"float16": "half", "bfloat16": "bfloat16_t", "float32": "float"}
 
 
-def syntax_check(pkg: Path, source: Path, column: int | None = None) -> subprocess.CompletedProcess:
-    """``source`` of package ``pkg`` compiled without output, with the flags the package build gives it (the chip's
-    simulator flags, the package's include folders and, for the kernel, one dtype column's macros)."""
-    spec = load(pkg)
-    flags = [f"-I{spec.src_dir / 'op_kernel'}", f"-I{spec.src_dir / 'op_host'}"]
-    if column is not None:
-        flags += sim_backend.dtype_defines(spec, column)
-    return program.check_syntax(source, chip=CHIP, flags=flags)
-
-
 @needs_sim
 @pytest.mark.parametrize("column", [0, 1, 2], ids=["float16", "bfloat16", "float32"])
 def test_template_kernel_compiles_against_the_simulator(default_pkg, column):
-    r = syntax_check(default_pkg, default_pkg / "op_kernel/rms_norm.cpp", column)
+    r = syntax_check(default_pkg, default_pkg / "op_kernel/rms_norm.cpp", CHIP, column)
     assert r.returncode == 0, r.stderr[-3000:]
 
 
 @needs_sim
 @pytest.mark.parametrize("column", [0, 1], ids=["float32", "float16"])
 def test_generic_kernel_compiles_against_the_simulator(generic_pkg, column):
-    r = syntax_check(generic_pkg, generic_pkg / "op_kernel/row_stats.cpp", column)
+    r = syntax_check(generic_pkg, generic_pkg / "op_kernel/row_stats.cpp", CHIP, column)
     assert r.returncode == 0, r.stderr[-3000:]
 
 
@@ -352,7 +343,7 @@ def test_generic_kernel_compiles_against_the_simulator(generic_pkg, column):
 def test_host_sources_compile_against_the_simulator(which, default_pkg, generic_pkg):
     pkg = default_pkg if which == "default" else generic_pkg
     for src in sorted((pkg / "op_host").glob("*.cpp")):
-        r = syntax_check(pkg, src)
+        r = syntax_check(pkg, src, CHIP)
         assert r.returncode == 0, (src.name, r.stderr[-3000:])
 
 

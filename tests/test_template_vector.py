@@ -17,9 +17,10 @@ from helpers import (
     own_files,
     package_files,
     struct_fields,
+    syntax_check,
 )
 
-from opkit.build import program, sim_backend
+from opkit.build import sim_backend
 from opkit.golden import MARKER, ComputeNotImplemented
 from opkit.scaffold.new import new_package
 from opkit.spec import load
@@ -296,25 +297,17 @@ needs_sim = pytest.mark.skipif(
 )
 
 
-def syntax_check(pkg: Path, source: Path, column: int) -> subprocess.CompletedProcess:
-    """``source`` of package ``pkg`` compiled without output for one dtype column, with the flags the package build
-    gives it (the chip's simulator flags, the package's include folders, the column's dtype macros)."""
-    spec = load(pkg)
-    flags = [f"-I{spec.src_dir / 'op_kernel'}", f"-I{spec.src_dir / 'op_host'}", *sim_backend.dtype_defines(spec, column)]
-    return program.check_syntax(source, chip=CHIP, flags=flags)
-
-
 @needs_sim
 @pytest.mark.parametrize("column", [0, 1, 2], ids=["float16", "bfloat16", "float32"])
 def test_template_kernel_compiles_against_the_simulator(default_pkg, column):
-    r = syntax_check(default_pkg, default_pkg / "op_kernel/axpy_relu.cpp", column)
+    r = syntax_check(default_pkg, default_pkg / "op_kernel/axpy_relu.cpp", CHIP, column)
     assert r.returncode == 0, r.stderr[-3000:]
 
 
 @needs_sim
 @pytest.mark.parametrize("column", [0, 1], ids=["int32", "float16"])
 def test_generic_kernel_compiles_against_the_simulator(generic_pkg, column):
-    r = syntax_check(generic_pkg, generic_pkg / "op_kernel/gated_pair.cpp", column)
+    r = syntax_check(generic_pkg, generic_pkg / "op_kernel/gated_pair.cpp", CHIP, column)
     assert r.returncode == 0, r.stderr[-3000:]
 
 
