@@ -1,11 +1,13 @@
 """verify / run --backend cann: the cases on an NPU through the installed package's aclnn API, against the fake
-CANN tree (its libascendcl and libnnopbase record every call; its aclnn operator computes nothing, so the
-outputs stay zero and verify reports the mismatch as it would for a wrong kernel)."""
+CANN tree (its libascendcl and libnnopbase record every call; its aclnn AxpyRelu computes z = relu(x + alpha*y) from
+the aclTensors it is given, in their dtype, so a case passes; FAKE_CANN_WRONG_RESULT=1 makes it wrong, and verify
+reports the mismatch as it would for a wrong kernel)."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
@@ -35,22 +37,47 @@ def test_verify_before_install_names_the_missing_step(installed):
     assert "no installed aclnn library" in before.stdout and f"opkit install {pkg}" in before.stdout
 
 
-def test_verify_runs_each_case_through_aclnn(installed, tmp_path):
+def golden(x, y, alpha):
+    return np.maximum(x.astype(np.float64) + alpha * y.astype(np.float64), 0.0)
+
+
+@pytest.mark.parametrize("dtype,acl", [("float16", 1), ("float32", 0)])
+def test_verify_passes_through_aclnn(installed, tmp_path, dtype, acl):
     fake, pkg, _ = installed
     start = len(fake.calls("acl"))
     out = tmp_path / "v"
-    r = opkit(["verify", str(pkg), "--backend", "cann", "-k", "tiny", "--dtype", "float16", "--soc", "ascend910b2",
-               "--out", str(out), "--workers", "1"], fake.env())
-    assert r.returncode == 1, r.stdout + r.stderr  # the fake operator leaves z at zero: a mismatch, reported
-    assert "outputs from NPU device 0 through aclnn" in r.stdout and "0 passed, 1 failed, 0 errors" in r.stdout
+    r = opkit(["verify", str(pkg), "--backend", "cann", "-k", "tiny", "--dtype", dtype, "--soc", "ascend910b2",
+               "--out", str(out), "--junit", str(tmp_path / "junit.xml"), "--workers", "1"], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "outputs from NPU device 0 through aclnn" in r.stdout and "1 passed, 0 failed, 0 errors" in r.stdout
     data = json.loads((out / "results.json").read_text())
-    assert data["opkit"]["backend"] == "cann" and data["cases"][0]["status"] == "fail"
+    assert data["opkit"]["backend"] == "cann" and [c["status"] for c in data["cases"]] == ["pass"]
+    suite = ET.parse(tmp_path / "junit.xml").getroot()
+    cases = suite.findall(".//testcase")
+    assert len(cases) == 1 and not any(c.find("failure") is not None or c.find("error") is not None for c in cases)
+    assert suite.iter("testsuite").__next__().get("failures") == "0"
     calls = [c["argv"] for c in fake.calls("acl")[start:]]
     names = [c[0] for c in calls]
     assert names[:2] == ["aclInit", "aclrtSetDevice"] and calls[1][1] == "0"
-    assert [c[1] for c in calls if c[0] == "aclCreateTensor"] == ["dtype=1 format=2 shape=7,"] * 3
-    assert ["aclrtMemcpy", "2:14"] in calls  # z (7 float16) copied back from the device
+    assert [c[1] for c in calls if c[0] == "aclCreateTensor"] == [f"dtype={acl} format=2 shape=7,"] * 3
+    assert ["aclrtMemcpy", f"2:{7 * (2 if acl == 1 else 4)}"] in calls  # z copied back from the device
     assert names.index("aclrtSynchronizeStream") < names.index("aclFinalize")
+    ops = [c["argv"] for c in fake.calls("aclnn") if c["argv"][0].startswith("aclnnAxpyRelu")][-2:]
+    assert ops == [["aclnnAxpyReluGetWorkspaceSize", "attr=2"], ["aclnnAxpyRelu", "workspace=4096"]]
+
+
+def test_a_wrong_device_result_is_reported(installed, tmp_path):
+    fake, pkg, _ = installed
+    out = tmp_path / "v"
+    r = opkit(["verify", str(pkg), "--backend", "cann", "-k", "tiny", "--dtype", "float32", "--soc", "ascend910b2",
+               "--out", str(out), "--junit", str(tmp_path / "junit.xml")], fake.env(FAKE_CANN_WRONG_RESULT="1"))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "0 passed, 1 failed, 0 errors" in r.stdout
+    assert "FAIL axpy_relu::tiny[float32@ascend910b2]" in r.stdout and "z: 0.0000% of finite elements match" in r.stdout
+    assert "worst elements:" in r.stdout  # the mismatch report, as for a wrong kernel on the simulator
+    data = json.loads((out / "results.json").read_text())
+    assert data["opkit"]["backend"] == "cann" and data["cases"][0]["status"] == "fail"
+    assert ET.parse(tmp_path / "junit.xml").getroot().find(".//failure") is not None
 
 
 def test_device_option_and_a_missing_device(installed, tmp_path):
@@ -69,8 +96,17 @@ def test_run_on_the_device(installed, tmp_path):
     r = opkit(["run", str(pkg), "--backend", "cann", "--case", "tiny", "--dtype", "float16", "--soc", "ascend910b2",
                "--out", str(out)], fake.env())
     assert r.returncode == 0, r.stdout + r.stderr
+    from opkit.run.inputs import make_inputs
+    from opkit.spec import load
+
+    spec = load(pkg)
+    case = next(c for c in spec.cases if c.name == "tiny")
+    column = next(k for k in range(spec.n_columns) if spec.inputs[0].dtypes[k] == "float16")
+    ins = make_inputs(spec, case, column)  # the inputs opkit run makes for the case (seeded)
     with np.load(out) as z:
-        assert z["z"].shape == (7,) and not z["z"].any()  # what the (fake) device wrote
+        assert z["z"].shape == (7,) and z["z"].dtype == np.float16 and z["z"].any()
+        want = golden(ins["x"], ins["y"], 2.0).astype(np.float16)
+        np.testing.assert_allclose(z["z"].astype(np.float32), want.astype(np.float32), rtol=2e-3, atol=1e-3)
 
 
 def test_perf_option_of_verify_is_refused_on_the_device(installed):
@@ -106,6 +142,6 @@ def test_sanitize_runs_each_case_under_mssanitizer(installed, tmp_path):
     argv = fake.calls("mssanitizer")[start]["argv"]
     assert argv[0] == "--tool=memcheck" and "opkit.backends.aclnn_worker" in argv
     clean = opkit([*args, str(tmp_path / "b")], fake.env())
-    assert "mssanitizer" not in clean.stdout and "0 passed, 1 failed, 0 errors" in clean.stdout
+    assert clean.returncode == 0 and "mssanitizer" not in clean.stdout and "1 passed, 0 failed" in clean.stdout
     r = opkit(["verify", str(pkg), "--sanitize"], fake.env())
     assert r.returncode == 2 and "--sanitize runs the cases under CANN's mssanitizer" in r.stderr
