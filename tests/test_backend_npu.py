@@ -145,3 +145,59 @@ def test_sanitize_runs_each_case_under_mssanitizer(installed, tmp_path):
     assert clean.returncode == 0 and "mssanitizer" not in clean.stdout and "1 passed, 0 failed" in clean.stdout
     r = opkit(["verify", str(pkg), "--sanitize"], fake.env())
     assert r.returncode == 2 and "--sanitize runs the cases under CANN's mssanitizer" in r.stderr
+
+
+def _use(monkeypatch, env):
+    for k in [k for k in __import__("os").environ if k.startswith("ASCEND_")]:
+        monkeypatch.delenv(k)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+
+
+def test_python_api_on_the_device(installed, monkeypatch):
+    import opkit.ops
+
+    fake, pkg, _ = installed
+    _use(monkeypatch, fake.env())
+    op = opkit.ops.load(pkg, backend="cann", chip="ascend910b2", backend_options={"vendor": "customize",
+                                                                                    "device": 2})
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(33).astype(np.float16)
+    y = rng.standard_normal(33).astype(np.float16)
+    start = len(fake.calls("acl"))
+    z = op(x=x, y=y, alpha=-0.5)
+    assert isinstance(z, np.ndarray) and z.dtype == np.float16 and z.shape == (33,)
+    np.testing.assert_allclose(z.astype(np.float32), golden(x, y, -0.5).astype(np.float16).astype(np.float32),
+                               rtol=1e-3, atol=1e-3)
+    assert op.last_info["backend"] == "cann" and op.last_info["device"] == 2
+    z32 = op(x=x.astype(np.float32), y=y.astype(np.float32), alpha=2.0)
+    np.testing.assert_allclose(z32, golden(x.astype(np.float32), y.astype(np.float32), 2.0), rtol=1e-6)
+    calls = [c["argv"] for c in fake.calls("acl")[start:]]
+    assert ["aclrtSetDevice", "2"] in calls
+    assert [c[1].split()[0] for c in calls if c[0] == "aclCreateTensor"] == ["dtype=1"] * 3 + ["dtype=0"] * 3
+
+
+def test_python_api_refusals_on_the_device(installed, monkeypatch, tmp_path):
+    import subprocess
+
+    import opkit.ops
+    from opkit.errors import OpkitError
+
+    fake, pkg, _ = installed
+    _use(monkeypatch, fake.env(ASCEND_OPP_PATH=str(tmp_path / "opp")))  # an opp folder without the package
+    (tmp_path / "opp" / "vendors").mkdir(parents=True)
+    with pytest.raises(OpkitError) as exc:
+        opkit.ops.load(pkg, backend="cann")
+    msg = exc.value.message
+    assert msg.startswith("opkit.ops.load('axpy_relu', backend='cann'): axpy_relu: no installed aclnn library")
+    assert f"opkit build {pkg} --backend cann && opkit install {pkg}" in msg
+    lib = tmp_path / "opp" / "vendors" / "customize" / "op_api" / "lib"
+    lib.mkdir(parents=True)
+    (tmp_path / "other.c").write_text("int aclnnOtherGetWorkspaceSize(void) { return 0; }\n")
+    subprocess.run(["g++", "-x", "c", "-shared", "-fPIC", str(tmp_path / "other.c"), "-o",
+                    str(lib / "libcust_opapi.so")], check=True)
+    with pytest.raises(OpkitError) as exc:
+        opkit.ops.load(pkg, backend="cann")
+    msg = exc.value.message
+    assert msg.startswith(f"opkit.ops.load('axpy_relu', backend='cann'): {lib / 'libcust_opapi.so'}: loads, but has "
+                          "no aclnnAxpyReluGetWorkspaceSize, aclnnAxpyRelu") and "check OP_ADD in op_host" in msg

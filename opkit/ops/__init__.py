@@ -252,4 +252,9 @@ def load(name_or_path: str | os.PathLike[str], *, chip: str | None = None, backe
     if not spec.modelled_socs:
         raise UsageError(f"{spec.path}: socs {[s.key for s in spec.socs]}: the simulator models none of them")
     target = spec.target(chip if chip is not None else spec.modelled_socs[0].key)[0]
+    if backend == "cann":  # the installed package and its aclnn symbols: checked here, not at the first call
+        try:
+            runner.library(spec)
+        except OpkitError as exc:
+            raise UsageError(f"opkit.ops.load({spec.name!r}, backend='cann'): {exc.message}") from None
     return Operator(spec, target, backend, runner)
