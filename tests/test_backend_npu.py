@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -201,3 +202,93 @@ def test_python_api_refusals_on_the_device(installed, monkeypatch, tmp_path):
     msg = exc.value.message
     assert msg.startswith(f"opkit.ops.load('axpy_relu', backend='cann'): {lib / 'libcust_opapi.so'}: loads, but has "
                           "no aclnnAxpyReluGetWorkspaceSize, aclnnAxpyRelu") and "check OP_ADD in op_host" in msg
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "api"
+
+
+@pytest.fixture(scope="module")
+def lists(tmp_path_factory):
+    """The list fixtures built and installed on a fake CANN, each for its own vendor (one libcust_opapi each)."""
+    tmp = tmp_path_factory.mktemp("npu-lists")
+    fake = make_fake_cann(tmp / "cann")
+    pkgs = {}
+    for name in ("list_sum", "list_scale"):
+        pkg = package(tmp, FIXTURES / name)
+        vendor = name.replace("_", "")
+        r = opkit(["build", str(pkg), "--backend", "cann", "--vendor", vendor], fake.env())
+        assert r.returncode == 0, r.stdout + r.stderr
+        r = opkit(["install", str(pkg), "--vendor", vendor], fake.env())
+        assert r.returncode == 0, r.stdout + r.stderr
+        pkgs[name] = (pkg, vendor)
+    return fake, pkgs
+
+
+@pytest.mark.parametrize("name,shapes", [("list_sum", ["64,"] * 3 + ["64,"]),
+                                         ("list_scale", ["64,", "128,", "256,"] * 2)])
+def test_list_tensors_go_to_aclnn_as_tensor_lists(lists, tmp_path, name, shapes):
+    fake, pkgs = lists
+    pkg, vendor = pkgs[name]
+    start = len(fake.calls("acl"))
+    out = tmp_path / "v"
+    r = opkit(["verify", str(pkg), "--backend", "cann", "--vendor", vendor, "--soc", "ascend910b2", "--out", str(out),
+               "--junit", str(tmp_path / "junit.xml")], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"pass {name}::three[float32@ascend910b2]" in r.stdout and "1 passed, 0 failed, 0 errors" in r.stdout
+    assert json.loads((out / "results.json").read_text())["cases"][0]["status"] == "pass"
+    calls = [c["argv"] for c in fake.calls("acl")[start:]]
+    assert [c[1] for c in calls if c[0] == "aclCreateTensor"] == [f"dtype=0 format=2 shape={s}" for s in shapes]
+    lists_made = [c[1] for c in calls if c[0] == "aclCreateTensorList"]
+    assert lists_made == (["size=3"] if name == "list_sum" else ["size=3", "size=3"])  # xs (and ys)
+    assert [c[0] for c in calls].count("aclDestroyTensorList") == len(lists_made)
+    r = opkit(["verify", str(pkg), "--backend", "cann", "--vendor", vendor, "--soc", "ascend910b2", "--out",
+               str(tmp_path / "w")], fake.env(FAKE_CANN_WRONG_RESULT="1"))
+    assert r.returncode == 1 and "0 passed, 1 failed, 0 errors" in r.stdout
+
+
+def test_python_api_takes_and_returns_lists_on_the_device(lists, monkeypatch):
+    import opkit.ops
+
+    fake, pkgs = lists
+    _use(monkeypatch, fake.env())
+    rng = np.random.default_rng(5)
+    xs = [rng.standard_normal(n).astype(np.float32) for n in (16, 40, 8)]
+    scale = opkit.ops.load(pkgs["list_scale"][0], backend="cann", backend_options={"vendor": "listscale"})
+    ys = scale(xs=xs, scale=-1.5)
+    assert isinstance(ys, list) and [y.shape for y in ys] == [(16,), (40,), (8,)]
+    for x, y in zip(xs, ys, strict=True):
+        np.testing.assert_allclose(y, -1.5 * x, rtol=1e-6)
+    same = [x[:8] for x in xs]
+    total = opkit.ops.load(pkgs["list_sum"][0], backend="cann", backend_options={"vendor": "listsum"})
+    np.testing.assert_allclose(total(xs=same, scale=0.5), 0.5 * np.sum(same, axis=0), rtol=1e-6)
+
+
+def test_packed_and_multi_rank_stay_refused_on_the_device(installed, monkeypatch):
+    import opkit.ops
+    from opkit.backends.npu_runner import NpuRunner
+    from opkit.errors import OpkitError
+    from opkit.run.sim_runner import KernelError
+    from opkit.spec import load_string
+
+    fake, _, _ = installed
+    spec = load_string("""name: w4
+family: t
+socs: [ascend910b]
+kernel: vector
+inputs:
+  - {name: x, dtypes: [float16, float16], shape: [M, K]}
+  - {name: w, dtypes: [int4, int8], shape: [K, N]}
+outputs:
+  - {name: y, dtypes: [float16, float16], shape: [M, N]}
+golden: golden.py:f
+cases:
+  - {name: a, shapes: {x: [3, 5], w: [5, 7]}}
+""")
+    runner = NpuRunner(env=fake.env())
+    with pytest.raises(KernelError, match=r"'w' \(int4\): packed \(int4\) tensors are not passed to aclnn by "
+                                          r"opkit; verify this dtype column with --backend sim"):
+        runner.run(spec, spec.cases[0], 0, "ascend910b2", {})
+    _use(monkeypatch, fake.env())
+    with pytest.raises(OpkitError, match=r"matmul_all_reduce is a multi-rank \(MC2\) operator: the cann backend "
+                                         r"does not run multi-rank operators \(.*HCCL.*\); use backend='sim'"):
+        opkit.ops.load("matmul_all_reduce", backend="cann", cwd=Path(__file__).resolve().parents[1])
