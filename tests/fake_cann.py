@@ -8,6 +8,9 @@
 * ``lib64/libascendcl.so`` and ``lib64/libnnopbase.so`` built with g++: CANN's runtime and aclnn base as far
   as a device run uses them (aclInit, aclrtSetDevice, aclrtMalloc/Memcpy with host memory, aclCreateTensor...),
   recording each call; ``FAKE_CANN_NO_DEVICE=1`` makes aclrtSetDevice fail as it does without an NPU;
+* ``bin/msopgen``: ``msopgen gen -i JSON -f aclnn -c ai_core-<soc> -lan cpp -out DIR`` writes an msOpGen-like Ascend C
+  project (CMakePresets.json with msOpGen's cache variables, build.sh, the CMake wiring with the ``npu_op_*``
+  calls, the op_host/op_kernel stubs and tiling header) and fails as msOpGen does without ``-lan cpp``;
 * ``bin/msprof`` and ``bin/mssanitizer``: record their arguments and run the program they are given;
   ``msprof op --output=DIR`` then writes ``DIR/OPPROF_*/OpBasicInfo.csv`` with a Task Duration of
   ``FAKE_TASK_DURATION_US``; ``mssanitizer`` reports an illegal read when ``FAKE_CANN_SANITIZER_ERROR`` is set;
@@ -102,6 +105,68 @@ sys.exit(rc)
 """
 
 FAKE_TASK_DURATION_US = 12.5  # what the fake msprof reports
+
+MSOPGEN = """
+{record}
+import json
+record("msopgen")
+args = sys.argv[1:]
+opt = {{args[i]: args[i + 1] for i in range(1, len(args) - 1) if args[i].startswith("-")}}
+if args[:1] != ["gen"] or "-i" not in opt or "-out" not in opt:
+    print("usage: msopgen gen -i JSON -f FRAMEWORK -c ai_core-<soc> -lan cpp -out DIR", file=sys.stderr)
+    sys.exit(1)
+if opt.get("-lan", "py") != "cpp":
+    print("msopgen: ERROR: -lan py generates a TBE (DSL) project; give -lan cpp for Ascend C", file=sys.stderr)
+    sys.exit(1)
+unit = opt.get("-c", "")
+if not unit.startswith("ai_core-"):
+    print(f"msopgen: ERROR: compute unit {{unit!r}}: give ai_core-<soc>", file=sys.stderr)
+    sys.exit(1)
+try:
+    op = json.load(open(opt["-i"]))[0]["op"]
+except (OSError, ValueError, IndexError, KeyError) as exc:
+    print(f"msopgen: ERROR: {{opt['-i']}}: not an operator prototype file ({{exc}})", file=sys.stderr)
+    sys.exit(1)
+snake = op[0].lower() + "".join(("_" + c.lower()) if c.isupper() and (op[i - 1].islower() or op[i - 1].isdigit())
+                                else c.lower() for i, c in enumerate(op) if i)
+out = opt["-out"]
+def put(rel, text):
+    path = os.path.join(out, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    open(path, "w").write(text)
+def var(kind, value):
+    return {{"type": kind, "value": value}}
+cache = {{"CMAKE_BUILD_TYPE": var("STRING", "Release"), "ENABLE_SOURCE_PACKAGE": var("BOOL", "True"),
+         "ENABLE_BINARY_PACKAGE": var("BOOL", "True"), "ASCEND_COMPUTE_UNIT": var("STRING", unit[len("ai_core-"):]),
+         "ENABLE_TEST": var("BOOL", "True"), "vendor_name": var("STRING", "customize"),
+         "ASCEND_CANN_PACKAGE_PATH": var("PATH", os.environ.get("ASCEND_HOME_PATH", "/usr/local/Ascend/latest")),
+         "ASCEND_PYTHON_EXECUTABLE": var("STRING", "python3"),
+         "CMAKE_INSTALL_PREFIX": var("PATH", "${{sourceDir}}/build_out"), "ENABLE_CROSS_COMPILE": var("BOOL", "False"),
+         "CMAKE_CROSS_PLATFORM_COMPILER": var("PATH", "/usr/bin/aarch64-linux-gnu-g++"),
+         "ASCEND_PACK_SHARED_LIBRARY": var("BOOL", "False")}}
+put("CMakePresets.json", json.dumps({{"version": 1, "configurePresets": [{{"name": "default", "generator": "Unix Makefiles",
+    "binaryDir": "${{sourceDir}}/build_out", "cacheVariables": cache}}]}}, indent=4))
+put("build.sh", "#!/bin/bash\\ncmake -S . -B build_out --preset=default && cmake --build build_out --target binary package\\n")
+put("CMakeLists.txt", "cmake_minimum_required(VERSION 3.16.0)\\nproject(opp)\\nfind_package(ASC REQUIRED)\\n"
+    "npu_op_package(${{vendor_name}}\\n    TYPE RUN\\n    CONFIG\\n        ENABLE_SOURCE_PACKAGE ${{ENABLE_SOURCE_PACKAGE}}\\n"
+    "        ENABLE_BINARY_PACKAGE ${{ENABLE_BINARY_PACKAGE}}\\n        INSTALL_PATH ${{CMAKE_BINARY_DIR}}/\\n)\\n"
+    "add_subdirectory(op_host)\\nadd_subdirectory(op_kernel)\\n")
+put("op_host/CMakeLists.txt", "aux_source_directory(${{CMAKE_CURRENT_SOURCE_DIR}} ops_srcs)\\n"
+    "npu_op_code_gen(SRC ${{ops_srcs}} PACKAGE ${{vendor_name}} OUT_DIR ${{ASCEND_AUTOGEN_PATH}})\\n"
+    "npu_op_library(cust_optiling TILING ${{ops_srcs}})  # tiling\\n"
+    "file(GLOB autogen_aclnn_src ${{ASCEND_AUTOGEN_PATH}}/aclnn_*.cpp)\\n"
+    "npu_op_library(cust_opapi ACLNN ${{autogen_aclnn_src}})\\n"
+    "npu_op_library(cust_op_proto GRAPH ${{ops_srcs}} ${{ASCEND_AUTOGEN_PATH}}/op_proto.cc)\\n"
+    "npu_op_package_add(${{vendor_name}}\\n    LIBRARY\\n        cust_optiling\\n        cust_opapi\\n        cust_op_proto\\n)\\n")
+put(f"op_host/{{snake}}.cpp", f'#include "register/op_def_registry.h"\\nnamespace ops {{{{\\nclass {{op}} : public OpDef {{{{}}}};\\n'
+    f"OP_ADD({{op}});\\n}}}}\\n")
+put("op_kernel/CMakeLists.txt", f"npu_op_kernel_sources(ascendc_kernels\\n    OP_TYPE {{op}}\\n    KERNEL_FILE {{snake}}.cpp\\n)\\n"
+    "npu_op_kernel_library(ascendc_kernels\\n    SRC_BASE ${{CMAKE_SOURCE_DIR}}/op_kernel/\\n"
+    "    TILING_LIBRARY cust_optiling\\n)\\nnpu_op_package_add(${{vendor_name}}\\n    LIBRARY\\n        ascendc_kernels\\n)\\n")
+put(f"op_kernel/{{snake}}.cpp", f'#include "kernel_operator.h"\\nextern "C" __global__ __aicore__ void {{snake}}() {{{{}}}}\\n')
+put(f"op_kernel/{{snake}}_tiling.h", "#pragma once\\nstruct TilingData {{{{ uint32_t totalLength; }}}};\\n")
+print(f"INFO: Generation completed: {{out}}")
+"""
 
 ASC_CONFIG = """# fake CANN: asc-config.cmake
 if(NOT DEFINED ENV{ASCEND_HOME_PATH})
@@ -563,6 +628,7 @@ def make_fake_cann(tmp: Path, version: str = FAKE_VERSION, asc: bool = True, tik
     (root / "opp" / "vendors").mkdir(parents=True, exist_ok=True)
     bin_dir = root / "bin"
     _script(bin_dir / "bisheng", BISHENG.format(record=record))
+    _script(bin_dir / "msopgen", MSOPGEN.format(record=record))
     for tool in ("msprof", "mssanitizer"):
         _script(bin_dir / tool, RUNNER.format(record=record, tool=tool, duration=FAKE_TASK_DURATION_US))
     if asc:
