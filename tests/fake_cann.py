@@ -437,7 +437,7 @@ void* aclCreateBoolArray(const _Bool* v, uint64_t n) { (void)v; (void)n; return 
 # float32, 1 float16, 27 bfloat16), computes in float32 and rounds once, as the kernels do. Phase 1 checks the
 # arguments and keeps them in the executor; phase 2 computes. FAKE_CANN_WRONG_RESULT=1 makes each one wrong
 # (1.0 added to every element), as a kernel with a bug would be. Each call is recorded.
-FAKE_OPS = ("AxpyRelu", "ListSum", "ListScale")
+FAKE_OPS = ("AxpyRelu", "ListSum", "ListScale", "GroupedGemm")
 FAKE_OPS_C = FAKE_TENSOR_H + r"""
 #include <stdio.h>
 #include <stdlib.h>
@@ -556,6 +556,49 @@ int aclnnListSum(void* ws, uint64_t size, void* ex, void* stream) {
         float acc = 0.0f;
         for (uint64_t k = 0; k < xs->size; ++k) acc += ld(xs->items[k], i);
         st(y, i, (float)e->f * acc);
+    }
+    free(e);
+    return 0;
+}
+#endif
+
+#ifdef FAKE_OP_GroupedGemm
+/* ops/gmm/grouped_gemm: y[i] = x[i] @ weight[i] (weight[i] as [N, K] with transpose_weight) + bias[i] */
+int aclnnGroupedGemmGetWorkspaceSize(const FakeTensorList* x, const FakeTensorList* w, const FakeTensorList* bias,
+                                     _Bool transpose, FakeTensorList* y, uint64_t* ws, void** ex) {
+    if (!x || !w || !bias || !y) return ACLNN_ERR_PARAM_NULLPTR;
+    if (w->size != x->size || y->size != x->size || (bias->size && bias->size != x->size)) return ACLNN_ERR_PARAM_INVALID;
+    for (uint64_t g = 0; g < x->size; ++g) {
+        const FakeTensor *a = x->items[g], *b = w->items[g], *c = y->items[g];
+        int64_t k = b->shape[transpose ? 1 : 0], n = b->shape[transpose ? 0 : 1];
+        if (a->ndim != 2 || b->ndim != 2 || c->ndim != 2 || a->shape[1] != k || c->shape[0] != a->shape[0] ||
+            c->shape[1] != n || !known(a->dtype) || a->dtype != b->dtype || a->dtype != c->dtype)
+            return ACLNN_ERR_PARAM_INVALID;
+        if (bias->size && (bias->items[g]->dtype != 0 || numel(bias->items[g]) != (uint64_t)n))
+            return ACLNN_ERR_PARAM_INVALID;
+    }
+    int r = phase1("aclnnGroupedGemmGetWorkspaceSize", x, w, transpose ? 1.0 : 0.0, y, ws, ex);
+    if (r == 0) ((Exec*)*ex)->a[2] = bias;
+    return r;
+}
+int aclnnGroupedGemm(void* ws, uint64_t size, void* ex, void* stream) {
+    (void)stream;
+    Exec* e = phase2("aclnnGroupedGemm", ws, size, ex);
+    if (!e) return ACLNN_ERR_PARAM_INVALID;
+    const FakeTensorList *x = (const FakeTensorList*)e->a[0], *w = (const FakeTensorList*)e->a[1];
+    const FakeTensorList* bias = (const FakeTensorList*)e->a[2];
+    FakeTensorList* y = (FakeTensorList*)e->out;
+    int transpose = e->f != 0.0;
+    for (uint64_t g = 0; g < x->size; ++g) {
+        const FakeTensor *a = x->items[g], *b = w->items[g];
+        int64_t m = a->shape[0], k = a->shape[1], n = y->items[g]->shape[1];
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                float acc = bias->size ? ld(bias->items[g], (uint64_t)j) : 0.0f;
+                for (int64_t q = 0; q < k; ++q)
+                    acc += ld(a, (uint64_t)(i * k + q)) * ld(b, (uint64_t)(transpose ? j * k + q : q * n + j));
+                st(y->items[g], (uint64_t)(i * n + j), acc);
+            }
     }
     free(e);
     return 0;

@@ -204,7 +204,8 @@ def test_python_api_refusals_on_the_device(installed, monkeypatch, tmp_path):
                           "no aclnnAxpyReluGetWorkspaceSize, aclnnAxpyRelu") and "check OP_ADD in op_host" in msg
 
 
-FIXTURES = Path(__file__).parent / "fixtures" / "api"
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures" / "api"
 
 
 @pytest.fixture(scope="module")
@@ -213,8 +214,9 @@ def lists(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("npu-lists")
     fake = make_fake_cann(tmp / "cann")
     pkgs = {}
-    for name in ("list_sum", "list_scale"):
-        pkg = package(tmp, FIXTURES / name)
+    for name, src in (("list_sum", FIXTURES / "list_sum"), ("list_scale", FIXTURES / "list_scale"),
+                      ("grouped_gemm", REPO / "ops" / "gmm" / "grouped_gemm")):
+        pkg = package(tmp, src)
         vendor = name.replace("_", "")
         r = opkit(["build", str(pkg), "--backend", "cann", "--vendor", vendor], fake.env())
         assert r.returncode == 0, r.stdout + r.stderr
@@ -244,6 +246,21 @@ def test_list_tensors_go_to_aclnn_as_tensor_lists(lists, tmp_path, name, shapes)
     r = opkit(["verify", str(pkg), "--backend", "cann", "--vendor", vendor, "--soc", "ascend910b2", "--out",
                str(tmp_path / "w")], fake.env(FAKE_CANN_WRONG_RESULT="1"))
     assert r.returncode == 1 and "0 passed, 1 failed, 0 errors" in r.stdout
+
+
+def test_a_grouped_gemm_runs_through_aclnn_tensor_lists(lists, tmp_path):
+    """ops/gmm/grouped_gemm: x, weight, bias and y are lists; the transposed case has two problems."""
+    fake, pkgs = lists
+    pkg, vendor = pkgs["grouped_gemm"]
+    start = len(fake.calls("acl"))
+    r = opkit(["verify", str(pkg), "--backend", "cann", "--vendor", vendor, "--soc", "ascend910b2", "-k", "transposed",
+               "--dtype", "float16", "--out", str(tmp_path / "v")], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "pass grouped_gemm::transposed[float16-float32@ascend910b2]" in r.stdout and "1 passed" in r.stdout
+    calls = [c["argv"] for c in fake.calls("acl")[start:]]
+    sizes = [c[1] for c in calls if c[0] == "aclCreateTensorList"]
+    assert sizes == ["size=2"] * 4  # x, weight, bias, y
+    assert fake.calls("aclnn")[-2]["argv"] == ["aclnnGroupedGemmGetWorkspaceSize", "attr=1"]  # transpose_weight
 
 
 def test_python_api_takes_and_returns_lists_on_the_device(lists, monkeypatch):
