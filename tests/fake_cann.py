@@ -5,9 +5,13 @@
 * ``version.cfg`` and ``set_env.sh`` as the toolkit has them;
 * ``bin/bisheng``: records its arguments, "compiles" a kernel source into an object file, and fails as
   bisheng (clang) does, ``file:line:col: error: ...``, on a source line holding ``FAKE_CANN_ERROR``;
-* ``lib64/libascendcl.so`` and ``lib64/libnnopbase.so`` built with g++: CANN's runtime and aclnn base as far
-  as a device run uses them (aclInit, aclrtSetDevice, aclrtMalloc/Memcpy with host memory, aclCreateTensor...),
-  recording each call; ``FAKE_CANN_NO_DEVICE=1`` makes aclrtSetDevice fail as it does without an NPU;
+* ``lib64/libascendcl.so`` and ``lib64/libnnopbase.so`` built with g++ from tests/fake_cann_runtime.py: CANN's
+  runtime and aclnn base as far as a device run uses them (aclInit, aclrtSetDevice, aclrtMalloc/Memcpy with host
+  memory, aclCreateTensor, aclCreateTensorList...), recording each call; ``FAKE_CANN_NO_DEVICE=1`` makes
+  aclrtSetDevice fail as it does without an NPU;
+* ``bin/msopgen``: ``msopgen gen -i JSON -f aclnn -c ai_core-<soc> -lan cpp -out DIR`` writes an msOpGen-like Ascend C
+  project (CMakePresets.json with msOpGen's cache variables, build.sh, the CMake wiring with the ``npu_op_*``
+  calls, the op_host/op_kernel stubs and tiling header) and fails as msOpGen does without ``-lan cpp``;
 * ``bin/msprof`` and ``bin/mssanitizer``: record their arguments and run the program they are given;
   ``msprof op --output=DIR`` then writes ``DIR/OPPROF_*/OpBasicInfo.csv`` with a Task Duration of
   ``FAKE_TASK_DURATION_US``; ``mssanitizer`` reports an illegal read when ``FAKE_CANN_SANITIZER_ERROR`` is set;
@@ -16,7 +20,8 @@
   ``npu_op_kernel_sources``, ``npu_op_kernel_options``, ``npu_op_kernel_library``, ``npu_op_package_add``)
   as real CMake code that records each call and adds the ``binary`` and ``package`` targets; ``binary``
   runs bisheng on every kernel entry for every compute unit, ``package`` builds ``libcust_opapi.so`` with
-  g++ from a small C file exporting ``aclnn<Op>GetWorkspaceSize`` and ``aclnn<Op>`` and writes
+  g++ from a small C file exporting ``aclnn<Op>GetWorkspaceSize`` and ``aclnn<Op>`` (which compute the op, for
+  the ops of ``FAKE_OPS``, from the fake's aclTensor data; ``FAKE_CANN_WRONG_RESULT=1`` makes them wrong) and writes
   ``build_out/custom_opp_<os>_<arch>.run``, a self-extracting script that installs into
   ``$ASCEND_OPP_PATH/vendors/<vendor>`` or ``--install-path=DIR/vendors/<vendor>`` (with ``bin/set_env.bash``);
 * ``tools/tikicpulib/lib``: a stand-in CPU-debug library: ``tikicpulib.h`` (which serves CANN's CPU-debug
@@ -38,6 +43,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from fake_cann_runtime import ACL_C, FAKE_OPS, FAKE_OPS_C, NNOPBASE_C
 from helpers import fresh_copy
 
 FAKE_VERSION = "8.5.0"
@@ -101,6 +107,68 @@ sys.exit(rc)
 """
 
 FAKE_TASK_DURATION_US = 12.5  # what the fake msprof reports
+
+MSOPGEN = """
+{record}
+import json
+record("msopgen")
+args = sys.argv[1:]
+opt = {{args[i]: args[i + 1] for i in range(1, len(args) - 1) if args[i].startswith("-")}}
+if args[:1] != ["gen"] or "-i" not in opt or "-out" not in opt:
+    print("usage: msopgen gen -i JSON -f FRAMEWORK -c ai_core-<soc> -lan cpp -out DIR", file=sys.stderr)
+    sys.exit(1)
+if opt.get("-lan", "py") != "cpp":
+    print("msopgen: ERROR: -lan py generates a TBE (DSL) project; give -lan cpp for Ascend C", file=sys.stderr)
+    sys.exit(1)
+unit = opt.get("-c", "")
+if not unit.startswith("ai_core-"):
+    print(f"msopgen: ERROR: compute unit {{unit!r}}: give ai_core-<soc>", file=sys.stderr)
+    sys.exit(1)
+try:
+    op = json.load(open(opt["-i"]))[0]["op"]
+except (OSError, ValueError, IndexError, KeyError) as exc:
+    print(f"msopgen: ERROR: {{opt['-i']}}: not an operator prototype file ({{exc}})", file=sys.stderr)
+    sys.exit(1)
+snake = op[0].lower() + "".join(("_" + c.lower()) if c.isupper() and (op[i - 1].islower() or op[i - 1].isdigit())
+                                else c.lower() for i, c in enumerate(op) if i)
+out = opt["-out"]
+def put(rel, text):
+    path = os.path.join(out, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    open(path, "w").write(text)
+def var(kind, value):
+    return {{"type": kind, "value": value}}
+cache = {{"CMAKE_BUILD_TYPE": var("STRING", "Release"), "ENABLE_SOURCE_PACKAGE": var("BOOL", "True"),
+         "ENABLE_BINARY_PACKAGE": var("BOOL", "True"), "ASCEND_COMPUTE_UNIT": var("STRING", unit[len("ai_core-"):]),
+         "ENABLE_TEST": var("BOOL", "True"), "vendor_name": var("STRING", "customize"),
+         "ASCEND_CANN_PACKAGE_PATH": var("PATH", os.environ.get("ASCEND_HOME_PATH", "/usr/local/Ascend/latest")),
+         "ASCEND_PYTHON_EXECUTABLE": var("STRING", "python3"),
+         "CMAKE_INSTALL_PREFIX": var("PATH", "${{sourceDir}}/build_out"), "ENABLE_CROSS_COMPILE": var("BOOL", "False"),
+         "CMAKE_CROSS_PLATFORM_COMPILER": var("PATH", "/usr/bin/aarch64-linux-gnu-g++"),
+         "ASCEND_PACK_SHARED_LIBRARY": var("BOOL", "False")}}
+put("CMakePresets.json", json.dumps({{"version": 1, "configurePresets": [{{"name": "default", "generator": "Unix Makefiles",
+    "binaryDir": "${{sourceDir}}/build_out", "cacheVariables": cache}}]}}, indent=4))
+put("build.sh", "#!/bin/bash\\ncmake -S . -B build_out --preset=default && cmake --build build_out --target binary package\\n")
+put("CMakeLists.txt", "cmake_minimum_required(VERSION 3.16.0)\\nproject(opp)\\nfind_package(ASC REQUIRED)\\n"
+    "npu_op_package(${{vendor_name}}\\n    TYPE RUN\\n    CONFIG\\n        ENABLE_SOURCE_PACKAGE ${{ENABLE_SOURCE_PACKAGE}}\\n"
+    "        ENABLE_BINARY_PACKAGE ${{ENABLE_BINARY_PACKAGE}}\\n        INSTALL_PATH ${{CMAKE_BINARY_DIR}}/\\n)\\n"
+    "add_subdirectory(op_host)\\nadd_subdirectory(op_kernel)\\n")
+put("op_host/CMakeLists.txt", "aux_source_directory(${{CMAKE_CURRENT_SOURCE_DIR}} ops_srcs)\\n"
+    "npu_op_code_gen(SRC ${{ops_srcs}} PACKAGE ${{vendor_name}} OUT_DIR ${{ASCEND_AUTOGEN_PATH}})\\n"
+    "npu_op_library(cust_optiling TILING ${{ops_srcs}})  # tiling\\n"
+    "file(GLOB autogen_aclnn_src ${{ASCEND_AUTOGEN_PATH}}/aclnn_*.cpp)\\n"
+    "npu_op_library(cust_opapi ACLNN ${{autogen_aclnn_src}})\\n"
+    "npu_op_library(cust_op_proto GRAPH ${{ops_srcs}} ${{ASCEND_AUTOGEN_PATH}}/op_proto.cc)\\n"
+    "npu_op_package_add(${{vendor_name}}\\n    LIBRARY\\n        cust_optiling\\n        cust_opapi\\n        cust_op_proto\\n)\\n")
+put(f"op_host/{{snake}}.cpp", f'#include "register/op_def_registry.h"\\nnamespace ops {{{{\\nclass {{op}} : public OpDef {{{{}}}};\\n'
+    f"OP_ADD({{op}});\\n}}}}\\n")
+put("op_kernel/CMakeLists.txt", f"npu_op_kernel_sources(ascendc_kernels\\n    OP_TYPE {{op}}\\n    KERNEL_FILE {{snake}}.cpp\\n)\\n"
+    "npu_op_kernel_library(ascendc_kernels\\n    SRC_BASE ${{CMAKE_SOURCE_DIR}}/op_kernel/\\n"
+    "    TILING_LIBRARY cust_optiling\\n)\\nnpu_op_package_add(${{vendor_name}}\\n    LIBRARY\\n        ascendc_kernels\\n)\\n")
+put(f"op_kernel/{{snake}}.cpp", f'#include "kernel_operator.h"\\nextern "C" __global__ __aicore__ void {{snake}}() {{{{}}}}\\n')
+put(f"op_kernel/{{snake}}_tiling.h", "#pragma once\\nstruct TilingData {{{{ uint32_t totalLength; }}}};\\n")
+print(f"INFO: Generation completed: {{out}}")
+"""
 
 ASC_CONFIG = """# fake CANN: asc-config.cmake
 if(NOT DEFINED ENV{ASCEND_HOME_PATH})
@@ -195,12 +263,18 @@ inc_dir = os.path.join(stage, "op_api", "include")
 os.makedirs(lib_dir, exist_ok=True)
 os.makedirs(inc_dir, exist_ok=True)
 src = os.path.join(build_dir, "aclnn_fake.c")
-with open(src, "w") as fh:
+defines = []
+with open(src, "w") as fh:  # the operators the fake computes (FAKE_OPS_C); the others compute nothing
+    fh.write('#include "{ops_c}"\n')
     for op, _ in kernels:
-        fh.write(f"int aclnn{{op}}GetWorkspaceSize(void) {{{{ return 0; }}}}\nint aclnn{{op}}(void) {{{{ return 0; }}}}\n")
+        if op in {ops!r}:
+            defines.append("-DFAKE_OP_" + op)
+        else:
+            fh.write(f"int aclnn{{op}}GetWorkspaceSize(void) {{{{ return 0; }}}}\nint aclnn{{op}}(void) {{{{ return 0; }}}}\n")
         open(os.path.join(inc_dir, f"aclnn_{{op}}.h"), "w").write(f"int aclnn{{op}}GetWorkspaceSize(void);\n")
 print("[ 90%] Linking libcust_opapi.so", flush=True)
-rc = subprocess.call(["g++", "-x", "c", "-shared", "-fPIC", src, "-o", os.path.join(lib_dir, "libcust_opapi.so")])
+rc = subprocess.call(["g++", "-x", "c", "-shared", "-fPIC", '-DFAKE_LOG="{log}"', *defines, src,
+                      "-o", os.path.join(lib_dir, "libcust_opapi.so")])
 if rc:
     sys.exit(rc)
 open(os.path.join(stage, "version.info"), "w").write("custom_opp_compiler_version={version}\n")
@@ -281,58 +355,6 @@ def _tikicpulib_config(lib: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-ACL_C = r"""
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-static void rec(const char* fn, const char* arg) {
-    FILE* f = fopen(FAKE_LOG, "a");
-    if (f) { fprintf(f, "{\"tool\": \"acl\", \"argv\": [\"%s\", \"%s\"], \"cwd\": \"\"}\n", fn, arg); fclose(f); }
-}
-int aclInit(const char* config) { (void)config; rec("aclInit", ""); return 0; }
-int aclrtSetDevice(int32_t d) {
-    char b[16]; snprintf(b, sizeof b, "%d", d); rec("aclrtSetDevice", b);
-    return getenv("FAKE_CANN_NO_DEVICE") ? 107001 : 0;
-}
-int aclrtCreateStream(void** s) { *s = (void*)0x1; return 0; }
-int aclrtMalloc(void** p, size_t n, int policy) { (void)policy; *p = calloc(1, n ? n : 1); return 0; }
-int aclrtMemcpy(void* dst, size_t cap, const void* src, size_t n, int kind) {
-    char b[32]; snprintf(b, sizeof b, "%d:%zu", kind, n); rec("aclrtMemcpy", b);
-    if (n > cap) return 107000;
-    memcpy(dst, src, n); return 0;
-}
-int aclrtFree(void* p) { free(p); return 0; }
-int aclrtSynchronizeStream(void* s) { (void)s; rec("aclrtSynchronizeStream", ""); return 0; }
-int aclrtDestroyStream(void* s) { (void)s; return 0; }
-int aclrtResetDevice(int32_t d) { (void)d; return 0; }
-int aclFinalize(void) { rec("aclFinalize", ""); return 0; }
-const char* aclGetRecentErrMsg(void) { return "EE1001: fake CANN: the device is not available"; }
-"""
-
-NNOPBASE_C = r"""
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-static void rec(const char* fn, const char* arg) {
-    FILE* f = fopen(FAKE_LOG, "a");
-    if (f) { fprintf(f, "{\"tool\": \"acl\", \"argv\": [\"%s\", \"%s\"], \"cwd\": \"\"}\n", fn, arg); fclose(f); }
-}
-void* aclCreateTensor(const int64_t* view, uint64_t n, int dtype, const int64_t* stride, int64_t offset, int fmt,
-                      const int64_t* storage, uint64_t sn, void* data) {
-    char b[256]; int k = snprintf(b, sizeof b, "dtype=%d format=%d shape=", dtype, fmt);
-    for (uint64_t i = 0; i < n && k < 200; ++i) k += snprintf(b + k, sizeof b - k, "%lld,", (long long)view[i]);
-    (void)stride; (void)offset; (void)storage; (void)sn;
-    rec("aclCreateTensor", b);
-    return data ? malloc(16) : NULL;
-}
-int aclDestroyTensor(void* t) { free(t); return 0; }
-void* aclCreateIntArray(const int64_t* v, uint64_t n) { (void)v; (void)n; return malloc(16); }
-void* aclCreateFloatArray(const float* v, uint64_t n) { (void)v; (void)n; return malloc(16); }
-void* aclCreateBoolArray(const _Bool* v, uint64_t n) { (void)v; (void)n; return malloc(16); }
-"""
-
-
 @dataclass
 class FakeCann:
     root: Path
@@ -375,6 +397,7 @@ def make_fake_cann(tmp: Path, version: str = FAKE_VERSION, asc: bool = True, tik
     (root / "opp" / "vendors").mkdir(parents=True, exist_ok=True)
     bin_dir = root / "bin"
     _script(bin_dir / "bisheng", BISHENG.format(record=record))
+    _script(bin_dir / "msopgen", MSOPGEN.format(record=record))
     for tool in ("msprof", "mssanitizer"):
         _script(bin_dir / tool, RUNNER.format(record=record, tool=tool, duration=FAKE_TASK_DURATION_US))
     if asc:
@@ -383,7 +406,10 @@ def make_fake_cann(tmp: Path, version: str = FAKE_VERSION, asc: bool = True, tik
         pack.parent.mkdir(parents=True, exist_ok=True)
         rec_sh = f'echo "{{\\"tool\\": \\"installer\\", \\"argv\\": \\"$*\\", \\"cwd\\": \\"$PWD\\"}}" >> {log}'
         installer = INSTALLER.replace("__RECORD__", rec_sh)
-        pack.write_text(f"INSTALLER = {installer!r}\n" + PACK.format(record=record, version=version))
+        ops_c = pack.parent / "fake_aclnn_ops.c"
+        ops_c.write_text(FAKE_OPS_C)
+        pack.write_text(f"INSTALLER = {installer!r}\n" + PACK.format(record=record, version=version, ops=FAKE_OPS,
+                                                                         log=str(log), ops_c=str(ops_c)))
         (kcm / "fwk_modules" / "func.cmake").write_text(
             FUNC_CMAKE.replace("__PACK__", str(pack)).replace("__PYTHON__", sys.executable))
         (root / "lib64" / "cmake").mkdir(parents=True, exist_ok=True)

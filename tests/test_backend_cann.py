@@ -191,29 +191,69 @@ def test_map_paths():
 REAL_CANN = os.environ.get("OPKIT_REAL_CANN")
 
 
-@pytest.mark.skipif(not REAL_CANN, reason="opt-in: set OPKIT_REAL_CANN to a CANN toolkit folder (with msopgen) to "
-                    "compare the generated project with msopgen gen's")
-def test_project_matches_msopgen_gen(tmp_path):
-    env = dict(os.environ, ASCEND_HOME_PATH=REAL_CANN)
-    msopgen = shutil.which("msopgen", path=env.get("PATH")) or str(Path(REAL_CANN) / "python" / "site-packages" /
-                                                                   "bin" / "msopgen")
-    pkg = package(tmp_path)
-    assert opkit(["export-msopgen", str(pkg), "-o", str(tmp_path / "proto.json")], env).returncode == 0
-    out = tmp_path / "msopgen"
-    r = subprocess.run([msopgen, "gen", "-i", str(tmp_path / "proto.json"), "-lan", "cpp", "-c", "ai_core-ascend910b",
-                        "-out", str(out)], capture_output=True, text=True, env=env)
-    assert r.returncode == 0, r.stdout + r.stderr
+def _both_projects(tmp_path: Path, env: dict[str, str], msopgen: str, toolkit: Path) -> tuple[Path, Path]:
+    """opkit's project of the axpy_relu example for ascend910b and msopgen gen's for the same prototype."""
     from opkit.backends import cann_project
     from opkit.spec import load
 
-    found = cann_env.find(env, REAL_CANN)
-    assert found is not None, f"OPKIT_REAL_CANN={REAL_CANN}: no toolkit there"
-    proj = cann_project.write_project(load(pkg), found, chips=["ascend910b"])
-    theirs = {p.name for p in out.iterdir()}
-    assert {"CMakePresets.json", "build.sh", "CMakeLists.txt", "op_host", "op_kernel"} <= theirs
-    ours = json.loads((proj.root / "CMakePresets.json").read_text())["configurePresets"][0]["cacheVariables"]
-    ref = json.loads((out / "CMakePresets.json").read_text())["configurePresets"][0]["cacheVariables"]
-    assert set(ref) <= set(ours), set(ref) - set(ours)
+    pkg = package(tmp_path)
+    assert opkit(["export-msopgen", str(pkg), "-o", str(tmp_path / "proto.json")], env).returncode == 0
+    out = tmp_path / "msopgen"
+    r = subprocess.run([msopgen, "gen", "-i", str(tmp_path / "proto.json"), "-f", "aclnn", "-lan", "cpp", "-c",
+                        "ai_core-ascend910b", "-out", str(out)], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    found = cann_env.find(env, toolkit)
+    assert found is not None, f"{toolkit}: no toolkit there"
+    return cann_project.write_project(load(pkg), found, chips=["ascend910b"]).root, out
+
+
+@pytest.mark.skipif(not REAL_CANN, reason="opt-in: set OPKIT_REAL_CANN to a CANN toolkit folder (with msopgen) to "
+                    "compare the generated project with msopgen gen's")
+def test_project_matches_msopgen_gen(tmp_path):
+    from opkit.backends.project_compare import differences
+
+    env = dict(os.environ, ASCEND_HOME_PATH=REAL_CANN)
+    msopgen = shutil.which("msopgen", path=env.get("PATH")) or str(Path(REAL_CANN) / "python" / "site-packages" /
+                                                                   "bin" / "msopgen")
+    ours, theirs = _both_projects(tmp_path, env, msopgen, Path(REAL_CANN))
+    assert differences(ours, theirs, "AxpyRelu") == []
+
+
+def test_the_msopgen_comparison_runs_on_the_fake_msopgen(tmp_path, fake):
+    from opkit.backends.project_compare import differences, targets
+
+    ours, theirs = _both_projects(tmp_path, fake.env(), str(fake.bin / "msopgen"), fake.root)
+    assert fake.calls("msopgen")[-1]["argv"][:2] == ["gen", "-i"]
+    assert differences(ours, theirs, "AxpyRelu") == []  # the presets' values, the files, the targets
+    assert {("npu_op_library", "cust_opapi", "ACLNN"), ("npu_op_kernel_sources", "ascendc_kernels", "AxpyRelu"),
+            ("npu_op_package_add", "${vendor_name}", "ascendc_kernels"), ("add_subdirectory", "op_kernel"),
+            ("npu_op_package", "${vendor_name}")} <= targets(theirs)
+    # a project that differs in what matters is reported, one sentence per difference
+    presets = json.loads((ours / "CMakePresets.json").read_text())
+    cache = presets["configurePresets"][0]["cacheVariables"]
+    cache["ASCEND_COMPUTE_UNIT"]["value"] = "ascend310p"
+    cache["ENABLE_BINARY_PACKAGE"]["value"] = "OFF"
+    del cache["ENABLE_TEST"]
+    cache["ASCEND_PYTHON_EXECUTABLE"]["value"] = "/opt/py/bin/python3"  # a machine path: not compared
+    (ours / "CMakePresets.json").write_text(json.dumps(presets))
+    (ours / "op_kernel" / "axpy_relu.cpp").unlink()
+    (ours / "op_host" / "CMakeLists.txt").write_text(
+        (ours / "op_host" / "CMakeLists.txt").read_text().replace("cust_op_proto GRAPH", "cust_op_proto SHARED"))
+    assert differences(ours, theirs, "AxpyRelu") == [
+        "CMakePresets.json: msOpGen sets ENABLE_TEST, opkit does not",
+        "CMakePresets.json: ENABLE_BINARY_PACKAGE is 'OFF' (BOOL) in opkit's project, 'True' (BOOL) in msOpGen's",
+        "CMakePresets.json: ASCEND_COMPUTE_UNIT is 'ascend310p' (STRING) in opkit's project, 'ascend910b' (STRING) in "
+        "msOpGen's",
+        "msOpGen writes op_kernel/axpy_relu.cpp; opkit's project has no op_kernel/axpy_relu.cpp",
+        "msOpGen's project calls npu_op_library(cust_op_proto GRAPH); opkit's does not",
+    ]
+
+
+def test_fake_msopgen_fails_as_msopgen_does(tmp_path, fake):
+    r = subprocess.run([str(fake.bin / "msopgen"), "gen", "-i", str(tmp_path / "none.json"), "-c",
+                        "ai_core-ascend910b", "-out", str(tmp_path / "o")], capture_output=True, text=True,
+                       env=fake.env())
+    assert r.returncode == 1 and "give -lan cpp for Ascend C" in r.stderr
 
 
 @needs_tools

@@ -1,11 +1,14 @@
 """verify / run --backend cann: the cases on an NPU through the installed package's aclnn API, against the fake
-CANN tree (its libascendcl and libnnopbase record every call; its aclnn operator computes nothing, so the
-outputs stay zero and verify reports the mismatch as it would for a wrong kernel)."""
+CANN tree (its libascendcl and libnnopbase record every call; its aclnn AxpyRelu computes z = relu(x + alpha*y) from
+the aclTensors it is given, in their dtype, so a case passes; FAKE_CANN_WRONG_RESULT=1 makes it wrong, and verify
+reports the mismatch as it would for a wrong kernel)."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -35,22 +38,47 @@ def test_verify_before_install_names_the_missing_step(installed):
     assert "no installed aclnn library" in before.stdout and f"opkit install {pkg}" in before.stdout
 
 
-def test_verify_runs_each_case_through_aclnn(installed, tmp_path):
+def golden(x, y, alpha):
+    return np.maximum(x.astype(np.float64) + alpha * y.astype(np.float64), 0.0)
+
+
+@pytest.mark.parametrize("dtype,acl", [("float16", 1), ("float32", 0)])
+def test_verify_passes_through_aclnn(installed, tmp_path, dtype, acl):
     fake, pkg, _ = installed
     start = len(fake.calls("acl"))
     out = tmp_path / "v"
-    r = opkit(["verify", str(pkg), "--backend", "cann", "-k", "tiny", "--dtype", "float16", "--soc", "ascend910b2",
-               "--out", str(out), "--workers", "1"], fake.env())
-    assert r.returncode == 1, r.stdout + r.stderr  # the fake operator leaves z at zero: a mismatch, reported
-    assert "outputs from NPU device 0 through aclnn" in r.stdout and "0 passed, 1 failed, 0 errors" in r.stdout
+    r = opkit(["verify", str(pkg), "--backend", "cann", "-k", "tiny", "--dtype", dtype, "--soc", "ascend910b2",
+               "--out", str(out), "--junit", str(tmp_path / "junit.xml"), "--workers", "1"], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "outputs from NPU device 0 through aclnn" in r.stdout and "1 passed, 0 failed, 0 errors" in r.stdout
     data = json.loads((out / "results.json").read_text())
-    assert data["opkit"]["backend"] == "cann" and data["cases"][0]["status"] == "fail"
+    assert data["opkit"]["backend"] == "cann" and [c["status"] for c in data["cases"]] == ["pass"]
+    suite = ET.parse(tmp_path / "junit.xml").getroot()
+    cases = suite.findall(".//testcase")
+    assert len(cases) == 1 and not any(c.find("failure") is not None or c.find("error") is not None for c in cases)
+    assert suite.iter("testsuite").__next__().get("failures") == "0"
     calls = [c["argv"] for c in fake.calls("acl")[start:]]
     names = [c[0] for c in calls]
     assert names[:2] == ["aclInit", "aclrtSetDevice"] and calls[1][1] == "0"
-    assert [c[1] for c in calls if c[0] == "aclCreateTensor"] == ["dtype=1 format=2 shape=7,"] * 3
-    assert ["aclrtMemcpy", "2:14"] in calls  # z (7 float16) copied back from the device
+    assert [c[1] for c in calls if c[0] == "aclCreateTensor"] == [f"dtype={acl} format=2 shape=7,"] * 3
+    assert ["aclrtMemcpy", f"2:{7 * (2 if acl == 1 else 4)}"] in calls  # z copied back from the device
     assert names.index("aclrtSynchronizeStream") < names.index("aclFinalize")
+    ops = [c["argv"] for c in fake.calls("aclnn") if c["argv"][0].startswith("aclnnAxpyRelu")][-2:]
+    assert ops == [["aclnnAxpyReluGetWorkspaceSize", "attr=2"], ["aclnnAxpyRelu", "workspace=4096"]]
+
+
+def test_a_wrong_device_result_is_reported(installed, tmp_path):
+    fake, pkg, _ = installed
+    out = tmp_path / "v"
+    r = opkit(["verify", str(pkg), "--backend", "cann", "-k", "tiny", "--dtype", "float32", "--soc", "ascend910b2",
+               "--out", str(out), "--junit", str(tmp_path / "junit.xml")], fake.env(FAKE_CANN_WRONG_RESULT="1"))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "0 passed, 1 failed, 0 errors" in r.stdout
+    assert "FAIL axpy_relu::tiny[float32@ascend910b2]" in r.stdout and "z: 0.0000% of finite elements match" in r.stdout
+    assert "worst elements:" in r.stdout  # the mismatch report, as for a wrong kernel on the simulator
+    data = json.loads((out / "results.json").read_text())
+    assert data["opkit"]["backend"] == "cann" and data["cases"][0]["status"] == "fail"
+    assert ET.parse(tmp_path / "junit.xml").getroot().find(".//failure") is not None
 
 
 def test_device_option_and_a_missing_device(installed, tmp_path):
@@ -69,8 +97,17 @@ def test_run_on_the_device(installed, tmp_path):
     r = opkit(["run", str(pkg), "--backend", "cann", "--case", "tiny", "--dtype", "float16", "--soc", "ascend910b2",
                "--out", str(out)], fake.env())
     assert r.returncode == 0, r.stdout + r.stderr
+    from opkit.run.inputs import make_inputs
+    from opkit.spec import load
+
+    spec = load(pkg)
+    case = next(c for c in spec.cases if c.name == "tiny")
+    column = next(k for k in range(spec.n_columns) if spec.inputs[0].dtypes[k] == "float16")
+    ins = make_inputs(spec, case, column)  # the inputs opkit run makes for the case (seeded)
     with np.load(out) as z:
-        assert z["z"].shape == (7,) and not z["z"].any()  # what the (fake) device wrote
+        assert z["z"].shape == (7,) and z["z"].dtype == np.float16 and z["z"].any()
+        want = golden(ins["x"], ins["y"], 2.0).astype(np.float16)
+        np.testing.assert_allclose(z["z"].astype(np.float32), want.astype(np.float32), rtol=2e-3, atol=1e-3)
 
 
 def test_perf_option_of_verify_is_refused_on_the_device(installed):
@@ -106,6 +143,169 @@ def test_sanitize_runs_each_case_under_mssanitizer(installed, tmp_path):
     argv = fake.calls("mssanitizer")[start]["argv"]
     assert argv[0] == "--tool=memcheck" and "opkit.backends.aclnn_worker" in argv
     clean = opkit([*args, str(tmp_path / "b")], fake.env())
-    assert "mssanitizer" not in clean.stdout and "0 passed, 1 failed, 0 errors" in clean.stdout
+    assert clean.returncode == 0 and "mssanitizer" not in clean.stdout and "1 passed, 0 failed" in clean.stdout
     r = opkit(["verify", str(pkg), "--sanitize"], fake.env())
     assert r.returncode == 2 and "--sanitize runs the cases under CANN's mssanitizer" in r.stderr
+
+
+def _use(monkeypatch, env):
+    for k in [k for k in __import__("os").environ if k.startswith("ASCEND_")]:
+        monkeypatch.delenv(k)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+
+
+def test_python_api_on_the_device(installed, monkeypatch):
+    import opkit.ops
+
+    fake, pkg, _ = installed
+    _use(monkeypatch, fake.env())
+    op = opkit.ops.load(pkg, backend="cann", chip="ascend910b2", backend_options={"vendor": "customize",
+                                                                                    "device": 2})
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(33).astype(np.float16)
+    y = rng.standard_normal(33).astype(np.float16)
+    start = len(fake.calls("acl"))
+    z = op(x=x, y=y, alpha=-0.5)
+    assert isinstance(z, np.ndarray) and z.dtype == np.float16 and z.shape == (33,)
+    np.testing.assert_allclose(z.astype(np.float32), golden(x, y, -0.5).astype(np.float16).astype(np.float32),
+                               rtol=1e-3, atol=1e-3)
+    assert op.last_info["backend"] == "cann" and op.last_info["device"] == 2
+    z32 = op(x=x.astype(np.float32), y=y.astype(np.float32), alpha=2.0)
+    np.testing.assert_allclose(z32, golden(x.astype(np.float32), y.astype(np.float32), 2.0), rtol=1e-6)
+    calls = [c["argv"] for c in fake.calls("acl")[start:]]
+    assert ["aclrtSetDevice", "2"] in calls
+    assert [c[1].split()[0] for c in calls if c[0] == "aclCreateTensor"] == ["dtype=1"] * 3 + ["dtype=0"] * 3
+
+
+def test_python_api_refusals_on_the_device(installed, monkeypatch, tmp_path):
+    import subprocess
+
+    import opkit.ops
+    from opkit.errors import OpkitError
+
+    fake, pkg, _ = installed
+    _use(monkeypatch, fake.env(ASCEND_OPP_PATH=str(tmp_path / "opp")))  # an opp folder without the package
+    (tmp_path / "opp" / "vendors").mkdir(parents=True)
+    with pytest.raises(OpkitError) as exc:
+        opkit.ops.load(pkg, backend="cann")
+    msg = exc.value.message
+    assert msg.startswith("opkit.ops.load('axpy_relu', backend='cann'): axpy_relu: no installed aclnn library")
+    assert f"opkit build {pkg} --backend cann && opkit install {pkg}" in msg
+    lib = tmp_path / "opp" / "vendors" / "customize" / "op_api" / "lib"
+    lib.mkdir(parents=True)
+    (tmp_path / "other.c").write_text("int aclnnOtherGetWorkspaceSize(void) { return 0; }\n")
+    subprocess.run(["g++", "-x", "c", "-shared", "-fPIC", str(tmp_path / "other.c"), "-o",
+                    str(lib / "libcust_opapi.so")], check=True)
+    with pytest.raises(OpkitError) as exc:
+        opkit.ops.load(pkg, backend="cann")
+    msg = exc.value.message
+    assert msg.startswith(f"opkit.ops.load('axpy_relu', backend='cann'): {lib / 'libcust_opapi.so'}: loads, but has "
+                          "no aclnnAxpyReluGetWorkspaceSize, aclnnAxpyRelu") and "check OP_ADD in op_host" in msg
+
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures" / "api"
+
+
+@pytest.fixture(scope="module")
+def lists(tmp_path_factory):
+    """The list fixtures built and installed on a fake CANN, each for its own vendor (one libcust_opapi each)."""
+    tmp = tmp_path_factory.mktemp("npu-lists")
+    fake = make_fake_cann(tmp / "cann")
+    pkgs = {}
+    for name, src in (("list_sum", FIXTURES / "list_sum"), ("list_scale", FIXTURES / "list_scale"),
+                      ("grouped_gemm", REPO / "ops" / "gmm" / "grouped_gemm")):
+        pkg = package(tmp, src)
+        vendor = name.replace("_", "")
+        r = opkit(["build", str(pkg), "--backend", "cann", "--vendor", vendor], fake.env())
+        assert r.returncode == 0, r.stdout + r.stderr
+        r = opkit(["install", str(pkg), "--vendor", vendor], fake.env())
+        assert r.returncode == 0, r.stdout + r.stderr
+        pkgs[name] = (pkg, vendor)
+    return fake, pkgs
+
+
+@pytest.mark.parametrize("name,shapes", [("list_sum", ["64,"] * 3 + ["64,"]),
+                                         ("list_scale", ["64,", "128,", "256,"] * 2)])
+def test_list_tensors_go_to_aclnn_as_tensor_lists(lists, tmp_path, name, shapes):
+    fake, pkgs = lists
+    pkg, vendor = pkgs[name]
+    start = len(fake.calls("acl"))
+    out = tmp_path / "v"
+    r = opkit(["verify", str(pkg), "--backend", "cann", "--vendor", vendor, "--soc", "ascend910b2", "--out", str(out),
+               "--junit", str(tmp_path / "junit.xml")], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"pass {name}::three[float32@ascend910b2]" in r.stdout and "1 passed, 0 failed, 0 errors" in r.stdout
+    assert json.loads((out / "results.json").read_text())["cases"][0]["status"] == "pass"
+    calls = [c["argv"] for c in fake.calls("acl")[start:]]
+    assert [c[1] for c in calls if c[0] == "aclCreateTensor"] == [f"dtype=0 format=2 shape={s}" for s in shapes]
+    lists_made = [c[1] for c in calls if c[0] == "aclCreateTensorList"]
+    assert lists_made == (["size=3"] if name == "list_sum" else ["size=3", "size=3"])  # xs (and ys)
+    assert [c[0] for c in calls].count("aclDestroyTensorList") == len(lists_made)
+    r = opkit(["verify", str(pkg), "--backend", "cann", "--vendor", vendor, "--soc", "ascend910b2", "--out",
+               str(tmp_path / "w")], fake.env(FAKE_CANN_WRONG_RESULT="1"))
+    assert r.returncode == 1 and "0 passed, 1 failed, 0 errors" in r.stdout
+
+
+def test_a_grouped_gemm_runs_through_aclnn_tensor_lists(lists, tmp_path):
+    """ops/gmm/grouped_gemm: x, weight, bias and y are lists; the transposed case has two problems."""
+    fake, pkgs = lists
+    pkg, vendor = pkgs["grouped_gemm"]
+    start = len(fake.calls("acl"))
+    r = opkit(["verify", str(pkg), "--backend", "cann", "--vendor", vendor, "--soc", "ascend910b2", "-k", "transposed",
+               "--dtype", "float16", "--out", str(tmp_path / "v")], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "pass grouped_gemm::transposed[float16-float32@ascend910b2]" in r.stdout and "1 passed" in r.stdout
+    calls = [c["argv"] for c in fake.calls("acl")[start:]]
+    sizes = [c[1] for c in calls if c[0] == "aclCreateTensorList"]
+    assert sizes == ["size=2"] * 4  # x, weight, bias, y
+    assert fake.calls("aclnn")[-2]["argv"] == ["aclnnGroupedGemmGetWorkspaceSize", "attr=1"]  # transpose_weight
+
+
+def test_python_api_takes_and_returns_lists_on_the_device(lists, monkeypatch):
+    import opkit.ops
+
+    fake, pkgs = lists
+    _use(monkeypatch, fake.env())
+    rng = np.random.default_rng(5)
+    xs = [rng.standard_normal(n).astype(np.float32) for n in (16, 40, 8)]
+    scale = opkit.ops.load(pkgs["list_scale"][0], backend="cann", backend_options={"vendor": "listscale"})
+    ys = scale(xs=xs, scale=-1.5)
+    assert isinstance(ys, list) and [y.shape for y in ys] == [(16,), (40,), (8,)]
+    for x, y in zip(xs, ys, strict=True):
+        np.testing.assert_allclose(y, -1.5 * x, rtol=1e-6)
+    same = [x[:8] for x in xs]
+    total = opkit.ops.load(pkgs["list_sum"][0], backend="cann", backend_options={"vendor": "listsum"})
+    np.testing.assert_allclose(total(xs=same, scale=0.5), 0.5 * np.sum(same, axis=0), rtol=1e-6)
+
+
+def test_packed_and_multi_rank_stay_refused_on_the_device(installed, monkeypatch):
+    import opkit.ops
+    from opkit.backends.npu_runner import NpuRunner
+    from opkit.errors import OpkitError
+    from opkit.run.sim_runner import KernelError
+    from opkit.spec import load_string
+
+    fake, _, _ = installed
+    spec = load_string("""name: w4
+family: t
+socs: [ascend910b]
+kernel: vector
+inputs:
+  - {name: x, dtypes: [float16, float16], shape: [M, K]}
+  - {name: w, dtypes: [int4, int8], shape: [K, N]}
+outputs:
+  - {name: y, dtypes: [float16, float16], shape: [M, N]}
+golden: golden.py:f
+cases:
+  - {name: a, shapes: {x: [3, 5], w: [5, 7]}}
+""")
+    runner = NpuRunner(env=fake.env())
+    with pytest.raises(KernelError, match=r"'w' \(int4\): packed \(int4\) tensors are not passed to aclnn by "
+                                          r"opkit; verify this dtype column with --backend sim"):
+        runner.run(spec, spec.cases[0], 0, "ascend910b2", {})
+    _use(monkeypatch, fake.env())
+    with pytest.raises(OpkitError, match=r"matmul_all_reduce is a multi-rank \(MC2\) operator: the cann backend "
+                                         r"does not run multi-rank operators \(.*HCCL.*\); use backend='sim'"):
+        opkit.ops.load("matmul_all_reduce", backend="cann", cwd=Path(__file__).resolve().parents[1])

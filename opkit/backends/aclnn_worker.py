@@ -2,10 +2,11 @@
 
 ``python -m opkit.backends.aclnn_worker REQUEST.json`` loads ``libascendcl`` and ``libnnopbase`` (CANN's
 runtime) and the package's ``libcust_opapi``, copies the inputs to the device, creates an ``aclTensor`` per
-tensor (ND strides), calls ``aclnn<Op>GetWorkspaceSize(inputs..., attrs..., outputs..., &size, &executor)``
-and ``aclnn<Op>(workspace, size, executor, stream)``, waits for the stream, copies the outputs back and
-writes ``REQUEST.json.result.json``. A failure is one line ``opkit-aclnn: error: ...`` on stderr, exit 1.
-The request is written by :mod:`opkit.backends.npu_runner`.
+tensor (ND strides) and an ``aclTensorList`` (``aclCreateTensorList``) per dynamic (list) input or output,
+calls ``aclnn<Op>GetWorkspaceSize(inputs..., attrs..., outputs..., &size, &executor)`` and
+``aclnn<Op>(workspace, size, executor, stream)``, waits for the stream, copies the outputs back, destroys the
+tensors and lists, and writes ``REQUEST.json.result.json``. A failure is one line ``opkit-aclnn: error: ...``
+on stderr, exit 1. The request is written by :mod:`opkit.backends.npu_runner`.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class Acl:
                                             ctypes.POINTER(ctypes.c_int64), ctypes.c_int64, ctypes.c_int,
                                             ctypes.POINTER(ctypes.c_int64), ctypes.c_uint64, ctypes.c_void_p]
         self.nn.aclDestroyTensor.argtypes = [ctypes.c_void_p]
+        self.lists: list[ctypes.c_void_p] = []  # destroyed with their tensors (aclDestroyTensorList)
+        self.tensors: list[ctypes.c_void_p] = []  # the tensors of no list
         for name, ctype in (("aclCreateIntArray", ctypes.c_int64), ("aclCreateFloatArray", ctypes.c_float),
                             ("aclCreateBoolArray", ctypes.c_bool)):
             fn = getattr(self.nn, name, None)
@@ -83,7 +86,34 @@ class Acl:
         t = self.nn.aclCreateTensor(dims, n, dtype, strides, 0, fmt, dims, n, ptr)
         if not t:
             raise Failure(f"aclCreateTensor({shape}) failed")
-        return ctypes.c_void_p(t)
+        self.tensors.append(ctypes.c_void_p(t))
+        return self.tensors[-1]
+
+    def tensor_list(self, name: str, items: list[ctypes.c_void_p]) -> ctypes.c_void_p:
+        """An ``aclTensorList`` of ``items`` (aclCreateTensorList, libnnopbase): how aclnn takes a dynamic tensor."""
+        create = getattr(self.nn, "aclCreateTensorList", None)
+        if create is None:
+            raise Failure(f"{name} is a dynamic (list) tensor, and {self.nn._name} has no aclCreateTensorList")
+        create.restype = ctypes.c_void_p
+        create.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint64]
+        arr = (ctypes.c_void_p * max(len(items), 1))(*[t.value for t in items])
+        made = create(arr, len(items))
+        if not made:
+            raise Failure(f"aclCreateTensorList({name}, {len(items)} tensors) failed")
+        for t in items:  # the list owns them now
+            self.tensors.remove(t)
+        self.lists.append(ctypes.c_void_p(made))
+        return self.lists[-1]
+
+    def release(self) -> None:
+        destroy = getattr(self.nn, "aclDestroyTensorList", None)
+        if destroy is not None:
+            destroy.argtypes = [ctypes.c_void_p]
+            for lst in self.lists:
+                destroy(lst)
+        for t in self.tensors:
+            self.nn.aclDestroyTensor(t)
+        self.lists, self.tensors = [], []
 
 
 def _attr(acl: Acl, a: dict[str, Any]) -> Any:
@@ -117,17 +147,29 @@ def run(req: dict[str, Any]) -> dict[str, Any]:
     stream = ctypes.c_void_p()
     acl.check(acl.rt.aclrtCreateStream(ctypes.byref(stream)), "aclrtCreateStream")
     args: list[Any] = []
-    outs: list[tuple[dict[str, Any], ctypes.c_void_p, int]] = []
+    outs: list[tuple[str, ctypes.c_void_p, int]] = []  # (file, device buffer, bytes) of every output tensor
     for t in req["inputs"]:
         if t["file"] is None:
             args.append(ctypes.c_void_p(None))
-            continue
-        ptr = acl.device(Path(t["file"]).read_bytes())
-        args.append(acl.tensor(t["shape"], t["acl_dtype"], t["acl_format"], ptr))
+        elif t.get("list"):  # a dynamic input: one tensor per file, passed as one aclTensorList
+            items = [acl.tensor(shape, t["acl_dtype"], t["acl_format"], acl.device(Path(f).read_bytes()))
+                     for shape, f in zip(t["shape"], t["file"], strict=True)]
+            args.append(acl.tensor_list(t["name"], items))
+        else:
+            ptr = acl.device(Path(t["file"]).read_bytes())
+            args.append(acl.tensor(t["shape"], t["acl_dtype"], t["acl_format"], ptr))
     args += [_attr(acl, a) for a in req["attrs"]]
     for t in req["outputs"]:
+        if t.get("list"):
+            items = []
+            for shape, f, n in zip(t["shape"], t["file"], t["bytes"], strict=True):
+                ptr = acl.device(bytes(n))
+                outs.append((f, ptr, n))
+                items.append(acl.tensor(shape, t["acl_dtype"], t["acl_format"], ptr))
+            args.append(acl.tensor_list(t["name"], items))
+            continue
         ptr = acl.device(bytes(t["bytes"]))
-        outs.append((t, ptr, t["bytes"]))
+        outs.append((t["file"], ptr, t["bytes"]))
         args.append(acl.tensor(t["shape"], t["acl_dtype"], t["acl_format"], ptr))
     size = ctypes.c_uint64(0)
     executor = ctypes.c_void_p()
@@ -137,10 +179,12 @@ def run(req: dict[str, Any]) -> dict[str, Any]:
         acl.check(acl.rt.aclrtMalloc(ctypes.byref(workspace), size.value, MALLOC_HUGE_FIRST), "aclrtMalloc")
     acl.check(phase2(workspace, ctypes.c_uint64(size.value), executor, stream), f"aclnn{op}")
     acl.check(acl.rt.aclrtSynchronizeStream(stream), "aclrtSynchronizeStream")
-    for t, ptr, n in outs:
+    for file, ptr, n in outs:
         buf = ctypes.create_string_buffer(max(n, 1))
-        acl.check(acl.rt.aclrtMemcpy(buf, n, ptr, n, MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
-        Path(t["file"]).write_bytes(buf.raw[:n])
+        if n:
+            acl.check(acl.rt.aclrtMemcpy(buf, n, ptr, n, MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
+        Path(file).write_bytes(buf.raw[:n])
+    acl.release()
     acl.rt.aclrtDestroyStream(stream)
     acl.rt.aclrtResetDevice(int(req["device"]))
     acl.rt.aclFinalize()

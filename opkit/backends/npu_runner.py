@@ -118,8 +118,10 @@ class NpuRunner:
         """One case on the device; with ``profile_dir`` under ``msprof op`` (its output folder), the measured
         kernel time in ``info["measured_us"]``."""
         label = f"{spec.name}::{case.name}[{spec.column_label(column)}] (NPU device {self.device})"
-        if any(DTYPES[p.dtypes[column]].packed for p in spec.params) or any(p.param == "dynamic" for p in spec.params):
-            raise KernelError(f"{label}: dynamic (list) tensors and packed dtypes are not passed to aclnn by opkit")
+        packed = [f"'{p.name}' ({p.dtypes[column]})" for p in spec.params if DTYPES[p.dtypes[column]].packed]
+        if packed:  # aclnn takes int4 as ACL_INT4 in a packed layout the caller builds; opkit does not build it
+            raise KernelError(f"{label}: {', '.join(packed)}: packed (int4) tensors are not passed to aclnn by "
+                              "opkit; verify this dtype column with --backend sim")
         host = self.artifact(spec, chip, column).exe
         lib = self.library(spec)
         with tempfile.TemporaryDirectory(prefix="opkit-npu-") as tmp:
@@ -131,12 +133,18 @@ class NpuRunner:
                 shape = shapes.get(o.opdef_name)
                 if shape is None:
                     raise KernelError(f"{label}: InferShape gave no shape for output '{o.name}'")
-                count = int(np.prod(shape, dtype=np.int64))
-                outs.append({"name": o.name, "shape": list(shape), "file": str(work / f"out_{o.name}.bin"),
-                             "bytes": count * np.dtype(np_dtype(o.dtypes[column])).itemsize,
-                             "acl_dtype": DTYPES[o.dtypes[column]].ge_value,
-                             "acl_format": FORMAT_VALUES[o.formats[column]]})
-            ins = [{"name": p.name, "shape": e["shape"], "file": e["file"],
+                size = np.dtype(np_dtype(o.dtypes[column])).itemsize
+                entry = {"name": o.name, "acl_dtype": DTYPES[o.dtypes[column]].ge_value,
+                         "acl_format": FORMAT_VALUES[o.formats[column]]}
+                if o.param == "dynamic":  # a list output: one shape, file and buffer per tensor
+                    entry.update({"list": True, "shape": [list(s) for s in shape],
+                                  "file": [str(work / f"out_{o.name}_{i}.bin") for i in range(len(shape))],
+                                  "bytes": [int(np.prod(s, dtype=np.int64)) * size for s in shape]})
+                else:
+                    entry.update({"shape": list(shape), "file": str(work / f"out_{o.name}.bin"),
+                                  "bytes": int(np.prod(shape, dtype=np.int64)) * size})
+                outs.append(entry)
+            ins = [{"name": p.name, "shape": e["shape"], "file": e["file"], "list": isinstance(e["file"], list),
                     "acl_dtype": DTYPES[p.dtypes[column]].ge_value, "acl_format": FORMAT_VALUES[p.formats[column]]}
                    for p, e in zip(spec.inputs, req["inputs"], strict=True)]
             worker_req = {"op_type": spec.op_type, "device": self.device, "libcust_opapi": str(lib),
@@ -168,9 +176,13 @@ class NpuRunner:
             done = json.loads(path.with_name(path.name + ".result.json").read_text(encoding="utf-8"))
             outputs = {}
             for o, t in zip(spec.device_outputs, outs, strict=True):
-                data = _read_output(Path(t["file"]), np_dtype(o.dtypes[column]), o.dtypes[column],
-                                    int(np.prod(t["shape"], dtype=np.int64)))
-                outputs[o.name] = data.reshape(t["shape"])
+                def read(file: str, shape: list[int], o: Any = o) -> np.ndarray:
+                    data = _read_output(Path(file), np_dtype(o.dtypes[column]), o.dtypes[column],
+                                        int(np.prod(shape, dtype=np.int64)))
+                    return data.reshape(shape)
+
+                outputs[o.name] = ([read(f, s) for f, s in zip(t["file"], t["shape"], strict=True)] if t.get("list")
+                                   else read(t["file"], t["shape"]))
         # block dim and tiling key: the package's tiling as the host harness ran it for the chip (the same code
         # the aclnn call runs on the host side)
         info = {"workspace_bytes": done.get("workspace_bytes"), "backend": "cann", "device": self.device,

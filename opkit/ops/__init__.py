@@ -247,9 +247,15 @@ def load(name_or_path: str | os.PathLike[str], *, chip: str | None = None, backe
     here = Path(cwd).resolve() if cwd is not None else Path.cwd()
     spec = load_spec(_package(name_or_path, here).resolve())
     if spec.multi_rank and not hasattr(runner, "run_ranks"):
+        why = " (one process per device, each with an HCCL communicator: docs/backends.md)" if backend == "cann" else ""
         raise UsageError(f"{spec.name} is a multi-rank (MC2) operator: the {backend} backend does not run "
-                         "multi-rank operators; use backend='sim'")
+                         f"multi-rank operators{why}; use backend='sim'")
     if not spec.modelled_socs:
         raise UsageError(f"{spec.path}: socs {[s.key for s in spec.socs]}: the simulator models none of them")
     target = spec.target(chip if chip is not None else spec.modelled_socs[0].key)[0]
+    if backend == "cann":  # the installed package and its aclnn symbols: checked here, not at the first call
+        try:
+            runner.library(spec)
+        except OpkitError as exc:
+            raise UsageError(f"opkit.ops.load({spec.name!r}, backend='cann'): {exc.message}") from None
     return Operator(spec, target, backend, runner)
