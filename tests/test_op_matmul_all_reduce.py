@@ -34,7 +34,7 @@ def test_every_case_names_its_world_size(spec):
     assert all(c.world_size for c in spec.cases)
 
 
-@pytest.mark.parametrize("name", ["smoke.r4", "trans_b", "odd"])
+@pytest.mark.parametrize("name", ["smoke.r4", "bias.r2", "trans_b", "odd"])
 def test_golden_is_the_sum_over_ranks(spec, name):
     case = spec.case(name)
     ins = make_rank_inputs(spec, case, 0)
@@ -166,3 +166,17 @@ def test_opkit_tiling_of_a_multi_rank_case_is_its_rank_0s(cli):
     assert code == 0, err
     fields = dict(re.findall(r"^\s+cut\.(rankDim|tileCnt|tailCnt|tileM|tailM)\s+(\d+)", out, re.M))
     assert fields == {"rankDim": "4", "tileM": "512", "tileCnt": "1", "tailM": "488", "tailCnt": "1"}, out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case, direct", [("bias.r2", "1"), ("trans_b", "1"), ("odd", "0"), ("smoke.r2", "0")])
+def test_without_x3_the_cube_writes_the_send_buffer(cli, case, direct):
+    # without x3 Fixpipe rounds the pieces into staging (no fp32 piece buffers: staging follows the fp32 bias);
+    # with x3 the vector epilogue adds it before the one rounding
+    code, out, err = cli("tiling", PKG, "--case", case, "-j", "1")
+    assert code == 0, err
+    fields = dict(re.findall(r"^\s+(cut\.direct|cut\.pieceOffset|stagingOffset|hasBias|N)\s+(\d+)", out, re.M))
+    assert fields["cut.direct"] == direct, out
+    bias_bytes = -(-int(fields["N"]) * 4 // 512) * 512 if fields["hasBias"] == "1" else 0
+    assert int(fields["cut.pieceOffset"]) == bias_bytes, out
+    assert (int(fields["stagingOffset"]) == bias_bytes) == (direct == "1"), out

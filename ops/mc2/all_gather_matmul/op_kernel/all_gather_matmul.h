@@ -11,8 +11,8 @@
 //      x1: no communication needed, so it hides the first slices' travel;
 //   3. for each tile t, every vector core waits for slice t (Wait: it has landed from every rank), then computes
 //      its pieces of tile t of every other rank's block of y from gather_out.
-// A piece: x1 or gather_out rows @ x2 (Matmul API, fp32 into the worker's GM buffer), + bias in fp32, rounded once
-// to fp16/bf16 into y.
+// A piece: x1 or gather_out rows @ x2 (+ bias) (Matmul API; the bias converted to fp32 once, every worker its share,
+// for the cube's BiasTable), rounded once to fp16/bf16 by Fixpipe straight into y.
 #ifndef ALL_GATHER_MATMUL_H
 #define ALL_GATHER_MATMUL_H
 
@@ -35,7 +35,7 @@ public:
     __aicore__ inline AllGatherMatmul() {}
 
     // Bound to its tiling by REGIST_MATMUL_OBJ in the kernel entry, before any InitBuffer.
-    Mc2Kernel::PieceMatmul<T> mm;
+    Mc2Kernel::DirectMatmul<T> mm;
 
     __aicore__ inline void Init(GM_ADDR x1, GM_ADDR x2, GM_ADDR bias, GM_ADDR y, GM_ADDR gatherOut,
                                 GM_ADDR userWorkspace, GM_ADDR tilingGm, const AllGatherMatmulTilingData& tiling,
@@ -50,12 +50,8 @@ public:
         gatherGm_.SetGlobalBuffer((__gm__ T*)gather_, rows * t_.K);
         x2Gm_.SetGlobalBuffer((__gm__ T*)x2, static_cast<uint64_t>(t_.K) * t_.N);
         if (t_.hasBias) biasGm_.SetGlobalBuffer((__gm__ T*)bias, t_.N);
+        biasFGm_.SetGlobalBuffer((__gm__ float*)userWorkspace, t_.N);
         yGm_.SetGlobalBuffer((__gm__ T*)y, rows * t_.N);
-        const uint64_t pieceElems = static_cast<uint64_t>(t_.mmTiling.singleCoreM) * t_.cut.pieceStride;
-        pieceGm_.SetGlobalBuffer((__gm__ float*)userWorkspace + worker_ * pieceElems, pieceElems);
-        const uint32_t chunk = t_.cut.rowsPerChunk * t_.cut.pieceStride;
-        pipe->InitBuffer(cBuf_, chunk * sizeof(float));
-        pipe->InitBuffer(outBuf_, chunk * sizeof(T));
         pipe->InitBuffer(biasBuf_, t_.cut.pieceStride * sizeof(T));
         pipe->InitBuffer(biasfBuf_, t_.cut.pieceStride * sizeof(float));
         lead_ = worker_ == 0;
@@ -79,10 +75,13 @@ public:
             for (uint32_t i = 0; i < t_.cut.tileCnt; ++i) hccl_.Commit(tileHandle_);  // @commit
             for (uint32_t i = 0; i < t_.cut.tailCnt; ++i) hccl_.Commit(tailHandle_);
         }
-        SyncAll<true>();  // the handles exist before any core waits on them
+        if (t_.hasBias)
+            Mc2Kernel::BiasToFloat<T>(biasBuf_, biasfBuf_, biasGm_, biasFGm_, t_.N, t_.cut.pieceStride, worker_,
+                                      t_.cut.workers);
+        SyncAll<true>();  // the handles exist before any core waits on them, the fp32 bias is whole in GM
         tileHandle_ = 0;  // the handles the lead prepared, in order
         tailHandle_ = t_.cut.tailCnt > 0 ? 1 : -1;
-        mm.SetOrgShape(t_.M * t_.cut.rankDim, t_.N, t_.K, t_.K, t_.cut.pieceStride);
+        mm.SetOrgShape(t_.M * t_.cut.rankDim, t_.N, t_.K, t_.K, t_.N);  // the rounded pieces land in y's rows of N
         // 2. This rank's own block from its local x1.
         ComputeRows(x1Gm_, 0, rank_ * t_.M, t_.M, 0, 1);
         // 3. Tile by tile, once it has landed, the other ranks' rows.
@@ -130,29 +129,15 @@ private:
                                         uint32_t m, uint32_t n)
     {
         Mc2Kernel::MatmulPiece(mm, src[static_cast<uint64_t>(aRow) * t_.K], x2Gm_, n0, m, n, t_.K, t_.isTransB != 0,
-                               pieceGm_);
-        const uint32_t s = t_.cut.pieceStride;
-        LocalTensor<float> biasF =
-            Mc2Kernel::BiasRow<T>(biasBuf_, biasfBuf_, biasGm_, t_.hasBias != 0, n0, n);
-        for (uint32_t r = 0; r < m; r += t_.cut.rowsPerChunk) {
-            const uint32_t rows = std::min(t_.cut.rowsPerChunk, m - r);
-            LocalTensor<float> c = cBuf_.Get<float>();
-            DataCopy(c, pieceGm_[static_cast<uint64_t>(r) * s], rows * s);
-            PipeBarrier<PIPE_ALL>();
-            if (t_.hasBias)
-                for (uint32_t i = 0; i < rows; ++i) Add(c[i * s], c[i * s], biasF, n);
-            PipeBarrier<PIPE_V>();
-            Mc2Kernel::StoreRows<T>(outBuf_, c, yGm_[static_cast<uint64_t>(yRow + r) * t_.N + n0], rows, n,
-                                    t_.N, s);
-        }
+                               t_.hasBias != 0, biasFGm_, yGm_[static_cast<uint64_t>(yRow) * t_.N + n0]);
     }
 
     Hccl<HCCL_SERVER_TYPE_AICPU> hccl_;
     HcclHandle tileHandle_ = -1;
     HcclHandle tailHandle_ = -1;
-    TBuf<TPosition::VECCALC> cBuf_, outBuf_, biasBuf_, biasfBuf_;
+    TBuf<TPosition::VECCALC> biasBuf_, biasfBuf_;
     GlobalTensor<T> x1Gm_, gatherGm_, x2Gm_, biasGm_, yGm_;
-    GlobalTensor<float> pieceGm_;
+    GlobalTensor<float> biasFGm_;
     GM_ADDR x1_ = nullptr;
     GM_ADDR gather_ = nullptr;
     AllGatherMatmulTilingData t_;

@@ -120,10 +120,11 @@ inline bool BiasIsN(const gert::StorageShape* biasShape, const char* op, uint64_
 }
 
 // The Matmul tiling of one piece: [pieceM, K] x [K, pieceN] ([pieceN, K] with isTransB) of the [M, K] x [K, N]
-// product, fp16 or (bf16) bf16 inputs in GM, an fp32 result and bias in GM.
+// product, fp16 or (bf16) bf16 inputs in GM, the result in GM as fp32 or (rounded) as the inputs' dtype, an
+// fp32 bias in GM when `bias` (the BiasTable adds it).
 inline bool PieceMatmulTiling(platform_ascendc::PlatformAscendC& platform, const char* op, bool bf16, bool isTransB,
-                              uint64_t M, uint64_t N, uint64_t K, uint64_t pieceM, uint64_t pieceN, const Chip& chip,
-                              AscendC::tiling::TCubeTiling& out)
+                              bool rounded, bool bias, uint64_t M, uint64_t N, uint64_t K, uint64_t pieceM,
+                              uint64_t pieceN, const Chip& chip, AscendC::tiling::TCubeTiling& out)
 {
     const matmul_tiling::DataType inType = bf16 ? matmul_tiling::DataType::DT_BF16
                                                 : matmul_tiling::DataType::DT_FLOAT16;
@@ -131,12 +132,13 @@ inline bool PieceMatmulTiling(platform_ascendc::PlatformAscendC& platform, const
     mm.SetDim(1);
     mm.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, inType);
     mm.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, inType, isTransB);
-    mm.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+    mm.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND,
+                rounded ? inType : matmul_tiling::DataType::DT_FLOAT);
     mm.SetBiasType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
     mm.SetOrgShape(static_cast<int32_t>(M), static_cast<int32_t>(N), static_cast<int32_t>(K));
     mm.SetShape(static_cast<int32_t>(pieceM), static_cast<int32_t>(pieceN), static_cast<int32_t>(K));
     mm.SetSingleShape(static_cast<int32_t>(pieceM), static_cast<int32_t>(pieceN), static_cast<int32_t>(K));
-    mm.SetBias(false);
+    mm.SetBias(bias);
     mm.SetBufferSpace(static_cast<int32_t>(chip.l1Size), static_cast<int32_t>(chip.l0cSize), -1);
     if (mm.GetTiling(out) == -1) {
         OP_LOGE(op, "no Matmul tiling for a piece of %lu x %lu x %lu", static_cast<unsigned long>(pieceM),

@@ -1,6 +1,7 @@
 // The MC2 family's kernel set-up, shared by matmul_all_reduce, matmul_reduce_scatter and all_gather_matmul:
-// the HCCL data type of a tensor type, the Matmul of one piece into a worker's fp32 piece buffer, the bias row
-// in UB and the rounding store of a chunk of rows. Each package keeps its own tiles, collectives and epilogue.
+// the HCCL data type of a tensor type, the bias as fp32 for the cube's BiasTable, the Matmul of one piece (rounded
+// by Fixpipe straight into its destination, or as fp32 into a worker's piece buffer for a vector epilogue) and
+// the rounding store of a chunk of rows. Each package keeps its own tiles, collectives and epilogue.
 #ifndef MC2_KERNEL_H
 #define MC2_KERNEL_H
 
@@ -24,12 +25,20 @@ struct HcclType<bfloat16_t> {
 
 __aicore__ inline uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
-// The Matmul of a piece: T inputs in GM (ND), an fp32 result and bias in GM.
+// The Matmul of a piece: T inputs in GM (ND), an fp32 bias in GM (the BiasTable starts L0C from it), the result
+// fp32 in GM (for a vector epilogue) ...
 template <typename T>
 using PieceMatmul = AscendC::Matmul<AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, T>,
                                     AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, T>,
                                     AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>,
                                     AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>>;
+
+// ... or rounded once to T by Fixpipe (fp32 -> fp16/bf16, round to nearest even) on its way out of L0C.
+template <typename T>
+using DirectMatmul = AscendC::Matmul<AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, T>,
+                                     AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, T>,
+                                     AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, T>,
+                                     AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>>;
 
 // The lead worker's HCCL: the communicator's context, the init tiling and the one collective's tiling, both at
 // their offsets in the tiling data.
@@ -40,36 +49,46 @@ __aicore__ inline void InitHccl(H& hccl, GM_ADDR tilingGm, size_t initOffset, si
     hccl.SetCcTiling(tilingGm + ccOffset);
 }
 
-// piece = a[:m] @ x2[:, n0 : n0 + n] (x2 is [N, K] with transB), fp32, rows as the Matmul's org shape says;
-// synchronous: the piece is in GM on return.
-template <typename MM, typename T>
+// out = a[:m] @ x2[:, n0 : n0 + n] (+ biasF[n0 : n0 + n]) (x2 is [N, K] with transB), C's rows as the Matmul's
+// org shape says (its orgKc); synchronous: the piece is in GM on return.
+template <typename MM, typename T, typename C>
 __aicore__ inline void MatmulPiece(MM& mm, AscendC::GlobalTensor<T> a, AscendC::GlobalTensor<T> x2, uint32_t n0,
-                                   uint32_t m, uint32_t n, uint32_t K, bool transB, AscendC::GlobalTensor<float> piece)
+                                   uint32_t m, uint32_t n, uint32_t K, bool transB, bool hasBias,
+                                   AscendC::GlobalTensor<float> biasF, AscendC::GlobalTensor<C> out)
 {
     mm.SetTensorA(a);
     mm.SetTensorB(transB ? x2[static_cast<uint64_t>(n0) * K] : x2[n0], transB);
+    if (hasBias) {
+        mm.SetBias(biasF[n0]);
+    } else {
+        mm.DisableBias();
+    }
     mm.SetTail(m, n, K);
-    mm.IterateAll(piece);
+    mm.IterateAll(out);
 }
 
-// The bias columns [n0, n0 + n) as fp32 in fBuf (read as T through bBuf); fBuf's tensor, untouched without bias.
+// biasF[:N] = float(bias[:N]), the columns shared out over the workers in chunks of `chunk` (at most the buffers'
+// elements), through bBuf (T) and fBuf (fp32). The caller makes every worker wait for all chunks (SyncAll)
+// before the cube reads biasF.
 template <typename T>
-__aicore__ inline AscendC::LocalTensor<float> BiasRow(AscendC::TBuf<AscendC::TPosition::VECCALC>& bBuf,
-                                                      AscendC::TBuf<AscendC::TPosition::VECCALC>& fBuf,
-                                                      AscendC::GlobalTensor<T> bias, bool hasBias, uint32_t n0,
-                                                      uint32_t n)
+__aicore__ inline void BiasToFloat(AscendC::TBuf<AscendC::TPosition::VECCALC>& bBuf,
+                                   AscendC::TBuf<AscendC::TPosition::VECCALC>& fBuf, AscendC::GlobalTensor<T> bias,
+                                   AscendC::GlobalTensor<float> biasF, uint32_t N, uint32_t chunk, uint32_t worker,
+                                   uint32_t workers)
 {
     using namespace AscendC;
-    LocalTensor<float> biasF = fBuf.Get<float>();
-    if (hasBias) {
-        LocalTensor<T> b = bBuf.Get<T>();
-        DataCopyPad(b, bias[n0], DataCopyExtParams{1, static_cast<uint32_t>(n * sizeof(T)), 0, 0, 0},
+    LocalTensor<T> b = bBuf.Get<T>();
+    LocalTensor<float> f = fBuf.Get<float>();
+    for (uint32_t c0 = worker * chunk; c0 < N; c0 += workers * chunk) {
+        const uint32_t n = N - c0 < chunk ? N - c0 : chunk;
+        DataCopyPad(b, bias[c0], DataCopyExtParams{1, static_cast<uint32_t>(n * sizeof(T)), 0, 0, 0},
                     DataCopyPadExtParams<T>{false, 0, 0, 0});
         PipeBarrier<PIPE_ALL>();
-        Cast(biasF, b, RoundMode::CAST_NONE, n);
+        Cast(f, b, RoundMode::CAST_NONE, n);
+        PipeBarrier<PIPE_ALL>();
+        DataCopyPad(biasF[c0], f, DataCopyExtParams{1, static_cast<uint32_t>(n * sizeof(float)), 0, 0, 0});
         PipeBarrier<PIPE_ALL>();
     }
-    return biasF;
 }
 
 // dst[:rows, :n] (rows N elements apart) = round(c[:rows, :n]) (c's rows s floats apart), through outBuf:

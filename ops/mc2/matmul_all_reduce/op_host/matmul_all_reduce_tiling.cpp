@@ -15,9 +15,10 @@
 // package's assumptions. A tile has at least MIN_TILE_M rows, so M < 2 * MIN_TILE_M is not cut.
 //
 // Within a tile the product is cut into pieces of singleCoreM x singleCoreN, spread over the vector cores (two
-// per block): each vector core asks its cube core for a piece (the Matmul API, fp32 into its own GM buffer),
-// then adds bias and x3 in fp32, rounds once to fp16/bf16 and writes the piece into the staging buffer the
-// AllReduce reads.
+// per block): each vector core asks its cube core for a piece (the Matmul API; the bias, converted once to fp32,
+// from the BiasTable). Without x3 Fixpipe rounds the piece to fp16/bf16 straight into the staging buffer the
+// AllReduce reads; with x3 the piece goes as fp32 into the core's own GM buffer, and the vector core adds x3 in
+// fp32, rounds once and writes it into staging.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -125,14 +126,16 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
     }
     std::memset(tiling, 0, sizeof(*tiling));  // the tiling buffer is not zeroed for us
 
-    // 7. The Matmul of one piece: [pieceM, K] x [K, pieceN] -> fp32 in GM, rows `stride` floats apart.
-    if (!mc2::PieceMatmulTiling(platform, OP, x1Desc->GetDataType() == ge::DT_BF16, isTransB, M, N, K, pieceM, pieceN,
-                                chip, tiling->mmTiling)) {
+    // 7. The Matmul of one piece: [pieceM, K] x [K, pieceN] (+ bias) -> rounded into staging (rows of N), or
+    //    with x3 fp32 in GM, rows `stride` floats apart.
+    const bool hasBias = biasShape != nullptr, direct = x3Shape == nullptr;
+    if (!mc2::PieceMatmulTiling(platform, OP, x1Desc->GetDataType() == ge::DT_BF16, isTransB, direct, hasBias, M, N, K,
+                                pieceM, pieceN, chip, tiling->mmTiling)) {
         return ge::GRAPH_FAILED;
     }
 
-    // 8. The vector epilogue: rows of a piece per UB chunk: the fp32 piece rows, x3 in and as fp32, the result,
-    //    plus the bias row in and as fp32.
+    // 8. The vector epilogue of the x3 path: rows of a piece per UB chunk: the fp32 piece rows, x3 in and as
+    //    fp32, the result; plus a chunk of the bias in and as fp32 (its conversion).
     const uint64_t perRow = stride * (4 + 2 + 4 + 2);
     const uint64_t fixed = stride * (2 + 4) + 1024;
     const uint64_t rowsPerChunk = std::min<uint64_t>(pieceM, ubSize > fixed ? (ubSize - fixed) / perRow : 0);
@@ -152,8 +155,8 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
     tiling->N = static_cast<uint32_t>(N);
     tiling->K = static_cast<uint32_t>(K);
     tiling->isTransB = isTransB ? 1 : 0;
-    tiling->hasBias = biasShape != nullptr ? 1 : 0;
-    tiling->hasX3 = x3Shape != nullptr ? 1 : 0;
+    tiling->hasBias = hasBias ? 1 : 0;
+    tiling->hasX3 = direct ? 0 : 1;
     tiling->cut.rankDim = rankDim;
     tiling->cut.tileM = static_cast<uint32_t>(cut.tileM);
     tiling->cut.tileCnt = static_cast<uint32_t>(cut.tileCnt);
@@ -162,10 +165,13 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
     tiling->cut.pieceStride = static_cast<uint32_t>(stride);
     tiling->cut.rowsPerChunk = static_cast<uint32_t>(rowsPerChunk);
     tiling->cut.workers = static_cast<uint32_t>(2 * blocks);
+    tiling->cut.direct = direct ? 1 : 0;
 
-    // 10. Workspace: the system workspace, every vector core's fp32 piece buffer, then the [M, N] staging.
-    const uint64_t pieceBytes = 2 * blocks * pieceM * stride * 4;
-    tiling->stagingOffset = AlignUp(pieceBytes, 512);
+    // 10. Workspace: the system workspace, the fp32 bias, every vector core's fp32 piece buffer (the x3 path),
+    //     then the [M, N] staging.
+    tiling->cut.pieceOffset = static_cast<uint32_t>(hasBias ? AlignUp(N * 4, 512) : 0);
+    const uint64_t pieceBytes = direct ? 0 : 2 * blocks * pieceM * stride * 4;
+    tiling->stagingOffset = AlignUp(tiling->cut.pieceOffset + pieceBytes, 512);
     size_t* workspaces = context->GetWorkspaceSizes(1);
     if (workspaces == nullptr) {
         return ge::GRAPH_FAILED;

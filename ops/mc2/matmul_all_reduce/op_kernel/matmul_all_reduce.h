@@ -3,12 +3,15 @@
 // cube cores in the Matmul API's server loop.
 //
 // M is cut into communication tiles (op_host/matmul_all_reduce_tiling.cpp): tileCnt tiles of tileM rows, then
-// tailCnt (0 or 1) short tail of tailM rows. For each tile, in order:
+// tailCnt (0 or 1) short tail of tailM rows. First every vector core ("worker") converts its share of the bias to
+// fp32 (the cube's BiasTable adds it), then for each tile, in order:
 //
-//   1. every vector core ("worker") takes its pieces of the tile (singleCoreM x singleCoreN of the product):
-//        x1[rows, K] @ x2[K, cols] -- Matmul API, IterateAll on the cube core -->  piece [rows, stride] fp32 (GM)
-//        piece (+ bias[cols]) (+ x3[rows, cols]) in fp32, rounded once to fp16/bf16 (UB, vector)
-//        --> staging[rows, cols] (GM workspace, the AllReduce's send buffer)
+//   1. every worker takes its pieces of the tile (singleCoreM x singleCoreN of the product), without x3:
+//        x1[rows, K] @ x2[K, cols] (+ bias[cols]) -- Matmul API, IterateAll on the cube core, Fixpipe rounding
+//        fp32 to fp16/bf16 --> staging[rows, cols] (GM workspace, the AllReduce's send buffer)
+//      with x3 (which needs the vector add before the one rounding):
+//        x1 @ x2 (+ bias) --> piece [rows, stride] fp32 (GM); piece + x3 in fp32, rounded once (UB, vector)
+//        --> staging[rows, cols]
 //   2. SyncAll: the whole tile is in staging;
 //   3. vector core 0 (the one that prepared the collectives) commits the tile's AllReduce: the slice leaves
 //      for the other ranks while every core goes on with the next tile.
@@ -35,8 +38,10 @@ class MatmulAllReduce {
 public:
     __aicore__ inline MatmulAllReduce() {}
 
-    // Bound to its tiling by REGIST_MATMUL_OBJ in the kernel entry, before any InitBuffer.
+    // Bound to their tiling by REGIST_MATMUL_OBJ in the kernel entry, before any InitBuffer: the fp32 pieces of
+    // the x3 path, the rounded pieces of the direct one (cut.direct); a launch uses only one of them.
     Mc2Kernel::PieceMatmul<T> mm;
+    Mc2Kernel::DirectMatmul<T> mmDirect;
 
     __aicore__ inline void Init(GM_ADDR x1, GM_ADDR x2, GM_ADDR bias, GM_ADDR x3, GM_ADDR y, GM_ADDR userWorkspace,
                                 GM_ADDR tilingGm, const MatmulAllReduceTilingData& tiling, TPipe* pipe)
@@ -47,12 +52,13 @@ public:
         x1Gm_.SetGlobalBuffer((__gm__ T*)x1, static_cast<uint64_t>(t_.M) * t_.K);
         x2Gm_.SetGlobalBuffer((__gm__ T*)x2, static_cast<uint64_t>(t_.K) * t_.N);
         if (t_.hasBias) biasGm_.SetGlobalBuffer((__gm__ T*)bias, t_.N);
+        biasFGm_.SetGlobalBuffer((__gm__ float*)userWorkspace, t_.N);
         if (t_.hasX3) x3Gm_.SetGlobalBuffer((__gm__ T*)x3, mn);
         y_ = y;
         staging_ = userWorkspace + t_.stagingOffset;
         stagingGm_.SetGlobalBuffer((__gm__ T*)staging_, mn);
         const uint64_t pieceElems = static_cast<uint64_t>(t_.mmTiling.singleCoreM) * t_.cut.pieceStride;
-        pieceGm_.SetGlobalBuffer((__gm__ float*)userWorkspace + worker_ * pieceElems, pieceElems);
+        pieceGm_.SetGlobalBuffer((__gm__ float*)(userWorkspace + t_.cut.pieceOffset) + worker_ * pieceElems, pieceElems);
         const uint32_t chunk = t_.cut.rowsPerChunk * t_.cut.pieceStride;
         pipe->InitBuffer(cBuf_, chunk * sizeof(float));
         pipe->InitBuffer(x3Buf_, chunk * sizeof(T));
@@ -79,7 +85,13 @@ public:
                 tailHandle_ = hccl_.AllReduce(staging_ + tailStart, y_ + tailStart, static_cast<uint64_t>(t_.cut.tailM) * t_.N,
                                               dtype, HCCL_REDUCE_SUM, uint8_t(t_.cut.tailCnt));
         }
+        if (t_.hasBias) {
+            Mc2Kernel::BiasToFloat<T>(biasBuf_, biasfBuf_, biasGm_, biasFGm_, t_.N, t_.cut.pieceStride, worker_,
+                                      t_.cut.workers);
+            SyncAll<true>();  // the whole fp32 bias is in GM before the cube reads any of it
+        }
         mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.cut.pieceStride);
+        mmDirect.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.N);  // rounded pieces land in staging's rows of N
         for (uint32_t tile = 0; tile < t_.cut.tileCnt + t_.cut.tailCnt; ++tile) {
             const bool tail = tile >= t_.cut.tileCnt;
             ComputeTile(tile * t_.cut.tileM, tail ? t_.cut.tailM : t_.cut.tileM);
@@ -92,6 +104,7 @@ public:
             hccl_.Finalize();
         }
         mm.End();
+        mmDirect.End();
     }
 
 private:
@@ -112,32 +125,30 @@ private:
     // staging[m0 : m0 + m, n0 : n0 + n] = round(x1[m0 : m0 + m] @ x2[:, n0 : n0 + n] (+ bias) (+ x3)).
     __aicore__ inline void ComputePiece(uint32_t m0, uint32_t n0, uint32_t m, uint32_t n)
     {
-        Mc2Kernel::MatmulPiece(mm, x1Gm_[static_cast<uint64_t>(m0) * t_.K], x2Gm_, n0, m, n, t_.K, t_.isTransB != 0,
-                               pieceGm_);
+        const GlobalTensor<T> a = x1Gm_[static_cast<uint64_t>(m0) * t_.K];
+        const GlobalTensor<T> dst = stagingGm_[static_cast<uint64_t>(m0) * t_.N + n0];
+        if (t_.cut.direct) {
+            Mc2Kernel::MatmulPiece(mmDirect, a, x2Gm_, n0, m, n, t_.K, t_.isTransB != 0, t_.hasBias != 0, biasFGm_,
+                                   dst);
+            return;
+        }
+        Mc2Kernel::MatmulPiece(mm, a, x2Gm_, n0, m, n, t_.K, t_.isTransB != 0, t_.hasBias != 0, biasFGm_, pieceGm_);
         const uint32_t s = t_.cut.pieceStride;
         const uint32_t nPad = CeilDiv(n, ALIGN) * ALIGN;
-        LocalTensor<float> biasF =
-            Mc2Kernel::BiasRow<T>(biasBuf_, biasfBuf_, biasGm_, t_.hasBias != 0, n0, n);
         for (uint32_t r = 0; r < m; r += t_.cut.rowsPerChunk) {
             const uint32_t rows = std::min(t_.cut.rowsPerChunk, m - r);
             LocalTensor<float> c = cBuf_.Get<float>();
-            DataCopy(c, pieceGm_[static_cast<uint64_t>(r) * s], rows * s);
-            if (t_.hasX3) {
-                LocalTensor<T> x3 = x3Buf_.Get<T>();
-                const DataCopyExtParams in{static_cast<uint16_t>(rows), static_cast<uint32_t>(n * sizeof(T)),
-                                           static_cast<uint32_t>((t_.N - n) * sizeof(T)), (s - nPad) / ALIGN, 0};
-                DataCopyPad(x3, x3Gm_[static_cast<uint64_t>(m0 + r) * t_.N + n0], in, DataCopyPadExtParams<T>{false, 0, 0, 0});
-            }
-            PipeBarrier<PIPE_ALL>();
-            LocalTensor<float> x3f = x3fBuf_.Get<float>();
             LocalTensor<T> x3 = x3Buf_.Get<T>();
+            LocalTensor<float> x3f = x3fBuf_.Get<float>();
+            DataCopy(c, pieceGm_[static_cast<uint64_t>(r) * s], rows * s);
+            const DataCopyExtParams in{static_cast<uint16_t>(rows), static_cast<uint32_t>(n * sizeof(T)),
+                                       static_cast<uint32_t>((t_.N - n) * sizeof(T)), (s - nPad) / ALIGN, 0};
+            DataCopyPad(x3, x3Gm_[static_cast<uint64_t>(m0 + r) * t_.N + n0], in, DataCopyPadExtParams<T>{false, 0, 0, 0});
+            PipeBarrier<PIPE_ALL>();
             for (uint32_t i = 0; i < rows; ++i) {
-                if (t_.hasBias) Add(c[i * s], c[i * s], biasF, n);
-                if (t_.hasX3) {
-                    Cast(x3f[i * s], x3[i * s], RoundMode::CAST_NONE, n);
-                    PipeBarrier<PIPE_V>();
-                    Add(c[i * s], c[i * s], x3f[i * s], n);
-                }
+                Cast(x3f[i * s], x3[i * s], RoundMode::CAST_NONE, n);
+                PipeBarrier<PIPE_V>();
+                Add(c[i * s], c[i * s], x3f[i * s], n);
             }
             PipeBarrier<PIPE_V>();
             Mc2Kernel::StoreRows<T>(outBuf_, c, stagingGm_[static_cast<uint64_t>(m0 + r) * t_.N + n0], rows, n,
@@ -150,7 +161,7 @@ private:
     HcclHandle tailHandle_ = -1;
     TBuf<TPosition::VECCALC> cBuf_, x3Buf_, x3fBuf_, outBuf_, biasBuf_, biasfBuf_;
     GlobalTensor<T> x1Gm_, x2Gm_, biasGm_, x3Gm_, stagingGm_;
-    GlobalTensor<float> pieceGm_;
+    GlobalTensor<float> pieceGm_, biasFGm_;
     GM_ADDR y_ = nullptr;
     GM_ADDR staging_ = nullptr;
     MatmulAllReduceTilingData t_;

@@ -52,7 +52,7 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
     if (!mc2::ReadMixChip(platform, OP, chip)) {
         return ge::GRAPH_FAILED;
     }
-    const uint64_t aicNum = chip.aicNum, ubSize = chip.ubSize;
+    const uint64_t aicNum = chip.aicNum;
 
     // 2. The attrs: only what this package implements (sum, no transposed x1, comm_turn 0).
     const auto* attrs = context->GetAttrs();
@@ -119,18 +119,11 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
     }
     std::memset(tiling, 0, sizeof(*tiling));  // the tiling buffer is not zeroed for us
 
-    // 7. The Matmul of one piece: [pieceM, K] x [K, pieceN] -> fp32 in GM, rows `stride` floats apart.
-    if (!mc2::PieceMatmulTiling(platform, OP, x1Desc->GetDataType() == ge::DT_BF16, isTransB, M, N, K, pieceM, pieceN,
-                                chip, tiling->mmTiling)) {
-        return ge::GRAPH_FAILED;
-    }
-
-    // 8. The vector epilogue: rows of a piece per UB chunk: the fp32 piece rows and the result, plus the bias row
-    //    in and as fp32.
-    const uint64_t perRow = stride * (4 + 2);
-    const uint64_t fixed = stride * (2 + 4) + 1024;
-    const uint64_t rowsPerChunk = std::min<uint64_t>(pieceM, ubSize > fixed ? (ubSize - fixed) / perRow : 0);
-    if (rowsPerChunk == 0) {
+    // 7. The Matmul of one piece: [pieceM, K] x [K, pieceN] (+ the fp32 bias), rounded by Fixpipe into
+    //    staging (rows of N).
+    const bool hasBias = biasShape != nullptr;
+    if (!mc2::PieceMatmulTiling(platform, OP, x1Desc->GetDataType() == ge::DT_BF16, isTransB, true, hasBias, M, N, K,
+                                pieceM, pieceN, chip, tiling->mmTiling)) {
         return ge::GRAPH_FAILED;
     }
 
@@ -146,7 +139,7 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
     tiling->N = static_cast<uint32_t>(N);
     tiling->K = static_cast<uint32_t>(K);
     tiling->isTransB = isTransB ? 1 : 0;
-    tiling->hasBias = biasShape != nullptr ? 1 : 0;
+    tiling->hasBias = hasBias ? 1 : 0;
     tiling->blockM = static_cast<uint32_t>(blockM);
     tiling->cut.rankDim = rankDim;
     tiling->cut.tileM = static_cast<uint32_t>(cut.tileM);
@@ -154,12 +147,13 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
     tiling->cut.tailM = static_cast<uint32_t>(cut.tailM);
     tiling->cut.tailCnt = static_cast<uint32_t>(cut.tailCnt);
     tiling->cut.pieceStride = static_cast<uint32_t>(stride);
-    tiling->cut.rowsPerChunk = static_cast<uint32_t>(rowsPerChunk);
+    tiling->cut.rowsPerChunk = 0;  // no vector epilogue
     tiling->cut.workers = static_cast<uint32_t>(2 * blocks);
+    tiling->cut.direct = 1;
 
-    // 10. Workspace: the system workspace, every vector core's fp32 piece buffer, then the [M, N] staging.
-    const uint64_t pieceBytes = 2 * blocks * pieceM * stride * 4;
-    tiling->stagingOffset = AlignUp(pieceBytes, 512);
+    // 10. Workspace: the system workspace, the fp32 bias, then the [M, N] staging.
+    tiling->cut.pieceOffset = static_cast<uint32_t>(hasBias ? AlignUp(N * 4, 512) : 0);  // no piece buffers
+    tiling->stagingOffset = tiling->cut.pieceOffset;
     size_t* workspaces = context->GetWorkspaceSizes(1);
     if (workspaces == nullptr) {
         return ge::GRAPH_FAILED;

@@ -7,8 +7,9 @@
 // (0 or 1) short tail of tailM rows. For each tile t, in order:
 //
 //   1. every vector core ("worker") takes its pieces of tile t of every block p (rows p * blockM + t * tileM ...):
-//        x1 rows @ x2 cols -- Matmul API, IterateAll on the cube core -->  piece fp32 (GM)
-//        + bias in fp32, rounded once to fp16/bf16 --> staging (GM workspace, the ReduceScatter's send buffer)
+//        x1 rows @ x2 cols (+ bias) -- Matmul API, IterateAll on the cube core, Fixpipe rounding fp32 to
+//        fp16/bf16 --> staging (GM workspace, the ReduceScatter's send buffer)
+//      (the bias was converted to fp32 once, every worker its share, for the cube's BiasTable);
 //   2. SyncAll: tile t of every block is in staging;
 //   3. vector core 0 commits tile t's ReduceScatter: rank p receives the sum over the ranks of tile t of block p
 //      while every core goes on with the next tile.
@@ -35,7 +36,7 @@ public:
     __aicore__ inline MatmulReduceScatter() {}
 
     // Bound to its tiling by REGIST_MATMUL_OBJ in the kernel entry, before any InitBuffer.
-    Mc2Kernel::PieceMatmul<T> mm;
+    Mc2Kernel::DirectMatmul<T> mm;
 
     __aicore__ inline void Init(GM_ADDR x1, GM_ADDR x2, GM_ADDR bias, GM_ADDR y, GM_ADDR userWorkspace,
                                 GM_ADDR tilingGm, const MatmulReduceScatterTilingData& tiling, TPipe* pipe)
@@ -46,14 +47,10 @@ public:
         x1Gm_.SetGlobalBuffer((__gm__ T*)x1, static_cast<uint64_t>(t_.M) * t_.K);
         x2Gm_.SetGlobalBuffer((__gm__ T*)x2, static_cast<uint64_t>(t_.K) * t_.N);
         if (t_.hasBias) biasGm_.SetGlobalBuffer((__gm__ T*)bias, t_.N);
+        biasFGm_.SetGlobalBuffer((__gm__ float*)userWorkspace, t_.N);
         y_ = y;
         staging_ = userWorkspace + t_.stagingOffset;
         stagingGm_.SetGlobalBuffer((__gm__ T*)staging_, mn);
-        const uint64_t pieceElems = static_cast<uint64_t>(t_.mmTiling.singleCoreM) * t_.cut.pieceStride;
-        pieceGm_.SetGlobalBuffer((__gm__ float*)userWorkspace + worker_ * pieceElems, pieceElems);
-        const uint32_t chunk = t_.cut.rowsPerChunk * t_.cut.pieceStride;
-        pipe->InitBuffer(cBuf_, chunk * sizeof(float));
-        pipe->InitBuffer(outBuf_, chunk * sizeof(T));
         pipe->InitBuffer(biasBuf_, t_.cut.pieceStride * sizeof(T));
         pipe->InitBuffer(biasfBuf_, t_.cut.pieceStride * sizeof(float));
         lead_ = worker_ == 0;
@@ -78,7 +75,12 @@ public:
                 tailHandle_ = hccl_.ReduceScatter(staging_ + tailStart, y_ + tailStart, static_cast<uint64_t>(t_.cut.tailM) * t_.N,
                                                   dtype, HCCL_REDUCE_SUM, stride, uint8_t(t_.cut.tailCnt));
         }
-        mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.cut.pieceStride);
+        if (t_.hasBias) {
+            Mc2Kernel::BiasToFloat<T>(biasBuf_, biasfBuf_, biasGm_, biasFGm_, t_.N, t_.cut.pieceStride, worker_,
+                                      t_.cut.workers);
+            SyncAll<true>();  // the whole fp32 bias is in GM before the cube reads any of it
+        }
+        mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.N);  // the rounded pieces land in staging's rows of N
         for (uint32_t tile = 0; tile < t_.cut.tileCnt + t_.cut.tailCnt; ++tile) {
             const bool tail = tile >= t_.cut.tileCnt;
             ComputeTile(tile * t_.cut.tileM, tail ? t_.cut.tailM : t_.cut.tileM);
@@ -114,29 +116,15 @@ private:
     __aicore__ inline void ComputePiece(uint32_t m0, uint32_t n0, uint32_t m, uint32_t n)
     {
         Mc2Kernel::MatmulPiece(mm, x1Gm_[static_cast<uint64_t>(m0) * t_.K], x2Gm_, n0, m, n, t_.K, t_.isTransB != 0,
-                               pieceGm_);
-        const uint32_t s = t_.cut.pieceStride;
-        LocalTensor<float> biasF =
-            Mc2Kernel::BiasRow<T>(biasBuf_, biasfBuf_, biasGm_, t_.hasBias != 0, n0, n);
-        for (uint32_t r = 0; r < m; r += t_.cut.rowsPerChunk) {
-            const uint32_t rows = std::min(t_.cut.rowsPerChunk, m - r);
-            LocalTensor<float> c = cBuf_.Get<float>();
-            DataCopy(c, pieceGm_[static_cast<uint64_t>(r) * s], rows * s);
-            PipeBarrier<PIPE_ALL>();
-            if (t_.hasBias)
-                for (uint32_t i = 0; i < rows; ++i) Add(c[i * s], c[i * s], biasF, n);
-            PipeBarrier<PIPE_V>();
-            Mc2Kernel::StoreRows<T>(outBuf_, c, stagingGm_[static_cast<uint64_t>(m0 + r) * t_.N + n0], rows, n,
-                                    t_.N, s);
-        }
+                               t_.hasBias != 0, biasFGm_, stagingGm_[static_cast<uint64_t>(m0) * t_.N + n0]);
     }
 
     Hccl<HCCL_SERVER_TYPE_AICPU> hccl_;
     HcclHandle tileHandle_ = -1;
     HcclHandle tailHandle_ = -1;
-    TBuf<TPosition::VECCALC> cBuf_, outBuf_, biasBuf_, biasfBuf_;
+    TBuf<TPosition::VECCALC> biasBuf_, biasfBuf_;
     GlobalTensor<T> x1Gm_, x2Gm_, biasGm_, stagingGm_;
-    GlobalTensor<float> pieceGm_;
+    GlobalTensor<float> biasFGm_;
     GM_ADDR y_ = nullptr;
     GM_ADDR staging_ = nullptr;
     MatmulReduceScatterTilingData t_;
