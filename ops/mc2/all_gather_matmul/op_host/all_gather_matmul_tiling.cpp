@@ -8,10 +8,10 @@
 //
 // The cut comes from a simple model of one rank's time (README.md, "Choosing the cut"):
 //   compute(rows) = 2 * (R - 1) * rows * N * K / F + T_TILE, the local block first: 2 * M * N * K / F
-//   comm(rows)    = T_SLICE + rows * K * 2 B * (R - 1) / B_BUS, the slices one after another from the start
+//   comm(rows)    = T_LAUNCH + alpha(step) + rows * K * 2 B / B_LINK, the slices one after another from the start
 // tile t's compute starts when it has landed and tile t - 1's compute is done; the tile count with the least
 // modelled time wins (ties: fewer tiles).
-// F, B_BUS, T_TILE and T_SLICE as in ops/mc2/matmul_all_reduce (values: ops/mc2/common/op_host/mc2_cut.h).
+// F, B_LINK, T_LAUNCH, alpha and T_TILE as in ops/mc2/matmul_all_reduce (values: ops/mc2/common/op_host/mc2_cut.h).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -39,12 +39,12 @@ using mc2::CeilDiv;
 double Modelled(const mc2::Cut& c, uint64_t M, uint64_t N, uint64_t K, uint64_t R, double flops)
 {
     const double perRow = 2.0 * static_cast<double>(N) * static_cast<double>(K) / flops;
-    const double commPerRow = static_cast<double>(K) * 2.0 * static_cast<double>(R - 1) / mc2::BUS_BYTES_PER_S;
     double computed = mc2::T_TILE_S + static_cast<double>(M) * perRow;
     double landed = 0;
     for (uint64_t t = 0; t < c.Tiles(); ++t) {
         const double rows = static_cast<double>(c.RowsOf(t));
-        landed += mc2::T_SLICE_S + rows * commPerRow;
+        // one step: this rank's tile t to every peer, over every link
+        landed += mc2::SliceSeconds(1, rows * static_cast<double>(K) * 2.0);
         computed = std::max(computed, landed) + mc2::T_TILE_S + static_cast<double>(R - 1) * rows * perRow;
     }
     return computed;

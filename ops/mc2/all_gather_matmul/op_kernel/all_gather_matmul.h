@@ -106,7 +106,7 @@ private:
         const uint32_t colPieces = CeilDiv(t_.N, pn);
         const uint32_t perBlock = CeilDiv(rows, pm) * colPieces;
         const uint32_t blocks = ranks == 1 ? 1 : ranks - 1;
-        for (uint32_t q = worker_; q < perBlock * blocks; q += t_.cut.workers) {
+        for (uint32_t q = Mc2Kernel::FirstPiece(worker_, t_.cut.workers); q < perBlock * blocks; q += t_.cut.workers) {
             uint32_t base = 0;
             uint32_t ybase = dstRow0;
             if (ranks > 1) {

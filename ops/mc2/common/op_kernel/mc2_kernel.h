@@ -8,6 +8,7 @@
 #include "kernel_operator.h"
 #include "lib/hccl/hccl.h"
 #include "lib/matmul_intf.h"
+#include "mc2_tiling_data.h"
 
 namespace Mc2Kernel {
 constexpr uint32_t ALIGN = 16;  // elements of a 32-byte block of fp16/bf16: the pad unit of piece rows
@@ -24,6 +25,21 @@ struct HcclType<bfloat16_t> {
 };
 
 __aicore__ inline uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+// The first of a worker's pieces of a tile; it takes every `workers`-th from there. Piece p goes to cube core
+// p % blocks (blocks = workers / 2, the vector cores 2c and 2c + 1 share cube core c), its two vector cores
+// alternating, so every cube core computes floor or ceil(pieces / blocks) pieces of every tile.
+__aicore__ inline uint32_t FirstPiece(uint32_t worker, uint32_t workers)
+{
+    return worker / 2 + (worker % 2) * (workers / 2);
+}
+
+// The tiles of a cut in row order: the ramp, the long tiles, the tail.
+__aicore__ inline uint32_t Tiles(const Mc2CutTiling& c) { return c.rampCnt + c.tileCnt + c.tailCnt; }
+__aicore__ inline uint32_t TileRows(const Mc2CutTiling& c, uint32_t t)
+{
+    return t < c.rampCnt ? c.rampM[t] : t < c.rampCnt + c.tileCnt ? c.tileM : c.tailM;
+}
 
 // The Matmul of a piece: T inputs in GM (ND), an fp32 bias in GM (the BiasTable starts L0C from it), the result
 // fp32 in GM (for a vector epilogue) ...

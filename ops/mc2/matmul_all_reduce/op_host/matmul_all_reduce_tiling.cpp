@@ -1,18 +1,19 @@
 // MatmulAllReduce: the tiling function, run on the host before every launch of the kernel (on every rank).
 //
 // y = AllReduce_sum(x1 @ x2 + bias + x3) runs as a mix kernel (AIC:AIV = 1:2). The rows of the product are
-// cut along M into communication tiles: tileCnt long tiles of tileM rows, then at most one short tail of
-// tailM rows. The kernel computes tile t on every core, then commits tile t's AllReduce and goes on with tile
-// t + 1 while tile t travels, so communication overlaps computation.
+// cut along M into communication tiles: rampCnt (0 to 4) growing tiles, tileCnt long tiles of tileM rows, then
+// at most one short tail of tailM rows. The kernel computes tile t on every core, then commits tile t's
+// AllReduce and goes on with tile t + 1 while tile t travels, so communication overlaps computation.
 //
-// The cut (how many tiles) comes from a simple model of one rank's time (README.md, "Choosing the cut"):
-//   compute(rows) = 2 * rows * N * K / F + T_TILE       F = AIC cores * 8192 flop/cycle * 1.8 GHz * 0.85
-//   comm(rows)    = T_SLICE + rows * N * 2 B * 2 (R - 1) / R / B_BUS     B_BUS = 115 GB/s, R = world size
+// The cut comes from a model of one rank's time (README.md, "Choosing the cut"):
+//   compute(rows) = T_TILE + ceil(pieces(rows) / AIC cores) * 2 * PIECE_M * pieceN * K / F1   (rounds of pieces)
+//   comm(rows)    = T_LAUNCH + 2 * (alpha(step) + step / B_LINK), step = rows * N * 2 B / R   (RS + AG steps)
 // a two-stage pipeline over the tiles (tile t's AllReduce starts when it is computed and the previous one has
-// landed); the tile count with the least modelled time wins (ties: fewer tiles). F and B_BUS reproduce the
-// public 8 x 910B2 figures (4096 x 8192 x 4096 fp16: 888 us of matmul, 1025 us of AllReduce); T_TILE (1 us:
-// the cores' pipeline fill and SyncAll per tile) and T_SLICE (2 us: one HCCL slice's start-up) are this
-// package's assumptions. A tile has at least MIN_TILE_M rows, so M < 2 * MIN_TILE_M is not cut.
+// landed); the cut with the least modelled time wins (ties: the simpler cut). F1 (one cube core) reproduces the
+// public 8 x 910B2 matmul (4096 x 8192 x 4096 fp16: 888 us); B_LINK, T_LAUNCH and alpha (5 to 26.75 us with the
+// step's bytes) the HCCL time fit ops-transformer's MC2 tiling uses; T_TILE (1 us: the cores' pipeline fill
+// and SyncAll per tile) is this package's assumption. A tile has at least MIN_TILE_M rows, so M < 2 * MIN_TILE_M
+// is not cut.
 //
 // Within a tile the product is cut into pieces of singleCoreM x singleCoreN, spread over the vector cores (two
 // per block): each vector core asks its cube core for a piece (the Matmul API; the bias, converted once to fp32,
@@ -20,6 +21,7 @@
 // AllReduce reads; with x3 the piece goes as fp32 into the core's own GM buffer, and the vector core adds x3 in
 // fp32, rounds once and writes it into staging.
 #include <algorithm>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 
@@ -40,13 +42,23 @@ constexpr uint32_t ATTR_GROUP = 0, ATTR_REDUCE_OP = 1, ATTR_TRANS_A = 2, ATTR_TR
 using mc2::AlignUp;
 using mc2::CeilDiv;
 
-// The modelled time of a cut: tile t's AllReduce starts once it is computed and tile t - 1's has landed.
-double Modelled(const mc2::Cut& c, uint64_t N, uint64_t K, uint64_t R, double flops)
+// The modelled time of a cut: tile t's AllReduce starts once it is computed and tile t - 1's has landed. A tile
+// is computed in rounds of pieces (PIECE_M x pieceN, one per cube core and round: a tile whose pieces do not
+// fill the last round pays for a whole one). The AllReduce of a tile on the full mesh: a ReduceScatter step and
+// an AllGather step, each moving a 1 / R block of the tile over every link.
+double Modelled(const mc2::Cut& c, uint64_t N, uint64_t K, uint64_t R, uint64_t aicNum, uint64_t pieceN)
 {
-    const double perRow = 2.0 * static_cast<double>(N) * static_cast<double>(K) / flops;
-    const double commPerRow = R > 1 ? static_cast<double>(N) * 2.0 * 2.0 * static_cast<double>(R - 1) /
-                                          static_cast<double>(R) / mc2::BUS_BYTES_PER_S : 0.0;
-    return mc2::ComputeThenCommunicate(c, perRow, commPerRow, R > 1);
+    const double piece = 2.0 * static_cast<double>(mc2::PIECE_M * pieceN * K) / mc2::CubeFlops(1);  // one cube core
+    const uint64_t colPieces = CeilDiv(N, pieceN);
+    const auto computeOf = [&](uint64_t rows) {
+        return static_cast<double>(CeilDiv(CeilDiv(rows, mc2::PIECE_M) * colPieces, aicNum)) * piece;
+    };
+    const double r = static_cast<double>(R);  // R > 1 when it communicates
+    const auto commOf = [&](uint64_t rows) {
+        const double bytes = static_cast<double>(rows) * static_cast<double>(N) * 2.0;
+        return mc2::SliceSeconds(2, bytes / r);
+    };
+    return mc2::ComputeThenCommunicate(c, computeOf, commOf, R > 1);
 }
 
 }  // namespace
@@ -107,11 +119,17 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
     }
 
     // 5. The cut along M, from the model.
-    const double flops = mc2::CubeFlops(aicNum);
+    const uint64_t modelN = mc2::PiecesOf(M, N, aicNum).pieceN;  // the pieces' width the model assumes
     const mc2::Cut cut =
-        mc2::ChooseCut(M, false, [&](const mc2::Cut& c) { return Modelled(c, N, K, rankDim, flops); });
-    OP_LOGI(OP, "cut of M = %lu on %u ranks: %lu tile(s) of %lu rows + %lu tail of %lu rows (modelled %.2f us)",
-            static_cast<unsigned long>(M), rankDim, static_cast<unsigned long>(cut.tileCnt),
+        mc2::ChooseCut(M, false, [&](const mc2::Cut& c) { return Modelled(c, N, K, rankDim, aicNum, modelN); }, true);
+    char ramp[64] = "";
+    for (uint64_t i = 0, at = 0; i < cut.rampCnt; ++i) {
+        at += static_cast<uint64_t>(std::snprintf(ramp + at, sizeof(ramp) - at, "%s%lu", i ? ", " : "ramp of ",
+                                                  static_cast<unsigned long>(cut.rampM[i])));
+    }
+    if (cut.rampCnt > 0) std::strncat(ramp, " rows + ", sizeof(ramp) - std::strlen(ramp) - 1);
+    OP_LOGI(OP, "cut of M = %lu on %u ranks: %s%lu tile(s) of %lu rows + %lu tail of %lu rows (modelled %.2f us)",
+            static_cast<unsigned long>(M), rankDim, ramp, static_cast<unsigned long>(cut.tileCnt),
             static_cast<unsigned long>(cut.tileM), static_cast<unsigned long>(cut.tailCnt),
             static_cast<unsigned long>(cut.tailM), cut.seconds * 1e6);
 
@@ -158,6 +176,8 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
     tiling->hasBias = hasBias ? 1 : 0;
     tiling->hasX3 = direct ? 0 : 1;
     tiling->cut.rankDim = rankDim;
+    tiling->cut.rampCnt = static_cast<uint32_t>(cut.rampCnt);
+    for (uint64_t i = 0; i < cut.rampCnt; ++i) tiling->cut.rampM[i] = static_cast<uint32_t>(cut.rampM[i]);
     tiling->cut.tileM = static_cast<uint32_t>(cut.tileM);
     tiling->cut.tileCnt = static_cast<uint32_t>(cut.tileCnt);
     tiling->cut.tailM = static_cast<uint32_t>(cut.tailM);

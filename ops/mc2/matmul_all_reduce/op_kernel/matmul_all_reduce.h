@@ -2,8 +2,9 @@
 // mix kernel (AIC:AIV = 1:2). The code below runs on the vector cores; REGIST_MATMUL_OBJ in the entry keeps the
 // cube cores in the Matmul API's server loop.
 //
-// M is cut into communication tiles (op_host/matmul_all_reduce_tiling.cpp): tileCnt tiles of tileM rows, then
-// tailCnt (0 or 1) short tail of tailM rows. First every vector core ("worker") converts its share of the bias to
+// M is cut into communication tiles (op_host/matmul_all_reduce_tiling.cpp): rampCnt (0 to 4) growing tiles of
+// rampM[i] rows (the first slice leaves early), tileCnt tiles of tileM rows, then tailCnt (0 or 1) short tail of
+// tailM rows. First every vector core ("worker") converts its share of the bias to
 // fp32 (the cube's BiasTable adds it), then for each tile, in order:
 //
 //   1. every worker takes its pieces of the tile (singleCoreM x singleCoreN of the product), without x3:
@@ -75,14 +76,24 @@ public:
 
     __aicore__ inline void Process()
     {
-        // The AllReduces: slice i of a handle reads staging and writes y at i * count elements from its start.
+        // The AllReduces, in row order: one per ramp tile, the long tiles (slice i of the handle reads staging
+        // and writes y at i * count elements from its start), the tail.
         const uint64_t tileElems = static_cast<uint64_t>(t_.cut.tileM) * t_.N;
-        const uint64_t tailStart = tileElems * t_.cut.tileCnt * sizeof(T);
+        const uint64_t rowBytes = static_cast<uint64_t>(t_.N) * sizeof(T);
         const auto dtype = HcclType<T>::value;
         if (lead_) {
-            tileHandle_ = hccl_.AllReduce(staging_, y_, tileElems, dtype, HCCL_REDUCE_SUM, uint8_t(t_.cut.tileCnt));  // @prepare_tile
+            uint64_t at = 0;  // bytes into staging and y
+            for (uint32_t i = 0; i < t_.cut.rampCnt; ++i) {
+                rampHandle_[i] = hccl_.AllReduce(staging_ + at, y_ + at, static_cast<uint64_t>(t_.cut.rampM[i]) * t_.N,
+                                                 dtype, HCCL_REDUCE_SUM, 1);
+                at += t_.cut.rampM[i] * rowBytes;
+            }
+            GM_ADDR staging = staging_ + at;
+            GM_ADDR y = y_ + at;
+            tileHandle_ = hccl_.AllReduce(staging, y, tileElems, dtype, HCCL_REDUCE_SUM, uint8_t(t_.cut.tileCnt));  // @prepare_tile
+            at += tileElems * t_.cut.tileCnt * sizeof(T);
             if (t_.cut.tailCnt > 0)
-                tailHandle_ = hccl_.AllReduce(staging_ + tailStart, y_ + tailStart, static_cast<uint64_t>(t_.cut.tailM) * t_.N,
+                tailHandle_ = hccl_.AllReduce(staging_ + at, y_ + at, static_cast<uint64_t>(t_.cut.tailM) * t_.N,
                                               dtype, HCCL_REDUCE_SUM, uint8_t(t_.cut.tailCnt));
         }
         if (t_.hasBias) {
@@ -92,13 +103,14 @@ public:
         }
         mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.cut.pieceStride);
         mmDirect.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.N);  // rounded pieces land in staging's rows of N
-        for (uint32_t tile = 0; tile < t_.cut.tileCnt + t_.cut.tailCnt; ++tile) {
-            const bool tail = tile >= t_.cut.tileCnt;
-            ComputeTile(tile * t_.cut.tileM, tail ? t_.cut.tailM : t_.cut.tileM);
+        const uint32_t tiles = Mc2Kernel::Tiles(t_.cut);
+        for (uint32_t tile = 0, row0 = 0; tile < tiles; row0 += Mc2Kernel::TileRows(t_.cut, tile++)) {
+            ComputeTile(row0, Mc2Kernel::TileRows(t_.cut, tile));
             SyncAll<true>();  // every worker's pieces of this tile are in staging
-            if (lead_) hccl_.Commit(tail ? tailHandle_ : tileHandle_);  // @commit
+            if (lead_) hccl_.Commit(HandleOf(tile));  // @commit
         }
         if (lead_) {
+            for (uint32_t i = 0; i < t_.cut.rampCnt; ++i) hccl_.Wait(rampHandle_[i]);
             for (uint32_t i = 0; i < t_.cut.tileCnt; ++i) hccl_.Wait(tileHandle_);  // @wait
             for (uint32_t i = 0; i < t_.cut.tailCnt; ++i) hccl_.Wait(tailHandle_);
             hccl_.Finalize();
@@ -108,6 +120,13 @@ public:
     }
 
 private:
+    // The AllReduce handle of tile `tile` (ramp, long tiles, tail).
+    __aicore__ inline HcclHandle HandleOf(uint32_t tile) const
+    {
+        if (tile < t_.cut.rampCnt) return rampHandle_[tile];
+        return tile < t_.cut.rampCnt + t_.cut.tileCnt ? tileHandle_ : tailHandle_;
+    }
+
     // This worker's pieces of the tile of rows [row0, row0 + rows).
     __aicore__ inline void ComputeTile(uint32_t row0, uint32_t rows)
     {
@@ -115,7 +134,7 @@ private:
         const uint32_t pn = t_.mmTiling.singleCoreN;
         const uint32_t colPieces = CeilDiv(t_.N, pn);
         const uint32_t pieces = CeilDiv(rows, pm) * colPieces;
-        for (uint32_t p = worker_; p < pieces; p += t_.cut.workers) {
+        for (uint32_t p = Mc2Kernel::FirstPiece(worker_, t_.cut.workers); p < pieces; p += t_.cut.workers) {
             const uint32_t m0 = row0 + (p / colPieces) * pm;
             const uint32_t n0 = (p % colPieces) * pn;
             ComputePiece(m0, n0, std::min(pm, row0 + rows - m0), std::min(pn, t_.N - n0));
@@ -157,6 +176,7 @@ private:
     }
 
     Hccl<HCCL_SERVER_TYPE_AICPU> hccl_;
+    HcclHandle rampHandle_[MC2_MAX_RAMP] = {};
     HcclHandle tileHandle_ = -1;
     HcclHandle tailHandle_ = -1;
     TBuf<TPosition::VECCALC> cBuf_, x3Buf_, x3fBuf_, outBuf_, biasBuf_, biasfBuf_;

@@ -7,10 +7,10 @@
 //
 // The cut comes from a simple model of one rank's time (README.md, "Choosing the cut"):
 //   compute(rows) = 2 * R * rows * N * K / F + T_TILE      (tile t of all R blocks)
-//   comm(rows)    = T_SLICE + rows * N * 2 B * (R - 1) / B_BUS
+//   comm(rows)    = T_LAUNCH + alpha(step) + rows * N * 2 B / B_LINK    (one step over every link)
 // a two-stage pipeline over the tiles; the tile count with the least modelled time wins (ties: fewer tiles).
 //
-// F, B_BUS, T_TILE and T_SLICE as in ops/mc2/matmul_all_reduce (values: ops/mc2/common/op_host/mc2_cut.h).
+// F, B_LINK, T_LAUNCH, alpha and T_TILE as in ops/mc2/matmul_all_reduce (values: ops/mc2/common/op_host/mc2_cut.h).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -38,8 +38,13 @@ using mc2::CeilDiv;
 double Modelled(const mc2::Cut& c, uint64_t N, uint64_t K, uint64_t R, double flops)
 {
     const double perRow = 2.0 * static_cast<double>(R) * static_cast<double>(N) * static_cast<double>(K) / flops;
-    const double commPerRow = static_cast<double>(N) * 2.0 * static_cast<double>(R - 1) / mc2::BUS_BYTES_PER_S;
-    return mc2::ComputeThenCommunicate(c, perRow, commPerRow, R > 1);
+    // one step: tile t of block p to rank p, over every link
+    const auto commOf = [&](uint64_t rows) {
+        const double bytes = static_cast<double>(rows) * static_cast<double>(N) * 2.0;
+        return mc2::SliceSeconds(1, bytes);
+    };
+    const auto computeOf = [&](uint64_t rows) { return static_cast<double>(rows) * perRow; };
+    return mc2::ComputeThenCommunicate(c, computeOf, commOf, R > 1);
 }
 
 }  // namespace

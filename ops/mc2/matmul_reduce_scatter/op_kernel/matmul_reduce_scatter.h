@@ -103,7 +103,8 @@ private:
         const uint32_t pn = t_.mmTiling.singleCoreN;
         const uint32_t colPieces = CeilDiv(t_.N, pn);
         const uint32_t perBlock = CeilDiv(rows, pm) * colPieces;
-        for (uint32_t q = worker_; q < perBlock * t_.cut.rankDim; q += t_.cut.workers) {
+        const uint32_t pieces = perBlock * t_.cut.rankDim;
+        for (uint32_t q = Mc2Kernel::FirstPiece(worker_, t_.cut.workers); q < pieces; q += t_.cut.workers) {
             const uint32_t p = q % perBlock;
             const uint32_t start = (q / perBlock) * t_.blockM + row0;
             const uint32_t m0 = start + (p / colPieces) * pm;
