@@ -108,8 +108,8 @@ BROKEN = [
      '#include "matmul_all_reduce_tiling_data.h"\n#include <cstdlib>\n'
      'static inline int Broken() { const char* e = std::getenv("MAR_BROKEN"); return e ? std::atoi(e) : 0; }\n'
      'static inline uint32_t Split(uint32_t rank) { return Broken() == 3 && rank == 1 ? 2 : 1; }\n'),
-    ("if (lead_) hccl_.Commit(HandleOf(tile));  // @commit",
-     "if (lead_ && !(Broken() == 1 && tile + 1 == tiles)) hccl_.Commit(HandleOf(tile));"),
+    ("if (op_.lead) hccl_.Commit(HandleOf(tile));  // @commit",
+     "if (op_.lead && !(Broken() == 1 && tile + 1 == tiles)) hccl_.Commit(HandleOf(tile));"),
     ("for (uint32_t i = 0; i < t_.cut.tileCnt; ++i) hccl_.Wait(tileHandle_);  // @wait",
      "for (uint32_t i = 0; Broken() != 1 && i < t_.cut.tileCnt; ++i) hccl_.Wait(tileHandle_);"),
     ("hccl_.AllReduce(staging, y, tileElems, dtype, HCCL_REDUCE_SUM, uint8_t(t_.cut.tileCnt));  // @prepare_tile",

@@ -28,8 +28,9 @@
 namespace optiling {
 namespace {
 constexpr const char* OP = "AllGatherMatmul";
-constexpr uint32_t ATTR_GROUP = 0, ATTR_TRANS_A = 1, ATTR_TRANS_B = 2, ATTR_GATHER_INDEX = 3, ATTR_COMM_TURN = 4,
-                   ATTR_RANK_SIZE = 5, ATTR_GATHER_OUT = 6;
+// The OpDef's attrs: group, is_trans_a, is_trans_b, gather_index, comm_turn, rank_size, is_gather_out.
+constexpr mc2::AttrIndex ATTRS{0, -1, 1, 2, 4, 5};
+constexpr int ATTR_GATHER_INDEX = 3, ATTR_GATHER_OUT = 6;
 
 using mc2::AlignUp;
 using mc2::CeilDiv;
@@ -62,42 +63,33 @@ ge::graphStatus TilingAllGatherMatmul(gert::TilingContext* context)
     const uint64_t aicNum = chip.aicNum;
 
     // 2. The attrs.
-    const auto* attrs = context->GetAttrs();
-    const char* group = attrs ? attrs->GetAttrPointer<char>(ATTR_GROUP) : nullptr;
-    const bool* transA = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_A) : nullptr;
-    const bool* transB = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_B) : nullptr;
-    const int64_t* gatherIndex = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_GATHER_INDEX) : nullptr;
-    const int64_t* commTurn = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_COMM_TURN) : nullptr;
-    const int64_t* rankSize = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_RANK_SIZE) : nullptr;
-    const bool* gatherOut = attrs ? attrs->GetAttrPointer<bool>(ATTR_GATHER_OUT) : nullptr;
-    if (!mc2::CommonAttrs(group, transA, commTurn, OP)) {
+    mc2::Attrs at;
+    if (!mc2::ReadAttrs(context, ATTRS, OP, at)) {
         return ge::GRAPH_FAILED;
     }
+    const char* group = at.group;
+    const int64_t* gatherIndex = mc2::AttrAt<int64_t>(context->GetAttrs(), ATTR_GATHER_INDEX);
+    const bool* gatherOut = mc2::AttrAt<bool>(context->GetAttrs(), ATTR_GATHER_OUT);
     if (gatherIndex != nullptr && *gatherIndex != 0) {
         OP_LOGE(OP, "attr gather_index is %ld: only 0 (gather x1) is supported", static_cast<long>(*gatherIndex));
         return ge::GRAPH_FAILED;
     }
-    const bool isTransB = transB != nullptr && *transB;
+    const bool isTransB = at.isTransB;
 
     // 3. The shapes: x1 [M, K], x2 [K, N] ([N, K] with is_trans_b), bias [N].
-    const auto* x1Desc = context->GetInputDesc(0);
     uint64_t M = 0, N = 0, K = 0;
-    if (x1Desc == nullptr || !mc2::MatmulDims(context, OP, isTransB, M, N, K)) {
+    const gert::StorageShape* biasShape = nullptr;
+    bool bf16 = false;
+    if (!mc2::MatmulShapes(context, OP, isTransB, M, N, K, biasShape, bf16)) {
         return ge::GRAPH_FAILED;
     }
-    if (M == 0 || N == 0 || K < 256 || K >= 65535 || M > 0x7fffffff || N > 65535) {
-        OP_LOGE(OP, "M %lu, N %lu, K %lu: M and N must be positive (N up to 65535), K in [256, 65535)",
-                static_cast<unsigned long>(M), static_cast<unsigned long>(N), static_cast<unsigned long>(K));
-        return ge::GRAPH_FAILED;
-    }
-    const gert::StorageShape* biasShape = context->GetOptionalInputShape(2);
-    if (!mc2::BiasIsN(biasShape, OP, N)) {
+    if (!mc2::DimsInRange(M, N, K, 256, 65534, OP)) {
         return ge::GRAPH_FAILED;
     }
 
     // 4. The world: the group's rank count, as HCCL reports it; attr rank_size, when given, must agree.
     uint32_t rankDim = 0;
-    if (!mc2::GroupRanks(group, rankSize, OP, rankDim)) {
+    if (!mc2::GroupRanks(group, at.rankSize, OP, rankDim)) {
         return ge::GRAPH_FAILED;
     }
 
@@ -112,7 +104,7 @@ ge::graphStatus TilingAllGatherMatmul(gert::TilingContext* context)
 
     // 6. The pieces (of the local block's rows and of a tile's rows of a rank) and the cores.
     const mc2::Pieces grid = mc2::PiecesOf(M, N, aicNum);
-    const uint64_t pieceM = grid.pieceM, pieceN = grid.pieceN, blocks = grid.blocks, stride = grid.stride;
+    const uint64_t pieceM = grid.pieceM, pieceN = grid.pieceN, blocks = grid.blocks;
 
     AllGatherMatmulTilingData* tiling = context->GetTilingData<AllGatherMatmulTilingData>();
     if (tiling == nullptr) {
@@ -123,7 +115,7 @@ ge::graphStatus TilingAllGatherMatmul(gert::TilingContext* context)
     // 7. The Matmul of one piece: [pieceM, K] x [K, pieceN] (+ the fp32 bias), rounded by Fixpipe into
     //    y (rows of N).
     const bool hasBias = biasShape != nullptr;
-    if (!mc2::PieceMatmulTiling(platform, OP, x1Desc->GetDataType() == ge::DT_BF16, isTransB, true, hasBias, M, N, K,
+    if (!mc2::PieceMatmulTiling(platform, OP, bf16, isTransB, true, hasBias, M, N, K,
                                 pieceM, pieceN, chip, tiling->mmTiling)) {
         return ge::GRAPH_FAILED;
     }
@@ -141,20 +133,11 @@ ge::graphStatus TilingAllGatherMatmul(gert::TilingContext* context)
     tiling->K = static_cast<uint32_t>(K);
     tiling->isTransB = isTransB ? 1 : 0;
     tiling->hasBias = hasBias ? 1 : 0;
-    tiling->cut.rankDim = rankDim;
-    tiling->cut.tileM = static_cast<uint32_t>(cut.tileM);
-    tiling->cut.tileCnt = static_cast<uint32_t>(cut.tileCnt);
-    tiling->cut.tailM = static_cast<uint32_t>(cut.tailM);
-    tiling->cut.tailCnt = static_cast<uint32_t>(cut.tailCnt);
-    tiling->cut.pieceStride = static_cast<uint32_t>(stride);
-    tiling->cut.rowsPerChunk = 0;  // no vector epilogue
-    tiling->cut.workers = static_cast<uint32_t>(2 * blocks);
-    tiling->cut.direct = 1;
+    mc2::FillCut(tiling->cut, rankDim, cut, grid, true, 0, mc2::BiasBytes(hasBias, N));
     tiling->gatherInWorkspace = gatherOut != nullptr && !*gatherOut ? 1 : 0;
 
     // 10. Workspace: the system workspace, the fp32 bias, then (without gather_out) the gathered x1 [R * M, K].
-    tiling->cut.pieceOffset = static_cast<uint32_t>(hasBias ? AlignUp(N * 4, 512) : 0);  // no piece buffers
-    tiling->gatherOffset = tiling->cut.pieceOffset;
+    tiling->gatherOffset = tiling->cut.pieceOffset;  // no piece buffers
     const uint64_t gatherBytes = tiling->gatherInWorkspace ? AlignUp(rankDim * M * K * 2, 512) : 0;
     size_t* workspaces = context->GetWorkspaceSizes(1);
     if (workspaces == nullptr) {

@@ -42,19 +42,12 @@ public:
                                 TPipe* pipe)
     {
         t_ = tiling;
-        worker_ = GetBlockIdx();  // counts vector cores
+        op_.Init(x1, x2, bias, userWorkspace, t_.M, t_.N, t_.K, t_.hasBias != 0, t_.cut, pipe);
         const uint64_t rows = static_cast<uint64_t>(t_.M) * t_.cut.rankDim;
         x1_ = x1;
         gather_ = t_.gatherInWorkspace ? userWorkspace + t_.gatherOffset : gatherOut;
-        x1Gm_.SetGlobalBuffer((__gm__ T*)x1, static_cast<uint64_t>(t_.M) * t_.K);
         gatherGm_.SetGlobalBuffer((__gm__ T*)gather_, rows * t_.K);
-        x2Gm_.SetGlobalBuffer((__gm__ T*)x2, static_cast<uint64_t>(t_.K) * t_.N);
-        if (t_.hasBias) biasGm_.SetGlobalBuffer((__gm__ T*)bias, t_.N);
-        biasFGm_.SetGlobalBuffer((__gm__ float*)userWorkspace, t_.N);
         yGm_.SetGlobalBuffer((__gm__ T*)y, rows * t_.N);
-        pipe->InitBuffer(biasBuf_, t_.cut.pieceStride * sizeof(T));
-        pipe->InitBuffer(biasfBuf_, t_.cut.pieceStride * sizeof(float));
-        lead_ = worker_ == 0;
         Mc2Kernel::InitHccl(hccl_, tilingGm, offsetof(AllGatherMatmulTilingData, mc2InitTiling),
                             offsetof(AllGatherMatmulTilingData, allGatherTiling));
         rank_ = hccl_.GetRankId();
@@ -67,7 +60,7 @@ public:
         const uint64_t stride = static_cast<uint64_t>(t_.M) * t_.K;
         const uint64_t tailStart = tileElems * t_.cut.tileCnt * sizeof(T);
         const auto dtype = HcclType<T>::value;
-        if (lead_) {
+        if (op_.lead) {
             tileHandle_ = hccl_.AllGather(x1_, gather_, tileElems, dtype, stride, uint8_t(t_.cut.tileCnt));  // @prepare_tile
             if (t_.cut.tailCnt > 0)
                 tailHandle_ = hccl_.AllGather(x1_ + tailStart, gather_ + tailStart, static_cast<uint64_t>(t_.cut.tailM) * t_.K,
@@ -75,15 +68,13 @@ public:
             for (uint32_t i = 0; i < t_.cut.tileCnt; ++i) hccl_.Commit(tileHandle_);  // @commit
             for (uint32_t i = 0; i < t_.cut.tailCnt; ++i) hccl_.Commit(tailHandle_);
         }
-        if (t_.hasBias)
-            Mc2Kernel::BiasToFloat<T>(biasBuf_, biasfBuf_, biasGm_, biasFGm_, t_.N, t_.cut.pieceStride, worker_,
-                                      t_.cut.workers);
+        op_.ConvertBias();
         SyncAll<true>();  // the handles exist before any core waits on them, the fp32 bias is whole in GM
         tileHandle_ = 0;  // the handles the lead prepared, in order
         tailHandle_ = t_.cut.tailCnt > 0 ? 1 : -1;
         mm.SetOrgShape(t_.M * t_.cut.rankDim, t_.N, t_.K, t_.K, t_.N);  // the rounded pieces land in y's rows of N
         // 2. This rank's own block from its local x1.
-        ComputeRows(x1Gm_, 0, rank_ * t_.M, t_.M, 0, 1);
+        ComputeRows(op_.x1, 0, rank_ * t_.M, t_.M, 0, 1);
         // 3. Tile by tile, once it has landed, the other ranks' rows.
         for (uint32_t tile = 0; tile < t_.cut.tileCnt + t_.cut.tailCnt; ++tile) {
             const bool tail = tile >= t_.cut.tileCnt;
@@ -91,7 +82,7 @@ public:
             const uint32_t rows = tail ? t_.cut.tailM : t_.cut.tileM;
             ComputeRows(gatherGm_, tile * t_.cut.tileM, tile * t_.cut.tileM, rows, rank_, t_.cut.rankDim);
         }
-        if (lead_) hccl_.Finalize();
+        if (op_.lead) hccl_.Finalize();
         mm.End();
     }
 
@@ -101,49 +92,34 @@ private:
     __aicore__ inline void ComputeRows(const GlobalTensor<T>& src, uint32_t srcRow0, uint32_t dstRow0, uint32_t rows,
                                        uint32_t skip, uint32_t ranks)
     {
-        const uint32_t pm = t_.mmTiling.singleCoreM;
-        const uint32_t pn = t_.mmTiling.singleCoreN;
-        const uint32_t colPieces = CeilDiv(t_.N, pn);
-        const uint32_t perBlock = CeilDiv(rows, pm) * colPieces;
         const uint32_t blocks = ranks == 1 ? 1 : ranks - 1;
-        for (uint32_t q = Mc2Kernel::FirstPiece(worker_, t_.cut.workers); q < perBlock * blocks; q += t_.cut.workers) {
-            uint32_t base = 0;
-            uint32_t ybase = dstRow0;
-            if (ranks > 1) {
-                const uint32_t j = q / perBlock;
-                const uint32_t p = j < skip ? j : j + 1;  // every rank but this one
-                base = p * t_.M + srcRow0;
-                ybase = p * t_.M + dstRow0;
-            } else {
-                base = srcRow0;
-            }
-            const uint32_t p = q % perBlock;
-            const uint32_t r = (p / colPieces) * pm;
-            const uint32_t n0 = (p % colPieces) * pn;
-            ComputePiece(src, base + r, ybase + r, n0, std::min(pm, rows - r), std::min(pn, t_.N - n0));
-        }
+        Mc2Kernel::ForEachPiece(op_.worker, op_.workers, rows, blocks, t_.mmTiling.singleCoreM,
+                                t_.mmTiling.singleCoreN, t_.N,
+                                [&](uint32_t j, uint32_t r, uint32_t n0, uint32_t m, uint32_t n) {
+                                    const uint32_t p = j < skip ? j : j + 1;  // every rank but this one
+                                    const uint32_t base = ranks > 1 ? p * t_.M + srcRow0 : srcRow0;
+                                    const uint32_t ybase = ranks > 1 ? p * t_.M + dstRow0 : dstRow0;
+                                    ComputePiece(src, base + r, ybase + r, n0, m, n);
+                                });
     }
 
     // y[yRow : yRow + m, n0 : n0 + n] = round(src[aRow : aRow + m] @ x2[:, n0 : n0 + n] (+ bias)).
     __aicore__ inline void ComputePiece(const GlobalTensor<T>& src, uint32_t aRow, uint32_t yRow, uint32_t n0,
                                         uint32_t m, uint32_t n)
     {
-        Mc2Kernel::MatmulPiece(mm, src[static_cast<uint64_t>(aRow) * t_.K], x2Gm_, n0, m, n, t_.K, t_.isTransB != 0,
-                               t_.hasBias != 0, biasFGm_, yGm_[static_cast<uint64_t>(yRow) * t_.N + n0]);
+        Mc2Kernel::MatmulPiece(mm, src[static_cast<uint64_t>(aRow) * t_.K], op_.x2, n0, m, n, t_.K, t_.isTransB != 0,
+                               op_.hasBias, op_.biasF, yGm_[static_cast<uint64_t>(yRow) * t_.N + n0]);
     }
 
     Hccl<HCCL_SERVER_TYPE_AICPU> hccl_;
     HcclHandle tileHandle_ = -1;
     HcclHandle tailHandle_ = -1;
-    TBuf<TPosition::VECCALC> biasBuf_, biasfBuf_;
-    GlobalTensor<T> x1Gm_, gatherGm_, x2Gm_, biasGm_, yGm_;
-    GlobalTensor<float> biasFGm_;
+    Mc2Kernel::Operands<T> op_;
+    GlobalTensor<T> gatherGm_, yGm_;
     GM_ADDR x1_ = nullptr;
     GM_ADDR gather_ = nullptr;
     AllGatherMatmulTilingData t_;
-    uint32_t worker_ = 0;
     uint32_t rank_ = 0;
-    bool lead_ = false;
 };
 }  // namespace AllGatherMatmulKernel
 

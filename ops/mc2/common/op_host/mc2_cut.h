@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "mc2_tiling_data.h"
+
 namespace mc2 {
 constexpr uint64_t ALIGN = 16;          // rows of a tile, columns of a piece buffer: whole 16-element fractals
 constexpr uint64_t MIN_TILE_M = 64;     // the fewest rows of a communication tile
@@ -158,4 +160,27 @@ inline Pieces PiecesOf(uint64_t rows, uint64_t N, uint64_t aicNum, uint64_t copi
     p.stride = AlignUp(p.pieceN, ALIGN);
     return p;
 }
+
+// The cut and the pieces into the tiling data's shared fields (Mc2CutTiling): direct, the pieces leave the cube
+// rounded (no epilogue: rowsPerChunk 0, no piece buffers); pieceOffset, where the piece buffers start (after
+// the fp32 bias).
+inline void FillCut(Mc2CutTiling& t, uint32_t rankDim, const Cut& c, const Pieces& p, bool direct,
+                    uint64_t rowsPerChunk, uint64_t pieceOffset)
+{
+    t.rankDim = rankDim;
+    t.rampCnt = static_cast<uint32_t>(c.rampCnt);
+    for (uint64_t i = 0; i < c.rampCnt; ++i) t.rampM[i] = static_cast<uint32_t>(c.rampM[i]);
+    t.tileM = static_cast<uint32_t>(c.tileM);
+    t.tileCnt = static_cast<uint32_t>(c.tileCnt);
+    t.tailM = static_cast<uint32_t>(c.tailM);
+    t.tailCnt = static_cast<uint32_t>(c.tailCnt);
+    t.pieceStride = static_cast<uint32_t>(p.stride);
+    t.rowsPerChunk = direct ? 0 : static_cast<uint32_t>(rowsPerChunk);
+    t.workers = static_cast<uint32_t>(2 * p.blocks);
+    t.direct = direct ? 1 : 0;
+    t.pieceOffset = static_cast<uint32_t>(pieceOffset);
+}
+
+// Bytes of the fp32 bias at the start of the user workspace (0 without a bias).
+inline uint64_t BiasBytes(bool hasBias, uint64_t N) { return hasBias ? AlignUp(N * 4, 512) : 0; }
 }  // namespace mc2

@@ -123,6 +123,57 @@ __aicore__ inline void StoreRows(AscendC::TBuf<AscendC::TPosition::VECCALC>& out
     DataCopyPad(dst, out, o);
     PipeBarrier<PIPE_ALL>();
 }
+// The pieces (pm x pn of rows x N, in `blocks` alike blocks of rows) a worker computes, in its order:
+// piece(block, r, n0, m, n) for rows [r, r + m) of the block and columns [n0, n0 + n).
+template <class F>
+__aicore__ inline void ForEachPiece(uint32_t worker, uint32_t workers, uint32_t rows, uint32_t blocks, uint32_t pm,
+                                    uint32_t pn, uint32_t N, F&& piece)
+{
+    const uint32_t colPieces = CeilDiv(N, pn);
+    const uint32_t perBlock = CeilDiv(rows, pm) * colPieces;
+    for (uint32_t q = FirstPiece(worker, workers); q < perBlock * blocks; q += workers) {
+        const uint32_t p = q % perBlock;
+        const uint32_t r = (p / colPieces) * pm;
+        const uint32_t n0 = (p % colPieces) * pn;
+        piece(q / perBlock, r, n0, rows - r < pm ? rows - r : pm, N - n0 < pn ? N - n0 : pn);
+    }
+}
+
+// What every MC2 kernel's vector cores hold alike: this worker (GetBlockIdx counts vector cores) and the lead
+// (worker 0, which prepares and commits the collectives), x1 [x1Rows, K], x2, the bias [N] and its fp32 copy at
+// the start of the user workspace (the cube's BiasTable reads it), and the UB buffers of its conversion.
+template <typename T>
+struct Operands {
+    AscendC::GlobalTensor<T> x1, x2, bias;
+    AscendC::GlobalTensor<float> biasF;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> bBuf, fBuf;
+    uint32_t worker = 0, workers = 0, N = 0, chunk = 0;
+    bool hasBias = false, lead = false;
+
+    __aicore__ inline void Init(GM_ADDR x1Addr, GM_ADDR x2Addr, GM_ADDR biasAddr, GM_ADDR userWorkspace,
+                                uint64_t x1Rows, uint32_t n, uint32_t K, bool withBias, const Mc2CutTiling& cut,
+                                AscendC::TPipe* pipe)
+    {
+        worker = AscendC::GetBlockIdx();
+        workers = cut.workers;
+        lead = worker == 0;
+        N = n;
+        chunk = cut.pieceStride;
+        hasBias = withBias;
+        x1.SetGlobalBuffer((__gm__ T*)x1Addr, x1Rows * K);
+        x2.SetGlobalBuffer((__gm__ T*)x2Addr, static_cast<uint64_t>(K) * N);
+        if (hasBias) bias.SetGlobalBuffer((__gm__ T*)biasAddr, N);
+        biasF.SetGlobalBuffer((__gm__ float*)userWorkspace, N);
+        pipe->InitBuffer(bBuf, chunk * sizeof(T));
+        pipe->InitBuffer(fBuf, chunk * sizeof(float));
+    }
+
+    // This worker's share of the fp32 bias; the caller's next SyncAll makes it whole before the cube reads it.
+    __aicore__ inline void ConvertBias()
+    {
+        if (hasBias) BiasToFloat<T>(bBuf, fBuf, bias, biasF, N, chunk, worker, workers);
+    }
+};
 }  // namespace Mc2Kernel
 
 #endif  // MC2_KERNEL_H

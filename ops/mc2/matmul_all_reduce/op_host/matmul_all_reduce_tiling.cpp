@@ -37,7 +37,8 @@
 namespace optiling {
 namespace {
 constexpr const char* OP = "MatmulAllReduce";
-constexpr uint32_t ATTR_GROUP = 0, ATTR_REDUCE_OP = 1, ATTR_TRANS_A = 2, ATTR_TRANS_B = 3, ATTR_COMM_TURN = 4;
+// The OpDef's attrs: group, reduce_op, is_trans_a, is_trans_b, comm_turn.
+constexpr mc2::AttrIndex ATTRS{0, 1, 2, 3, 4, -1};
 
 using mc2::AlignUp;
 using mc2::CeilDiv;
@@ -74,36 +75,24 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
     const uint64_t aicNum = chip.aicNum, ubSize = chip.ubSize;
 
     // 2. The attrs: only what this package implements (sum, no transposed x1, comm_turn 0).
-    const auto* attrs = context->GetAttrs();
-    const char* group = attrs ? attrs->GetAttrPointer<char>(ATTR_GROUP) : nullptr;
-    const char* reduceOp = attrs ? attrs->GetAttrPointer<char>(ATTR_REDUCE_OP) : nullptr;
-    const bool* transA = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_A) : nullptr;
-    const bool* transB = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_B) : nullptr;
-    const int64_t* commTurn = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_COMM_TURN) : nullptr;
-    if (!mc2::CommonAttrs(group, transA, commTurn, OP)) {
+    mc2::Attrs at;
+    if (!mc2::ReadAttrs(context, ATTRS, OP, at)) {
         return ge::GRAPH_FAILED;
     }
-    if (!mc2::SumReduce(reduceOp, OP)) {
-        return ge::GRAPH_FAILED;
-    }
-    const bool isTransB = transB != nullptr && *transB;
+    const char* group = at.group;
+    const bool isTransB = at.isTransB;
 
     // 3. The shapes: x1 [M, K], x2 [K, N] ([N, K] with is_trans_b), bias [N], x3 [M, N].
-    const auto* x1Desc = context->GetInputDesc(0);
     uint64_t M = 0, N = 0, K = 0;
-    if (x1Desc == nullptr || !mc2::MatmulDims(context, OP, isTransB, M, N, K)) {
+    const gert::StorageShape* biasShape = nullptr;
+    bool bf16 = false;
+    if (!mc2::MatmulShapes(context, OP, isTransB, M, N, K, biasShape, bf16)) {
         return ge::GRAPH_FAILED;
     }
-    if (M == 0 || N == 0 || K == 0 || M > 0x7fffffff || N > 65535 || K > 65535) {
-        OP_LOGE(OP, "M %lu, N %lu, K %lu: M must be positive, N and K in [1, 65535]", static_cast<unsigned long>(M),
-                static_cast<unsigned long>(N), static_cast<unsigned long>(K));
+    if (!mc2::DimsInRange(M, N, K, 1, 65535, OP)) {
         return ge::GRAPH_FAILED;
     }
-    const gert::StorageShape* biasShape = context->GetOptionalInputShape(2);
     const gert::StorageShape* x3Shape = context->GetOptionalInputShape(3);
-    if (!mc2::BiasIsN(biasShape, OP, N)) {
-        return ge::GRAPH_FAILED;
-    }
     if (x3Shape != nullptr && (x3Shape->GetStorageShape().GetDimNum() != 2 ||
                                static_cast<uint64_t>(x3Shape->GetStorageShape().GetDim(0)) != M ||
                                static_cast<uint64_t>(x3Shape->GetStorageShape().GetDim(1)) != N)) {
@@ -147,7 +136,7 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
     // 7. The Matmul of one piece: [pieceM, K] x [K, pieceN] (+ bias) -> rounded into staging (rows of N), or
     //    with x3 fp32 in GM, rows `stride` floats apart.
     const bool hasBias = biasShape != nullptr, direct = x3Shape == nullptr;
-    if (!mc2::PieceMatmulTiling(platform, OP, x1Desc->GetDataType() == ge::DT_BF16, isTransB, direct, hasBias, M, N, K,
+    if (!mc2::PieceMatmulTiling(platform, OP, bf16, isTransB, direct, hasBias, M, N, K,
                                 pieceM, pieceN, chip, tiling->mmTiling)) {
         return ge::GRAPH_FAILED;
     }
@@ -175,23 +164,13 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
     tiling->isTransB = isTransB ? 1 : 0;
     tiling->hasBias = hasBias ? 1 : 0;
     tiling->hasX3 = direct ? 0 : 1;
-    tiling->cut.rankDim = rankDim;
-    tiling->cut.rampCnt = static_cast<uint32_t>(cut.rampCnt);
-    for (uint64_t i = 0; i < cut.rampCnt; ++i) tiling->cut.rampM[i] = static_cast<uint32_t>(cut.rampM[i]);
-    tiling->cut.tileM = static_cast<uint32_t>(cut.tileM);
-    tiling->cut.tileCnt = static_cast<uint32_t>(cut.tileCnt);
-    tiling->cut.tailM = static_cast<uint32_t>(cut.tailM);
-    tiling->cut.tailCnt = static_cast<uint32_t>(cut.tailCnt);
-    tiling->cut.pieceStride = static_cast<uint32_t>(stride);
-    tiling->cut.rowsPerChunk = static_cast<uint32_t>(rowsPerChunk);
-    tiling->cut.workers = static_cast<uint32_t>(2 * blocks);
-    tiling->cut.direct = direct ? 1 : 0;
+    const uint64_t biasBytes = mc2::BiasBytes(hasBias, N);
+    mc2::FillCut(tiling->cut, rankDim, cut, grid, direct, rowsPerChunk, biasBytes);
 
     // 10. Workspace: the system workspace, the fp32 bias, every vector core's fp32 piece buffer (the x3 path),
     //     then the [M, N] staging.
-    tiling->cut.pieceOffset = static_cast<uint32_t>(hasBias ? AlignUp(N * 4, 512) : 0);
     const uint64_t pieceBytes = direct ? 0 : 2 * blocks * pieceM * stride * 4;
-    tiling->stagingOffset = AlignUp(tiling->cut.pieceOffset + pieceBytes, 512);
+    tiling->stagingOffset = AlignUp(biasBytes + pieceBytes, 512);
     size_t* workspaces = context->GetWorkspaceSizes(1);
     if (workspaces == nullptr) {
         return ge::GRAPH_FAILED;

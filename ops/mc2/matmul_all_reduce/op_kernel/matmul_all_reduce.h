@@ -48,27 +48,21 @@ public:
                                 GM_ADDR tilingGm, const MatmulAllReduceTilingData& tiling, TPipe* pipe)
     {
         t_ = tiling;
-        worker_ = GetBlockIdx();  // counts vector cores
+        op_.Init(x1, x2, bias, userWorkspace, t_.M, t_.N, t_.K, t_.hasBias != 0, t_.cut, pipe);
         const uint64_t mn = static_cast<uint64_t>(t_.M) * t_.N;
-        x1Gm_.SetGlobalBuffer((__gm__ T*)x1, static_cast<uint64_t>(t_.M) * t_.K);
-        x2Gm_.SetGlobalBuffer((__gm__ T*)x2, static_cast<uint64_t>(t_.K) * t_.N);
-        if (t_.hasBias) biasGm_.SetGlobalBuffer((__gm__ T*)bias, t_.N);
-        biasFGm_.SetGlobalBuffer((__gm__ float*)userWorkspace, t_.N);
         if (t_.hasX3) x3Gm_.SetGlobalBuffer((__gm__ T*)x3, mn);
         y_ = y;
         staging_ = userWorkspace + t_.stagingOffset;
         stagingGm_.SetGlobalBuffer((__gm__ T*)staging_, mn);
         const uint64_t pieceElems = static_cast<uint64_t>(t_.mmTiling.singleCoreM) * t_.cut.pieceStride;
-        pieceGm_.SetGlobalBuffer((__gm__ float*)(userWorkspace + t_.cut.pieceOffset) + worker_ * pieceElems, pieceElems);
+        pieceGm_.SetGlobalBuffer((__gm__ float*)(userWorkspace + t_.cut.pieceOffset) + op_.worker * pieceElems,
+                                 pieceElems);
         const uint32_t chunk = t_.cut.rowsPerChunk * t_.cut.pieceStride;
         pipe->InitBuffer(cBuf_, chunk * sizeof(float));
         pipe->InitBuffer(x3Buf_, chunk * sizeof(T));
         pipe->InitBuffer(x3fBuf_, chunk * sizeof(float));
         pipe->InitBuffer(outBuf_, chunk * sizeof(T));
-        pipe->InitBuffer(biasBuf_, t_.cut.pieceStride * sizeof(T));
-        pipe->InitBuffer(biasfBuf_, t_.cut.pieceStride * sizeof(float));
-        lead_ = worker_ == 0;
-        if (lead_) {
+        if (op_.lead) {
             Mc2Kernel::InitHccl(hccl_, tilingGm, offsetof(MatmulAllReduceTilingData, mc2InitTiling),
                                 offsetof(MatmulAllReduceTilingData, allReduceTiling));
         }
@@ -81,7 +75,7 @@ public:
         const uint64_t tileElems = static_cast<uint64_t>(t_.cut.tileM) * t_.N;
         const uint64_t rowBytes = static_cast<uint64_t>(t_.N) * sizeof(T);
         const auto dtype = HcclType<T>::value;
-        if (lead_) {
+        if (op_.lead) {
             uint64_t at = 0;  // bytes into staging and y
             for (uint32_t i = 0; i < t_.cut.rampCnt; ++i) {
                 rampHandle_[i] = hccl_.AllReduce(staging_ + at, y_ + at, static_cast<uint64_t>(t_.cut.rampM[i]) * t_.N,
@@ -97,8 +91,7 @@ public:
                                               dtype, HCCL_REDUCE_SUM, uint8_t(t_.cut.tailCnt));
         }
         if (t_.hasBias) {
-            Mc2Kernel::BiasToFloat<T>(biasBuf_, biasfBuf_, biasGm_, biasFGm_, t_.N, t_.cut.pieceStride, worker_,
-                                      t_.cut.workers);
+            op_.ConvertBias();
             SyncAll<true>();  // the whole fp32 bias is in GM before the cube reads any of it
         }
         mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.cut.pieceStride);
@@ -107,9 +100,9 @@ public:
         for (uint32_t tile = 0, row0 = 0; tile < tiles; row0 += Mc2Kernel::TileRows(t_.cut, tile++)) {
             ComputeTile(row0, Mc2Kernel::TileRows(t_.cut, tile));
             SyncAll<true>();  // every worker's pieces of this tile are in staging
-            if (lead_) hccl_.Commit(HandleOf(tile));  // @commit
+            if (op_.lead) hccl_.Commit(HandleOf(tile));  // @commit
         }
-        if (lead_) {
+        if (op_.lead) {
             for (uint32_t i = 0; i < t_.cut.rampCnt; ++i) hccl_.Wait(rampHandle_[i]);
             for (uint32_t i = 0; i < t_.cut.tileCnt; ++i) hccl_.Wait(tileHandle_);  // @wait
             for (uint32_t i = 0; i < t_.cut.tailCnt; ++i) hccl_.Wait(tailHandle_);
@@ -130,28 +123,23 @@ private:
     // This worker's pieces of the tile of rows [row0, row0 + rows).
     __aicore__ inline void ComputeTile(uint32_t row0, uint32_t rows)
     {
-        const uint32_t pm = t_.mmTiling.singleCoreM;
-        const uint32_t pn = t_.mmTiling.singleCoreN;
-        const uint32_t colPieces = CeilDiv(t_.N, pn);
-        const uint32_t pieces = CeilDiv(rows, pm) * colPieces;
-        for (uint32_t p = Mc2Kernel::FirstPiece(worker_, t_.cut.workers); p < pieces; p += t_.cut.workers) {
-            const uint32_t m0 = row0 + (p / colPieces) * pm;
-            const uint32_t n0 = (p % colPieces) * pn;
-            ComputePiece(m0, n0, std::min(pm, row0 + rows - m0), std::min(pn, t_.N - n0));
-        }
+        Mc2Kernel::ForEachPiece(op_.worker, op_.workers, rows, 1, t_.mmTiling.singleCoreM, t_.mmTiling.singleCoreN,
+                                t_.N, [&](uint32_t, uint32_t r, uint32_t n0, uint32_t m, uint32_t n) {
+                                    ComputePiece(row0 + r, n0, m, n);
+                                });
     }
 
     // staging[m0 : m0 + m, n0 : n0 + n] = round(x1[m0 : m0 + m] @ x2[:, n0 : n0 + n] (+ bias) (+ x3)).
     __aicore__ inline void ComputePiece(uint32_t m0, uint32_t n0, uint32_t m, uint32_t n)
     {
-        const GlobalTensor<T> a = x1Gm_[static_cast<uint64_t>(m0) * t_.K];
+        const GlobalTensor<T> a = op_.x1[static_cast<uint64_t>(m0) * t_.K];
         const GlobalTensor<T> dst = stagingGm_[static_cast<uint64_t>(m0) * t_.N + n0];
         if (t_.cut.direct) {
-            Mc2Kernel::MatmulPiece(mmDirect, a, x2Gm_, n0, m, n, t_.K, t_.isTransB != 0, t_.hasBias != 0, biasFGm_,
+            Mc2Kernel::MatmulPiece(mmDirect, a, op_.x2, n0, m, n, t_.K, t_.isTransB != 0, op_.hasBias, op_.biasF,
                                    dst);
             return;
         }
-        Mc2Kernel::MatmulPiece(mm, a, x2Gm_, n0, m, n, t_.K, t_.isTransB != 0, t_.hasBias != 0, biasFGm_, pieceGm_);
+        Mc2Kernel::MatmulPiece(mm, a, op_.x2, n0, m, n, t_.K, t_.isTransB != 0, op_.hasBias, op_.biasF, pieceGm_);
         const uint32_t s = t_.cut.pieceStride;
         const uint32_t nPad = CeilDiv(n, ALIGN) * ALIGN;
         for (uint32_t r = 0; r < m; r += t_.cut.rowsPerChunk) {
@@ -179,14 +167,13 @@ private:
     HcclHandle rampHandle_[MC2_MAX_RAMP] = {};
     HcclHandle tileHandle_ = -1;
     HcclHandle tailHandle_ = -1;
-    TBuf<TPosition::VECCALC> cBuf_, x3Buf_, x3fBuf_, outBuf_, biasBuf_, biasfBuf_;
-    GlobalTensor<T> x1Gm_, x2Gm_, biasGm_, x3Gm_, stagingGm_;
-    GlobalTensor<float> pieceGm_, biasFGm_;
+    Mc2Kernel::Operands<T> op_;
+    TBuf<TPosition::VECCALC> cBuf_, x3Buf_, x3fBuf_, outBuf_;
+    GlobalTensor<T> x3Gm_, stagingGm_;
+    GlobalTensor<float> pieceGm_;
     GM_ADDR y_ = nullptr;
     GM_ADDR staging_ = nullptr;
     MatmulAllReduceTilingData t_;
-    uint32_t worker_ = 0;
-    bool lead_ = false;
 };
 }  // namespace MatmulAllReduceKernel
 
