@@ -34,7 +34,7 @@ def test_every_case_names_its_world_size(spec):
     assert all(c.world_size for c in spec.cases)
 
 
-@pytest.mark.parametrize("name", ["smoke.r4", "trans_b", "odd"])
+@pytest.mark.parametrize("name", ["smoke.r4", "bias.r2", "trans_b", "odd"])
 def test_golden_is_the_sum_over_ranks(spec, name):
     case = spec.case(name)
     ins = make_rank_inputs(spec, case, 0)
@@ -64,17 +64,19 @@ def test_every_non_full_case_passes_on_every_rank(spec):
 
 
 @pytest.mark.slow
-def test_the_tiling_cuts_m_into_tiles_and_a_short_tail(spec, monkeypatch, capsys):
+@pytest.mark.parametrize("case, logged", [
+    # the anchor: a few large slices, the first small (HCCL charges every slice a launch and two step latencies)
+    ("full_anchor", "cut of M = 4096 on 8 ranks: ramp of 384, 640, 896 rows + 1 tile(s) of 1152 rows + 1 tail of "
+                    "1024 rows"),
+    ("timeline_r8", "cut of M = 1024 on 8 ranks: ramp of 256 rows + 2 tile(s) of 384 rows + 0 tail of 0 rows"),
+    # a short product: one slice's fixed costs outweigh any overlap
+    ("cut.r4", "cut of M = 1000 on 4 ranks: 1 tile(s) of 1000 rows + 0 tail of 0 rows"),
+])
+def test_the_tiling_cuts_where_the_overlap_pays(cli, monkeypatch, case, logged):
     monkeypatch.setenv("OPKIT_LOG_LEVEL", "info")
-    case = spec.case("cut.r4")
-    outs = SimRunner(jobs=1).run_ranks(spec, case, 0, CHIP, make_rank_inputs(spec, case, 0))
-    assert len(outs) == 4
-    logged = capsys.readouterr().err
-    cuts = set(re.findall(r"cut of M = 1000 on 4 ranks: (\d+) tile\(s\) of (\d+) rows \+ (\d) tail of (\d+) rows",
-                          logged))
-    assert len(cuts) == 1, logged  # every rank's tiling chose the same cut
-    tiles, tile_m, tails, tail_m = map(int, cuts.pop())
-    assert tiles >= 1 and tails == 1 and 0 < tail_m < tile_m and tiles * tile_m + tail_m == 1000
+    code, out, err = cli("tiling", PKG, "--case", case, "-j", "1")
+    assert code == 0, err
+    assert logged in out + err
 
 
 @pytest.mark.slow
@@ -106,12 +108,12 @@ BROKEN = [
      '#include "matmul_all_reduce_tiling_data.h"\n#include <cstdlib>\n'
      'static inline int Broken() { const char* e = std::getenv("MAR_BROKEN"); return e ? std::atoi(e) : 0; }\n'
      'static inline uint32_t Split(uint32_t rank) { return Broken() == 3 && rank == 1 ? 2 : 1; }\n'),
-    ("if (lead_) hccl_.Commit(tail ? tailHandle_ : tileHandle_);  // @commit",
-     "if (lead_ && !(Broken() == 1 && tile + 1 == t_.cut.tileCnt + t_.cut.tailCnt)) hccl_.Commit(tail ? tailHandle_ : tileHandle_);"),
+    ("if (op_.lead) hccl_.Commit(HandleOf(tile));  // @commit",
+     "if (op_.lead && !(Broken() == 1 && tile + 1 == tiles)) hccl_.Commit(HandleOf(tile));"),
     ("for (uint32_t i = 0; i < t_.cut.tileCnt; ++i) hccl_.Wait(tileHandle_);  // @wait",
      "for (uint32_t i = 0; Broken() != 1 && i < t_.cut.tileCnt; ++i) hccl_.Wait(tileHandle_);"),
-    ("hccl_.AllReduce(staging_, y_, tileElems, dtype, HCCL_REDUCE_SUM, uint8_t(t_.cut.tileCnt));  // @prepare_tile",
-     "hccl_.AllReduce(staging_, y_, tileElems / Split(hccl_.GetRankId()), dtype, HCCL_REDUCE_SUM, "
+    ("hccl_.AllReduce(staging, y, tileElems, dtype, HCCL_REDUCE_SUM, uint8_t(t_.cut.tileCnt));  // @prepare_tile",
+     "hccl_.AllReduce(staging, y, tileElems / Split(hccl_.GetRankId()), dtype, HCCL_REDUCE_SUM, "
      "uint8_t(t_.cut.tileCnt * Split(hccl_.GetRankId())));\n"
      "            if (Broken() == 2) hccl_.Wait(tileHandle_);"),
 ]
@@ -165,4 +167,49 @@ def test_opkit_tiling_of_a_multi_rank_case_is_its_rank_0s(cli):
     code, out, err = cli("tiling", PKG, "--case", "cut.r4", "-j", "1")
     assert code == 0, err
     fields = dict(re.findall(r"^\s+cut\.(rankDim|tileCnt|tailCnt|tileM|tailM)\s+(\d+)", out, re.M))
-    assert fields == {"rankDim": "4", "tileM": "512", "tileCnt": "1", "tailM": "488", "tailCnt": "1"}, out
+    assert fields == {"rankDim": "4", "tileM": "1000", "tileCnt": "1", "tailM": "0", "tailCnt": "0"}, out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case, direct", [("bias.r2", "1"), ("trans_b", "1"), ("odd", "0"), ("smoke.r2", "0")])
+def test_without_x3_the_cube_writes_the_send_buffer(cli, case, direct):
+    # without x3 Fixpipe rounds the pieces into staging (no fp32 piece buffers: staging follows the fp32 bias);
+    # with x3 the vector epilogue adds it before the one rounding
+    code, out, err = cli("tiling", PKG, "--case", case, "-j", "1")
+    assert code == 0, err
+    fields = dict(re.findall(r"^\s+(cut\.direct|cut\.pieceOffset|stagingOffset|hasBias|N)\s+(\d+)", out, re.M))
+    assert fields["cut.direct"] == direct, out
+    bias_bytes = -(-int(fields["N"]) * 4 // 512) * 512 if fields["hasBias"] == "1" else 0
+    assert int(fields["cut.pieceOffset"]) == bias_bytes, out
+    assert (int(fields["stagingOffset"]) == bias_bytes) == (direct == "1"), out
+
+
+# The small cases are not worth cutting (a slice's launch and step latencies outweigh the overlap), so a copy of
+# the package whose tiling forces a ramp of two growing tiles (64 and 96 rows), long tiles of 128 rows and a
+# short tail runs the cut path of the kernel: every ramp tile its own AllReduce, committed as it is computed.
+FORCED = "mc2::ChooseCut(M, false, [&](const mc2::Cut& c) { return Modelled(c, N, K, rankDim, aicNum, modelN); }, true);"
+
+
+@pytest.fixture(scope="module")
+def ramped(tmp_path_factory):
+    dst = tmp_path_factory.mktemp("mar_ramp") / "matmul_all_reduce"
+    shutil.copytree(PKG, dst, ignore=shutil.ignore_patterns(".opkit", "__pycache__"))
+    shutil.copytree(PKG.parent / "common", dst.parent / "common")
+    tiling = dst / "op_host" / "matmul_all_reduce_tiling.cpp"
+    text = tiling.read_text()
+    assert text.count(FORCED) == 1
+    tiling.write_text(text.replace(FORCED, "[&] { bool ok = false; mc2::Cut c = mc2::RampCutOf(M, 2, 64, 128, ok); "
+                                           "return ok ? c : mc2::CutOf(M, 1); }();"))
+    return load(dst)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, logged", [
+    ("cut.r4", "cut of M = 1000 on 4 ranks: ramp of 64, 96 rows + 6 tile(s) of 128 rows + 1 tail of 72 rows"),
+    ("bias.r2", "cut of M = 300 on 2 ranks: ramp of 64, 96 rows + 1 tile(s) of 128 rows + 1 tail of 12 rows"),
+])
+def test_a_ramp_of_growing_tiles_passes_on_every_rank(ramped, monkeypatch, capsys, name, logged):
+    monkeypatch.setenv("OPKIT_LOG_LEVEL", "info")
+    results = verify_spec(ramped, SimRunner(jobs=1), Selection(keyword=name))
+    assert [r.status for r in results] == ["pass", "pass"], [r.message for r in results]
+    assert logged in capsys.readouterr().err

@@ -8,10 +8,10 @@
 //
 // The cut comes from a simple model of one rank's time (README.md, "Choosing the cut"):
 //   compute(rows) = 2 * (R - 1) * rows * N * K / F + T_TILE, the local block first: 2 * M * N * K / F
-//   comm(rows)    = T_SLICE + rows * K * 2 B * (R - 1) / B_BUS, the slices one after another from the start
+//   comm(rows)    = T_LAUNCH + alpha(step) + rows * K * 2 B / B_LINK, the slices one after another from the start
 // tile t's compute starts when it has landed and tile t - 1's compute is done; the tile count with the least
 // modelled time wins (ties: fewer tiles).
-// F, B_BUS, T_TILE and T_SLICE as in ops/mc2/matmul_all_reduce (values: ops/mc2/common/op_host/mc2_cut.h).
+// F, B_LINK, T_LAUNCH, alpha and T_TILE as in ops/mc2/matmul_all_reduce (values: ops/mc2/common/op_host/mc2_cut.h).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -28,8 +28,9 @@
 namespace optiling {
 namespace {
 constexpr const char* OP = "AllGatherMatmul";
-constexpr uint32_t ATTR_GROUP = 0, ATTR_TRANS_A = 1, ATTR_TRANS_B = 2, ATTR_GATHER_INDEX = 3, ATTR_COMM_TURN = 4,
-                   ATTR_RANK_SIZE = 5, ATTR_GATHER_OUT = 6;
+// The OpDef's attrs: group, is_trans_a, is_trans_b, gather_index, comm_turn, rank_size, is_gather_out.
+constexpr mc2::AttrIndex ATTRS{0, -1, 1, 2, 4, 5};
+constexpr int ATTR_GATHER_INDEX = 3, ATTR_GATHER_OUT = 6;
 
 using mc2::AlignUp;
 using mc2::CeilDiv;
@@ -39,12 +40,12 @@ using mc2::CeilDiv;
 double Modelled(const mc2::Cut& c, uint64_t M, uint64_t N, uint64_t K, uint64_t R, double flops)
 {
     const double perRow = 2.0 * static_cast<double>(N) * static_cast<double>(K) / flops;
-    const double commPerRow = static_cast<double>(K) * 2.0 * static_cast<double>(R - 1) / mc2::BUS_BYTES_PER_S;
     double computed = mc2::T_TILE_S + static_cast<double>(M) * perRow;
     double landed = 0;
     for (uint64_t t = 0; t < c.Tiles(); ++t) {
         const double rows = static_cast<double>(c.RowsOf(t));
-        landed += mc2::T_SLICE_S + rows * commPerRow;
+        // one step: this rank's tile t to every peer, over every link
+        landed += mc2::SliceSeconds(1, rows * static_cast<double>(K) * 2.0);
         computed = std::max(computed, landed) + mc2::T_TILE_S + static_cast<double>(R - 1) * rows * perRow;
     }
     return computed;
@@ -59,45 +60,36 @@ ge::graphStatus TilingAllGatherMatmul(gert::TilingContext* context)
     if (!mc2::ReadMixChip(platform, OP, chip)) {
         return ge::GRAPH_FAILED;
     }
-    const uint64_t aicNum = chip.aicNum, ubSize = chip.ubSize;
+    const uint64_t aicNum = chip.aicNum;
 
     // 2. The attrs.
-    const auto* attrs = context->GetAttrs();
-    const char* group = attrs ? attrs->GetAttrPointer<char>(ATTR_GROUP) : nullptr;
-    const bool* transA = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_A) : nullptr;
-    const bool* transB = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_B) : nullptr;
-    const int64_t* gatherIndex = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_GATHER_INDEX) : nullptr;
-    const int64_t* commTurn = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_COMM_TURN) : nullptr;
-    const int64_t* rankSize = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_RANK_SIZE) : nullptr;
-    const bool* gatherOut = attrs ? attrs->GetAttrPointer<bool>(ATTR_GATHER_OUT) : nullptr;
-    if (!mc2::CommonAttrs(group, transA, commTurn, OP)) {
+    mc2::Attrs at;
+    if (!mc2::ReadAttrs(context, ATTRS, OP, at)) {
         return ge::GRAPH_FAILED;
     }
+    const char* group = at.group;
+    const int64_t* gatherIndex = mc2::AttrAt<int64_t>(context->GetAttrs(), ATTR_GATHER_INDEX);
+    const bool* gatherOut = mc2::AttrAt<bool>(context->GetAttrs(), ATTR_GATHER_OUT);
     if (gatherIndex != nullptr && *gatherIndex != 0) {
         OP_LOGE(OP, "attr gather_index is %ld: only 0 (gather x1) is supported", static_cast<long>(*gatherIndex));
         return ge::GRAPH_FAILED;
     }
-    const bool isTransB = transB != nullptr && *transB;
+    const bool isTransB = at.isTransB;
 
     // 3. The shapes: x1 [M, K], x2 [K, N] ([N, K] with is_trans_b), bias [N].
-    const auto* x1Desc = context->GetInputDesc(0);
     uint64_t M = 0, N = 0, K = 0;
-    if (x1Desc == nullptr || !mc2::MatmulDims(context, OP, isTransB, M, N, K)) {
+    const gert::StorageShape* biasShape = nullptr;
+    bool bf16 = false;
+    if (!mc2::MatmulShapes(context, OP, isTransB, M, N, K, biasShape, bf16)) {
         return ge::GRAPH_FAILED;
     }
-    if (M == 0 || N == 0 || K < 256 || K >= 65535 || M > 0x7fffffff || N > 65535) {
-        OP_LOGE(OP, "M %lu, N %lu, K %lu: M and N must be positive (N up to 65535), K in [256, 65535)",
-                static_cast<unsigned long>(M), static_cast<unsigned long>(N), static_cast<unsigned long>(K));
-        return ge::GRAPH_FAILED;
-    }
-    const gert::StorageShape* biasShape = context->GetOptionalInputShape(2);
-    if (!mc2::BiasIsN(biasShape, OP, N)) {
+    if (!mc2::DimsInRange(M, N, K, 256, 65534, OP)) {
         return ge::GRAPH_FAILED;
     }
 
     // 4. The world: the group's rank count, as HCCL reports it; attr rank_size, when given, must agree.
     uint32_t rankDim = 0;
-    if (!mc2::GroupRanks(group, rankSize, OP, rankDim)) {
+    if (!mc2::GroupRanks(group, at.rankSize, OP, rankDim)) {
         return ge::GRAPH_FAILED;
     }
 
@@ -112,7 +104,7 @@ ge::graphStatus TilingAllGatherMatmul(gert::TilingContext* context)
 
     // 6. The pieces (of the local block's rows and of a tile's rows of a rank) and the cores.
     const mc2::Pieces grid = mc2::PiecesOf(M, N, aicNum);
-    const uint64_t pieceM = grid.pieceM, pieceN = grid.pieceN, blocks = grid.blocks, stride = grid.stride;
+    const uint64_t pieceM = grid.pieceM, pieceN = grid.pieceN, blocks = grid.blocks;
 
     AllGatherMatmulTilingData* tiling = context->GetTilingData<AllGatherMatmulTilingData>();
     if (tiling == nullptr) {
@@ -120,17 +112,11 @@ ge::graphStatus TilingAllGatherMatmul(gert::TilingContext* context)
     }
     std::memset(tiling, 0, sizeof(*tiling));
 
-    // 7. The Matmul of one piece: [pieceM, K] x [K, pieceN] -> fp32 in GM, rows `stride` floats apart.
-    if (!mc2::PieceMatmulTiling(platform, OP, x1Desc->GetDataType() == ge::DT_BF16, isTransB, M, N, K, pieceM, pieceN,
-                                chip, tiling->mmTiling)) {
-        return ge::GRAPH_FAILED;
-    }
-
-    // 8. The vector epilogue: rows of a piece per UB chunk (fp32 rows, the result; the bias row in and as fp32).
-    const uint64_t perRow = stride * (4 + 2);
-    const uint64_t fixed = stride * (2 + 4) + 1024;
-    const uint64_t rowsPerChunk = std::min<uint64_t>(pieceM, ubSize > fixed ? (ubSize - fixed) / perRow : 0);
-    if (rowsPerChunk == 0) {
+    // 7. The Matmul of one piece: [pieceM, K] x [K, pieceN] (+ the fp32 bias), rounded by Fixpipe into
+    //    y (rows of N).
+    const bool hasBias = biasShape != nullptr;
+    if (!mc2::PieceMatmulTiling(platform, OP, bf16, isTransB, true, hasBias, M, N, K,
+                                pieceM, pieceN, chip, tiling->mmTiling)) {
         return ge::GRAPH_FAILED;
     }
 
@@ -146,27 +132,18 @@ ge::graphStatus TilingAllGatherMatmul(gert::TilingContext* context)
     tiling->N = static_cast<uint32_t>(N);
     tiling->K = static_cast<uint32_t>(K);
     tiling->isTransB = isTransB ? 1 : 0;
-    tiling->hasBias = biasShape != nullptr ? 1 : 0;
-    tiling->cut.rankDim = rankDim;
-    tiling->cut.tileM = static_cast<uint32_t>(cut.tileM);
-    tiling->cut.tileCnt = static_cast<uint32_t>(cut.tileCnt);
-    tiling->cut.tailM = static_cast<uint32_t>(cut.tailM);
-    tiling->cut.tailCnt = static_cast<uint32_t>(cut.tailCnt);
-    tiling->cut.pieceStride = static_cast<uint32_t>(stride);
-    tiling->cut.rowsPerChunk = static_cast<uint32_t>(rowsPerChunk);
-    tiling->cut.workers = static_cast<uint32_t>(2 * blocks);
+    tiling->hasBias = hasBias ? 1 : 0;
+    mc2::FillCut(tiling->cut, rankDim, cut, grid, true, 0, mc2::BiasBytes(hasBias, N));
     tiling->gatherInWorkspace = gatherOut != nullptr && !*gatherOut ? 1 : 0;
 
-    // 10. Workspace: the system workspace, every vector core's fp32 piece buffer, then (without gather_out) the
-    //     gathered x1 [R * M, K].
-    const uint64_t pieceBytes = 2 * blocks * pieceM * stride * 4;
-    tiling->gatherOffset = AlignUp(pieceBytes, 512);
+    // 10. Workspace: the system workspace, the fp32 bias, then (without gather_out) the gathered x1 [R * M, K].
+    tiling->gatherOffset = tiling->cut.pieceOffset;  // no piece buffers
     const uint64_t gatherBytes = tiling->gatherInWorkspace ? AlignUp(rankDim * M * K * 2, 512) : 0;
     size_t* workspaces = context->GetWorkspaceSizes(1);
     if (workspaces == nullptr) {
         return ge::GRAPH_FAILED;
     }
-    workspaces[0] = platform.GetLibApiWorkSpaceSize() + tiling->gatherOffset + gatherBytes;
+    workspaces[0] = platform.GetLibApiWorkSpaceSize() + std::max<uint64_t>(tiling->gatherOffset + gatherBytes, 512);
     context->SetBlockDim(static_cast<uint32_t>(blocks));
     return ge::GRAPH_SUCCESS;
 }

@@ -9,7 +9,7 @@ extern "C" __global__ __aicore__ void all_gather_matmul(GM_ADDR x1, GM_ADDR x2, 
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);  // each block is one cube core and two vector cores
     REGISTER_TILING_DEFAULT(AllGatherMatmulTilingData);
     GET_TILING_DATA_WITH_STRUCT(AllGatherMatmulTilingData, tilingData, tiling);
-    GM_ADDR userWorkspace = GetUserWorkspace(workspace);  // the fp32 pieces (and the gathered x1 without gather_out)
+    GM_ADDR userWorkspace = GetUserWorkspace(workspace);  // the fp32 bias (and the gathered x1 without gather_out)
     if (userWorkspace == nullptr) {
         return;
     }

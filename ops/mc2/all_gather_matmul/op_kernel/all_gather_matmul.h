@@ -11,8 +11,8 @@
 //      x1: no communication needed, so it hides the first slices' travel;
 //   3. for each tile t, every vector core waits for slice t (Wait: it has landed from every rank), then computes
 //      its pieces of tile t of every other rank's block of y from gather_out.
-// A piece: x1 or gather_out rows @ x2 (Matmul API, fp32 into the worker's GM buffer), + bias in fp32, rounded once
-// to fp16/bf16 into y.
+// A piece: x1 or gather_out rows @ x2 (+ bias) (Matmul API; the bias converted to fp32 once, every worker its share,
+// for the cube's BiasTable), rounded once to fp16/bf16 by Fixpipe straight into y.
 #ifndef ALL_GATHER_MATMUL_H
 #define ALL_GATHER_MATMUL_H
 
@@ -35,30 +35,19 @@ public:
     __aicore__ inline AllGatherMatmul() {}
 
     // Bound to its tiling by REGIST_MATMUL_OBJ in the kernel entry, before any InitBuffer.
-    Mc2Kernel::PieceMatmul<T> mm;
+    Mc2Kernel::DirectMatmul<T> mm;
 
     __aicore__ inline void Init(GM_ADDR x1, GM_ADDR x2, GM_ADDR bias, GM_ADDR y, GM_ADDR gatherOut,
                                 GM_ADDR userWorkspace, GM_ADDR tilingGm, const AllGatherMatmulTilingData& tiling,
                                 TPipe* pipe)
     {
         t_ = tiling;
-        worker_ = GetBlockIdx();  // counts vector cores
+        op_.Init(x1, x2, bias, userWorkspace, t_.M, t_.N, t_.K, t_.hasBias != 0, t_.cut, pipe);
         const uint64_t rows = static_cast<uint64_t>(t_.M) * t_.cut.rankDim;
         x1_ = x1;
         gather_ = t_.gatherInWorkspace ? userWorkspace + t_.gatherOffset : gatherOut;
-        x1Gm_.SetGlobalBuffer((__gm__ T*)x1, static_cast<uint64_t>(t_.M) * t_.K);
         gatherGm_.SetGlobalBuffer((__gm__ T*)gather_, rows * t_.K);
-        x2Gm_.SetGlobalBuffer((__gm__ T*)x2, static_cast<uint64_t>(t_.K) * t_.N);
-        if (t_.hasBias) biasGm_.SetGlobalBuffer((__gm__ T*)bias, t_.N);
         yGm_.SetGlobalBuffer((__gm__ T*)y, rows * t_.N);
-        const uint64_t pieceElems = static_cast<uint64_t>(t_.mmTiling.singleCoreM) * t_.cut.pieceStride;
-        pieceGm_.SetGlobalBuffer((__gm__ float*)userWorkspace + worker_ * pieceElems, pieceElems);
-        const uint32_t chunk = t_.cut.rowsPerChunk * t_.cut.pieceStride;
-        pipe->InitBuffer(cBuf_, chunk * sizeof(float));
-        pipe->InitBuffer(outBuf_, chunk * sizeof(T));
-        pipe->InitBuffer(biasBuf_, t_.cut.pieceStride * sizeof(T));
-        pipe->InitBuffer(biasfBuf_, t_.cut.pieceStride * sizeof(float));
-        lead_ = worker_ == 0;
         Mc2Kernel::InitHccl(hccl_, tilingGm, offsetof(AllGatherMatmulTilingData, mc2InitTiling),
                             offsetof(AllGatherMatmulTilingData, allGatherTiling));
         rank_ = hccl_.GetRankId();
@@ -71,7 +60,7 @@ public:
         const uint64_t stride = static_cast<uint64_t>(t_.M) * t_.K;
         const uint64_t tailStart = tileElems * t_.cut.tileCnt * sizeof(T);
         const auto dtype = HcclType<T>::value;
-        if (lead_) {
+        if (op_.lead) {
             tileHandle_ = hccl_.AllGather(x1_, gather_, tileElems, dtype, stride, uint8_t(t_.cut.tileCnt));  // @prepare_tile
             if (t_.cut.tailCnt > 0)
                 tailHandle_ = hccl_.AllGather(x1_ + tailStart, gather_ + tailStart, static_cast<uint64_t>(t_.cut.tailM) * t_.K,
@@ -79,12 +68,13 @@ public:
             for (uint32_t i = 0; i < t_.cut.tileCnt; ++i) hccl_.Commit(tileHandle_);  // @commit
             for (uint32_t i = 0; i < t_.cut.tailCnt; ++i) hccl_.Commit(tailHandle_);
         }
-        SyncAll<true>();  // the handles exist before any core waits on them
+        op_.ConvertBias();
+        SyncAll<true>();  // the handles exist before any core waits on them, the fp32 bias is whole in GM
         tileHandle_ = 0;  // the handles the lead prepared, in order
         tailHandle_ = t_.cut.tailCnt > 0 ? 1 : -1;
-        mm.SetOrgShape(t_.M * t_.cut.rankDim, t_.N, t_.K, t_.K, t_.cut.pieceStride);
+        mm.SetOrgShape(t_.M * t_.cut.rankDim, t_.N, t_.K, t_.K, t_.N);  // the rounded pieces land in y's rows of N
         // 2. This rank's own block from its local x1.
-        ComputeRows(x1Gm_, 0, rank_ * t_.M, t_.M, 0, 1);
+        ComputeRows(op_.x1, 0, rank_ * t_.M, t_.M, 0, 1);
         // 3. Tile by tile, once it has landed, the other ranks' rows.
         for (uint32_t tile = 0; tile < t_.cut.tileCnt + t_.cut.tailCnt; ++tile) {
             const bool tail = tile >= t_.cut.tileCnt;
@@ -92,7 +82,7 @@ public:
             const uint32_t rows = tail ? t_.cut.tailM : t_.cut.tileM;
             ComputeRows(gatherGm_, tile * t_.cut.tileM, tile * t_.cut.tileM, rows, rank_, t_.cut.rankDim);
         }
-        if (lead_) hccl_.Finalize();
+        if (op_.lead) hccl_.Finalize();
         mm.End();
     }
 
@@ -102,63 +92,34 @@ private:
     __aicore__ inline void ComputeRows(const GlobalTensor<T>& src, uint32_t srcRow0, uint32_t dstRow0, uint32_t rows,
                                        uint32_t skip, uint32_t ranks)
     {
-        const uint32_t pm = t_.mmTiling.singleCoreM;
-        const uint32_t pn = t_.mmTiling.singleCoreN;
-        const uint32_t colPieces = CeilDiv(t_.N, pn);
-        const uint32_t perBlock = CeilDiv(rows, pm) * colPieces;
         const uint32_t blocks = ranks == 1 ? 1 : ranks - 1;
-        for (uint32_t q = worker_; q < perBlock * blocks; q += t_.cut.workers) {
-            uint32_t base = 0;
-            uint32_t ybase = dstRow0;
-            if (ranks > 1) {
-                const uint32_t j = q / perBlock;
-                const uint32_t p = j < skip ? j : j + 1;  // every rank but this one
-                base = p * t_.M + srcRow0;
-                ybase = p * t_.M + dstRow0;
-            } else {
-                base = srcRow0;
-            }
-            const uint32_t p = q % perBlock;
-            const uint32_t r = (p / colPieces) * pm;
-            const uint32_t n0 = (p % colPieces) * pn;
-            ComputePiece(src, base + r, ybase + r, n0, std::min(pm, rows - r), std::min(pn, t_.N - n0));
-        }
+        Mc2Kernel::ForEachPiece(op_.worker, op_.workers, rows, blocks, t_.mmTiling.singleCoreM,
+                                t_.mmTiling.singleCoreN, t_.N,
+                                [&](uint32_t j, uint32_t r, uint32_t n0, uint32_t m, uint32_t n) {
+                                    const uint32_t p = j < skip ? j : j + 1;  // every rank but this one
+                                    const uint32_t base = ranks > 1 ? p * t_.M + srcRow0 : srcRow0;
+                                    const uint32_t ybase = ranks > 1 ? p * t_.M + dstRow0 : dstRow0;
+                                    ComputePiece(src, base + r, ybase + r, n0, m, n);
+                                });
     }
 
     // y[yRow : yRow + m, n0 : n0 + n] = round(src[aRow : aRow + m] @ x2[:, n0 : n0 + n] (+ bias)).
     __aicore__ inline void ComputePiece(const GlobalTensor<T>& src, uint32_t aRow, uint32_t yRow, uint32_t n0,
                                         uint32_t m, uint32_t n)
     {
-        Mc2Kernel::MatmulPiece(mm, src[static_cast<uint64_t>(aRow) * t_.K], x2Gm_, n0, m, n, t_.K, t_.isTransB != 0,
-                               pieceGm_);
-        const uint32_t s = t_.cut.pieceStride;
-        LocalTensor<float> biasF =
-            Mc2Kernel::BiasRow<T>(biasBuf_, biasfBuf_, biasGm_, t_.hasBias != 0, n0, n);
-        for (uint32_t r = 0; r < m; r += t_.cut.rowsPerChunk) {
-            const uint32_t rows = std::min(t_.cut.rowsPerChunk, m - r);
-            LocalTensor<float> c = cBuf_.Get<float>();
-            DataCopy(c, pieceGm_[static_cast<uint64_t>(r) * s], rows * s);
-            PipeBarrier<PIPE_ALL>();
-            if (t_.hasBias)
-                for (uint32_t i = 0; i < rows; ++i) Add(c[i * s], c[i * s], biasF, n);
-            PipeBarrier<PIPE_V>();
-            Mc2Kernel::StoreRows<T>(outBuf_, c, yGm_[static_cast<uint64_t>(yRow + r) * t_.N + n0], rows, n,
-                                    t_.N, s);
-        }
+        Mc2Kernel::MatmulPiece(mm, src[static_cast<uint64_t>(aRow) * t_.K], op_.x2, n0, m, n, t_.K, t_.isTransB != 0,
+                               op_.hasBias, op_.biasF, yGm_[static_cast<uint64_t>(yRow) * t_.N + n0]);
     }
 
     Hccl<HCCL_SERVER_TYPE_AICPU> hccl_;
     HcclHandle tileHandle_ = -1;
     HcclHandle tailHandle_ = -1;
-    TBuf<TPosition::VECCALC> cBuf_, outBuf_, biasBuf_, biasfBuf_;
-    GlobalTensor<T> x1Gm_, gatherGm_, x2Gm_, biasGm_, yGm_;
-    GlobalTensor<float> pieceGm_;
+    Mc2Kernel::Operands<T> op_;
+    GlobalTensor<T> gatherGm_, yGm_;
     GM_ADDR x1_ = nullptr;
     GM_ADDR gather_ = nullptr;
     AllGatherMatmulTilingData t_;
-    uint32_t worker_ = 0;
     uint32_t rank_ = 0;
-    bool lead_ = false;
 };
 }  // namespace AllGatherMatmulKernel
 

@@ -1,5 +1,5 @@
-// The MC2 family's tiling steps that do not depend on the collective: the attrs every MC2 op has, the group's
-// ranks, the chip a mix kernel of AIC:AIV = 1:2 runs on, x1 and x2 as a 2-D matmul, the bias row, and the Matmul
+// The MC2 family's tiling steps that do not depend on the collective: the attrs every MC2 op has (read and
+// checked), the group's ranks, the chip a mix kernel of AIC:AIV = 1:2 runs on, x1 and x2 as a 2-D matmul, the bias row, and the Matmul
 // tiling of one piece. Each returns false
 // after logging what is wrong (as the op named `op`), and the package's tiling then fails.
 #pragma once
@@ -41,6 +41,42 @@ inline bool SumReduce(const char* reduceOp, const char* op)
         OP_LOGE(op, "attr reduce_op is '%s': only 'sum' is supported", reduceOp);
         return false;
     }
+    return true;
+}
+
+// The OpDef's indices of the attrs every MC2 op reads (-1: the op has no such attr).
+struct AttrIndex {
+    int group = 0, reduceOp = -1, transA = -1, transB = -1, commTurn = -1, rankSize = -1;
+};
+
+// What those attrs say, once checked: the group's name, x2 given as [N, K], attr rank_size (null: none).
+struct Attrs {
+    const char* group = nullptr;
+    bool isTransB = false;
+    const int64_t* rankSize = nullptr;
+};
+
+// Attr i of the OpDef (null: not given, or i < 0: the op has none).
+template <typename V>
+inline const V* AttrAt(const gert::RuntimeAttrs* attrs, int i)
+{
+    return attrs != nullptr && i >= 0 ? attrs->GetAttrPointer<V>(i) : nullptr;
+}
+
+// Reads the attrs at their indices and checks them (CommonAttrs; SumReduce for an op with reduce_op).
+inline bool ReadAttrs(gert::TilingContext* context, const AttrIndex& at, const char* op, Attrs& out)
+{
+    const gert::RuntimeAttrs* attrs = context->GetAttrs();
+    out.group = AttrAt<char>(attrs, at.group);
+    out.rankSize = AttrAt<int64_t>(attrs, at.rankSize);
+    if (!CommonAttrs(out.group, AttrAt<bool>(attrs, at.transA), AttrAt<int64_t>(attrs, at.commTurn), op)) {
+        return false;
+    }
+    if (at.reduceOp >= 0 && !SumReduce(AttrAt<char>(attrs, at.reduceOp), op)) {
+        return false;
+    }
+    const bool* transB = AttrAt<bool>(attrs, at.transB);
+    out.isTransB = transB != nullptr && *transB;
     return true;
 }
 
@@ -119,11 +155,37 @@ inline bool BiasIsN(const gert::StorageShape* biasShape, const char* op, uint64_
     return true;
 }
 
+// x1 [M, K] and x2 (MatmulDims) and the optional bias [N] (BiasIsN; null when not given); bf16: x1's dtype.
+inline bool MatmulShapes(gert::TilingContext* context, const char* op, bool isTransB, uint64_t& M, uint64_t& N,
+                         uint64_t& K, const gert::StorageShape*& biasShape, bool& bf16)
+{
+    const auto* x1Desc = context->GetInputDesc(0);
+    if (x1Desc == nullptr || !MatmulDims(context, op, isTransB, M, N, K)) {
+        return false;
+    }
+    bf16 = x1Desc->GetDataType() == ge::DT_BF16;
+    biasShape = context->GetOptionalInputShape(2);
+    return BiasIsN(biasShape, op, N);
+}
+
+// M positive (up to 2^31 - 1), N in [1, 65535] and K in [kMin, kMax]: the ranges the packages' tilings support.
+inline bool DimsInRange(uint64_t M, uint64_t N, uint64_t K, uint64_t kMin, uint64_t kMax, const char* op)
+{
+    if (M == 0 || N == 0 || K < kMin || K > kMax || M > 0x7fffffff || N > 65535) {
+        OP_LOGE(op, "M %lu, N %lu, K %lu: M must be positive, N in [1, 65535] and K in [%lu, %lu]",
+                static_cast<unsigned long>(M), static_cast<unsigned long>(N), static_cast<unsigned long>(K),
+                static_cast<unsigned long>(kMin), static_cast<unsigned long>(kMax));
+        return false;
+    }
+    return true;
+}
+
 // The Matmul tiling of one piece: [pieceM, K] x [K, pieceN] ([pieceN, K] with isTransB) of the [M, K] x [K, N]
-// product, fp16 or (bf16) bf16 inputs in GM, an fp32 result and bias in GM.
+// product, fp16 or (bf16) bf16 inputs in GM, the result in GM as fp32 or (rounded) as the inputs' dtype, an
+// fp32 bias in GM when `bias` (the BiasTable adds it).
 inline bool PieceMatmulTiling(platform_ascendc::PlatformAscendC& platform, const char* op, bool bf16, bool isTransB,
-                              uint64_t M, uint64_t N, uint64_t K, uint64_t pieceM, uint64_t pieceN, const Chip& chip,
-                              AscendC::tiling::TCubeTiling& out)
+                              bool rounded, bool bias, uint64_t M, uint64_t N, uint64_t K, uint64_t pieceM,
+                              uint64_t pieceN, const Chip& chip, AscendC::tiling::TCubeTiling& out)
 {
     const matmul_tiling::DataType inType = bf16 ? matmul_tiling::DataType::DT_BF16
                                                 : matmul_tiling::DataType::DT_FLOAT16;
@@ -131,12 +193,13 @@ inline bool PieceMatmulTiling(platform_ascendc::PlatformAscendC& platform, const
     mm.SetDim(1);
     mm.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, inType);
     mm.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, inType, isTransB);
-    mm.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+    mm.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND,
+                rounded ? inType : matmul_tiling::DataType::DT_FLOAT);
     mm.SetBiasType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
     mm.SetOrgShape(static_cast<int32_t>(M), static_cast<int32_t>(N), static_cast<int32_t>(K));
     mm.SetShape(static_cast<int32_t>(pieceM), static_cast<int32_t>(pieceN), static_cast<int32_t>(K));
     mm.SetSingleShape(static_cast<int32_t>(pieceM), static_cast<int32_t>(pieceN), static_cast<int32_t>(K));
-    mm.SetBias(false);
+    mm.SetBias(bias);
     mm.SetBufferSpace(static_cast<int32_t>(chip.l1Size), static_cast<int32_t>(chip.l0cSize), -1);
     if (mm.GetTiling(out) == -1) {
         OP_LOGE(op, "no Matmul tiling for a piece of %lu x %lu x %lu", static_cast<unsigned long>(pieceM),

@@ -1,24 +1,27 @@
 // MatmulAllReduce: the tiling function, run on the host before every launch of the kernel (on every rank).
 //
 // y = AllReduce_sum(x1 @ x2 + bias + x3) runs as a mix kernel (AIC:AIV = 1:2). The rows of the product are
-// cut along M into communication tiles: tileCnt long tiles of tileM rows, then at most one short tail of
-// tailM rows. The kernel computes tile t on every core, then commits tile t's AllReduce and goes on with tile
-// t + 1 while tile t travels, so communication overlaps computation.
+// cut along M into communication tiles: rampCnt (0 to 4) growing tiles, tileCnt long tiles of tileM rows, then
+// at most one short tail of tailM rows. The kernel computes tile t on every core, then commits tile t's
+// AllReduce and goes on with tile t + 1 while tile t travels, so communication overlaps computation.
 //
-// The cut (how many tiles) comes from a simple model of one rank's time (README.md, "Choosing the cut"):
-//   compute(rows) = 2 * rows * N * K / F + T_TILE       F = AIC cores * 8192 flop/cycle * 1.8 GHz * 0.85
-//   comm(rows)    = T_SLICE + rows * N * 2 B * 2 (R - 1) / R / B_BUS     B_BUS = 115 GB/s, R = world size
+// The cut comes from a model of one rank's time (README.md, "Choosing the cut"):
+//   compute(rows) = T_TILE + ceil(pieces(rows) / AIC cores) * 2 * PIECE_M * pieceN * K / F1   (rounds of pieces)
+//   comm(rows)    = T_LAUNCH + 2 * (alpha(step) + step / B_LINK), step = rows * N * 2 B / R   (RS + AG steps)
 // a two-stage pipeline over the tiles (tile t's AllReduce starts when it is computed and the previous one has
-// landed); the tile count with the least modelled time wins (ties: fewer tiles). F and B_BUS reproduce the
-// public 8 x 910B2 figures (4096 x 8192 x 4096 fp16: 888 us of matmul, 1025 us of AllReduce); T_TILE (1 us:
-// the cores' pipeline fill and SyncAll per tile) and T_SLICE (2 us: one HCCL slice's start-up) are this
-// package's assumptions. A tile has at least MIN_TILE_M rows, so M < 2 * MIN_TILE_M is not cut.
+// landed); the cut with the least modelled time wins (ties: the simpler cut). F1 (one cube core) reproduces the
+// public 8 x 910B2 matmul (4096 x 8192 x 4096 fp16: 888 us); B_LINK, T_LAUNCH and alpha (5 to 26.75 us with the
+// step's bytes) the HCCL time fit ops-transformer's MC2 tiling uses; T_TILE (1 us: the cores' pipeline fill
+// and SyncAll per tile) is this package's assumption. A tile has at least MIN_TILE_M rows, so M < 2 * MIN_TILE_M
+// is not cut.
 //
 // Within a tile the product is cut into pieces of singleCoreM x singleCoreN, spread over the vector cores (two
-// per block): each vector core asks its cube core for a piece (the Matmul API, fp32 into its own GM buffer),
-// then adds bias and x3 in fp32, rounds once to fp16/bf16 and writes the piece into the staging buffer the
-// AllReduce reads.
+// per block): each vector core asks its cube core for a piece (the Matmul API; the bias, converted once to fp32,
+// from the BiasTable). Without x3 Fixpipe rounds the piece to fp16/bf16 straight into the staging buffer the
+// AllReduce reads; with x3 the piece goes as fp32 into the core's own GM buffer, and the vector core adds x3 in
+// fp32, rounds once and writes it into staging.
 #include <algorithm>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 
@@ -34,18 +37,29 @@
 namespace optiling {
 namespace {
 constexpr const char* OP = "MatmulAllReduce";
-constexpr uint32_t ATTR_GROUP = 0, ATTR_REDUCE_OP = 1, ATTR_TRANS_A = 2, ATTR_TRANS_B = 3, ATTR_COMM_TURN = 4;
+// The OpDef's attrs: group, reduce_op, is_trans_a, is_trans_b, comm_turn.
+constexpr mc2::AttrIndex ATTRS{0, 1, 2, 3, 4, -1};
 
 using mc2::AlignUp;
 using mc2::CeilDiv;
 
-// The modelled time of a cut: tile t's AllReduce starts once it is computed and tile t - 1's has landed.
-double Modelled(const mc2::Cut& c, uint64_t N, uint64_t K, uint64_t R, double flops)
+// The modelled time of a cut: tile t's AllReduce starts once it is computed and tile t - 1's has landed. A tile
+// is computed in rounds of pieces (PIECE_M x pieceN, one per cube core and round: a tile whose pieces do not
+// fill the last round pays for a whole one). The AllReduce of a tile on the full mesh: a ReduceScatter step and
+// an AllGather step, each moving a 1 / R block of the tile over every link.
+double Modelled(const mc2::Cut& c, uint64_t N, uint64_t K, uint64_t R, uint64_t aicNum, uint64_t pieceN)
 {
-    const double perRow = 2.0 * static_cast<double>(N) * static_cast<double>(K) / flops;
-    const double commPerRow = R > 1 ? static_cast<double>(N) * 2.0 * 2.0 * static_cast<double>(R - 1) /
-                                          static_cast<double>(R) / mc2::BUS_BYTES_PER_S : 0.0;
-    return mc2::ComputeThenCommunicate(c, perRow, commPerRow, R > 1);
+    const double piece = 2.0 * static_cast<double>(mc2::PIECE_M * pieceN * K) / mc2::CubeFlops(1);  // one cube core
+    const uint64_t colPieces = CeilDiv(N, pieceN);
+    const auto computeOf = [&](uint64_t rows) {
+        return static_cast<double>(CeilDiv(CeilDiv(rows, mc2::PIECE_M) * colPieces, aicNum)) * piece;
+    };
+    const double r = static_cast<double>(R);  // R > 1 when it communicates
+    const auto commOf = [&](uint64_t rows) {
+        const double bytes = static_cast<double>(rows) * static_cast<double>(N) * 2.0;
+        return mc2::SliceSeconds(2, bytes / r);
+    };
+    return mc2::ComputeThenCommunicate(c, computeOf, commOf, R > 1);
 }
 
 }  // namespace
@@ -61,36 +75,24 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
     const uint64_t aicNum = chip.aicNum, ubSize = chip.ubSize;
 
     // 2. The attrs: only what this package implements (sum, no transposed x1, comm_turn 0).
-    const auto* attrs = context->GetAttrs();
-    const char* group = attrs ? attrs->GetAttrPointer<char>(ATTR_GROUP) : nullptr;
-    const char* reduceOp = attrs ? attrs->GetAttrPointer<char>(ATTR_REDUCE_OP) : nullptr;
-    const bool* transA = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_A) : nullptr;
-    const bool* transB = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_B) : nullptr;
-    const int64_t* commTurn = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_COMM_TURN) : nullptr;
-    if (!mc2::CommonAttrs(group, transA, commTurn, OP)) {
+    mc2::Attrs at;
+    if (!mc2::ReadAttrs(context, ATTRS, OP, at)) {
         return ge::GRAPH_FAILED;
     }
-    if (!mc2::SumReduce(reduceOp, OP)) {
-        return ge::GRAPH_FAILED;
-    }
-    const bool isTransB = transB != nullptr && *transB;
+    const char* group = at.group;
+    const bool isTransB = at.isTransB;
 
     // 3. The shapes: x1 [M, K], x2 [K, N] ([N, K] with is_trans_b), bias [N], x3 [M, N].
-    const auto* x1Desc = context->GetInputDesc(0);
     uint64_t M = 0, N = 0, K = 0;
-    if (x1Desc == nullptr || !mc2::MatmulDims(context, OP, isTransB, M, N, K)) {
+    const gert::StorageShape* biasShape = nullptr;
+    bool bf16 = false;
+    if (!mc2::MatmulShapes(context, OP, isTransB, M, N, K, biasShape, bf16)) {
         return ge::GRAPH_FAILED;
     }
-    if (M == 0 || N == 0 || K == 0 || M > 0x7fffffff || N > 65535 || K > 65535) {
-        OP_LOGE(OP, "M %lu, N %lu, K %lu: M must be positive, N and K in [1, 65535]", static_cast<unsigned long>(M),
-                static_cast<unsigned long>(N), static_cast<unsigned long>(K));
+    if (!mc2::DimsInRange(M, N, K, 1, 65535, OP)) {
         return ge::GRAPH_FAILED;
     }
-    const gert::StorageShape* biasShape = context->GetOptionalInputShape(2);
     const gert::StorageShape* x3Shape = context->GetOptionalInputShape(3);
-    if (!mc2::BiasIsN(biasShape, OP, N)) {
-        return ge::GRAPH_FAILED;
-    }
     if (x3Shape != nullptr && (x3Shape->GetStorageShape().GetDimNum() != 2 ||
                                static_cast<uint64_t>(x3Shape->GetStorageShape().GetDim(0)) != M ||
                                static_cast<uint64_t>(x3Shape->GetStorageShape().GetDim(1)) != N)) {
@@ -106,11 +108,17 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
     }
 
     // 5. The cut along M, from the model.
-    const double flops = mc2::CubeFlops(aicNum);
+    const uint64_t modelN = mc2::PiecesOf(M, N, aicNum).pieceN;  // the pieces' width the model assumes
     const mc2::Cut cut =
-        mc2::ChooseCut(M, false, [&](const mc2::Cut& c) { return Modelled(c, N, K, rankDim, flops); });
-    OP_LOGI(OP, "cut of M = %lu on %u ranks: %lu tile(s) of %lu rows + %lu tail of %lu rows (modelled %.2f us)",
-            static_cast<unsigned long>(M), rankDim, static_cast<unsigned long>(cut.tileCnt),
+        mc2::ChooseCut(M, false, [&](const mc2::Cut& c) { return Modelled(c, N, K, rankDim, aicNum, modelN); }, true);
+    char ramp[64] = "";
+    for (uint64_t i = 0, at = 0; i < cut.rampCnt; ++i) {
+        at += static_cast<uint64_t>(std::snprintf(ramp + at, sizeof(ramp) - at, "%s%lu", i ? ", " : "ramp of ",
+                                                  static_cast<unsigned long>(cut.rampM[i])));
+    }
+    if (cut.rampCnt > 0) std::strncat(ramp, " rows + ", sizeof(ramp) - std::strlen(ramp) - 1);
+    OP_LOGI(OP, "cut of M = %lu on %u ranks: %s%lu tile(s) of %lu rows + %lu tail of %lu rows (modelled %.2f us)",
+            static_cast<unsigned long>(M), rankDim, ramp, static_cast<unsigned long>(cut.tileCnt),
             static_cast<unsigned long>(cut.tileM), static_cast<unsigned long>(cut.tailCnt),
             static_cast<unsigned long>(cut.tailM), cut.seconds * 1e6);
 
@@ -125,14 +133,16 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
     }
     std::memset(tiling, 0, sizeof(*tiling));  // the tiling buffer is not zeroed for us
 
-    // 7. The Matmul of one piece: [pieceM, K] x [K, pieceN] -> fp32 in GM, rows `stride` floats apart.
-    if (!mc2::PieceMatmulTiling(platform, OP, x1Desc->GetDataType() == ge::DT_BF16, isTransB, M, N, K, pieceM, pieceN,
-                                chip, tiling->mmTiling)) {
+    // 7. The Matmul of one piece: [pieceM, K] x [K, pieceN] (+ bias) -> rounded into staging (rows of N), or
+    //    with x3 fp32 in GM, rows `stride` floats apart.
+    const bool hasBias = biasShape != nullptr, direct = x3Shape == nullptr;
+    if (!mc2::PieceMatmulTiling(platform, OP, bf16, isTransB, direct, hasBias, M, N, K,
+                                pieceM, pieceN, chip, tiling->mmTiling)) {
         return ge::GRAPH_FAILED;
     }
 
-    // 8. The vector epilogue: rows of a piece per UB chunk: the fp32 piece rows, x3 in and as fp32, the result,
-    //    plus the bias row in and as fp32.
+    // 8. The vector epilogue of the x3 path: rows of a piece per UB chunk: the fp32 piece rows, x3 in and as
+    //    fp32, the result; plus a chunk of the bias in and as fp32 (its conversion).
     const uint64_t perRow = stride * (4 + 2 + 4 + 2);
     const uint64_t fixed = stride * (2 + 4) + 1024;
     const uint64_t rowsPerChunk = std::min<uint64_t>(pieceM, ubSize > fixed ? (ubSize - fixed) / perRow : 0);
@@ -152,20 +162,15 @@ ge::graphStatus TilingMatmulAllReduce(gert::TilingContext* context)
     tiling->N = static_cast<uint32_t>(N);
     tiling->K = static_cast<uint32_t>(K);
     tiling->isTransB = isTransB ? 1 : 0;
-    tiling->hasBias = biasShape != nullptr ? 1 : 0;
-    tiling->hasX3 = x3Shape != nullptr ? 1 : 0;
-    tiling->cut.rankDim = rankDim;
-    tiling->cut.tileM = static_cast<uint32_t>(cut.tileM);
-    tiling->cut.tileCnt = static_cast<uint32_t>(cut.tileCnt);
-    tiling->cut.tailM = static_cast<uint32_t>(cut.tailM);
-    tiling->cut.tailCnt = static_cast<uint32_t>(cut.tailCnt);
-    tiling->cut.pieceStride = static_cast<uint32_t>(stride);
-    tiling->cut.rowsPerChunk = static_cast<uint32_t>(rowsPerChunk);
-    tiling->cut.workers = static_cast<uint32_t>(2 * blocks);
+    tiling->hasBias = hasBias ? 1 : 0;
+    tiling->hasX3 = direct ? 0 : 1;
+    const uint64_t biasBytes = mc2::BiasBytes(hasBias, N);
+    mc2::FillCut(tiling->cut, rankDim, cut, grid, direct, rowsPerChunk, biasBytes);
 
-    // 10. Workspace: the system workspace, every vector core's fp32 piece buffer, then the [M, N] staging.
-    const uint64_t pieceBytes = 2 * blocks * pieceM * stride * 4;
-    tiling->stagingOffset = AlignUp(pieceBytes, 512);
+    // 10. Workspace: the system workspace, the fp32 bias, every vector core's fp32 piece buffer (the x3 path),
+    //     then the [M, N] staging.
+    const uint64_t pieceBytes = direct ? 0 : 2 * blocks * pieceM * stride * 4;
+    tiling->stagingOffset = AlignUp(biasBytes + pieceBytes, 512);
     size_t* workspaces = context->GetWorkspaceSizes(1);
     if (workspaces == nullptr) {
         return ge::GRAPH_FAILED;

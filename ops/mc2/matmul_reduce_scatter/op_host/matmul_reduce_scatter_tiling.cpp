@@ -7,10 +7,10 @@
 //
 // The cut comes from a simple model of one rank's time (README.md, "Choosing the cut"):
 //   compute(rows) = 2 * R * rows * N * K / F + T_TILE      (tile t of all R blocks)
-//   comm(rows)    = T_SLICE + rows * N * 2 B * (R - 1) / B_BUS
+//   comm(rows)    = T_LAUNCH + alpha(step) + rows * N * 2 B / B_LINK    (one step over every link)
 // a two-stage pipeline over the tiles; the tile count with the least modelled time wins (ties: fewer tiles).
 //
-// F, B_BUS, T_TILE and T_SLICE as in ops/mc2/matmul_all_reduce (values: ops/mc2/common/op_host/mc2_cut.h).
+// F, B_LINK, T_LAUNCH, alpha and T_TILE as in ops/mc2/matmul_all_reduce (values: ops/mc2/common/op_host/mc2_cut.h).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -27,8 +27,8 @@
 namespace optiling {
 namespace {
 constexpr const char* OP = "MatmulReduceScatter";
-constexpr uint32_t ATTR_GROUP = 0, ATTR_REDUCE_OP = 1, ATTR_TRANS_A = 2, ATTR_TRANS_B = 3, ATTR_COMM_TURN = 4,
-                   ATTR_RANK_SIZE = 5;
+// The OpDef's attrs: group, reduce_op, is_trans_a, is_trans_b, comm_turn, rank_size.
+constexpr mc2::AttrIndex ATTRS{0, 1, 2, 3, 4, 5};
 
 using mc2::AlignUp;
 using mc2::CeilDiv;
@@ -38,8 +38,13 @@ using mc2::CeilDiv;
 double Modelled(const mc2::Cut& c, uint64_t N, uint64_t K, uint64_t R, double flops)
 {
     const double perRow = 2.0 * static_cast<double>(R) * static_cast<double>(N) * static_cast<double>(K) / flops;
-    const double commPerRow = static_cast<double>(N) * 2.0 * static_cast<double>(R - 1) / mc2::BUS_BYTES_PER_S;
-    return mc2::ComputeThenCommunicate(c, perRow, commPerRow, R > 1);
+    // one step: tile t of block p to rank p, over every link
+    const auto commOf = [&](uint64_t rows) {
+        const double bytes = static_cast<double>(rows) * static_cast<double>(N) * 2.0;
+        return mc2::SliceSeconds(1, bytes);
+    };
+    const auto computeOf = [&](uint64_t rows) { return static_cast<double>(rows) * perRow; };
+    return mc2::ComputeThenCommunicate(c, computeOf, commOf, R > 1);
 }
 
 }  // namespace
@@ -52,44 +57,31 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
     if (!mc2::ReadMixChip(platform, OP, chip)) {
         return ge::GRAPH_FAILED;
     }
-    const uint64_t aicNum = chip.aicNum, ubSize = chip.ubSize;
+    const uint64_t aicNum = chip.aicNum;
 
     // 2. The attrs: only what this package implements (sum, no transposed x1, comm_turn 0).
-    const auto* attrs = context->GetAttrs();
-    const char* group = attrs ? attrs->GetAttrPointer<char>(ATTR_GROUP) : nullptr;
-    const char* reduceOp = attrs ? attrs->GetAttrPointer<char>(ATTR_REDUCE_OP) : nullptr;
-    const bool* transA = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_A) : nullptr;
-    const bool* transB = attrs ? attrs->GetAttrPointer<bool>(ATTR_TRANS_B) : nullptr;
-    const int64_t* commTurn = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_COMM_TURN) : nullptr;
-    if (!mc2::CommonAttrs(group, transA, commTurn, OP)) {
+    mc2::Attrs at;
+    if (!mc2::ReadAttrs(context, ATTRS, OP, at)) {
         return ge::GRAPH_FAILED;
     }
-    if (!mc2::SumReduce(reduceOp, OP)) {
-        return ge::GRAPH_FAILED;
-    }
-    const bool isTransB = transB != nullptr && *transB;
+    const char* group = at.group;
+    const bool isTransB = at.isTransB;
 
     // 3. The shapes: x1 [M, K], x2 [K, N] ([N, K] with is_trans_b), bias [N].
-    const auto* x1Desc = context->GetInputDesc(0);
     uint64_t M = 0, N = 0, K = 0;
-    if (x1Desc == nullptr || !mc2::MatmulDims(context, OP, isTransB, M, N, K)) {
+    const gert::StorageShape* biasShape = nullptr;
+    bool bf16 = false;
+    if (!mc2::MatmulShapes(context, OP, isTransB, M, N, K, biasShape, bf16)) {
         return ge::GRAPH_FAILED;
     }
-    if (M == 0 || N == 0 || K == 0 || M > 0x7fffffff || N > 65535 || K > 65535) {
-        OP_LOGE(OP, "M %lu, N %lu, K %lu: M must be positive, N and K in [1, 65535]", static_cast<unsigned long>(M),
-                static_cast<unsigned long>(N), static_cast<unsigned long>(K));
-        return ge::GRAPH_FAILED;
-    }
-    const gert::StorageShape* biasShape = context->GetOptionalInputShape(2);
-    if (!mc2::BiasIsN(biasShape, OP, N)) {
+    if (!mc2::DimsInRange(M, N, K, 1, 65535, OP)) {
         return ge::GRAPH_FAILED;
     }
 
     // 4. The world: the group's rank count, as HCCL reports it; attr rank_size, when given, must agree; M must
     //    split into one block per rank.
-    const int64_t* rankSize = attrs ? attrs->GetAttrPointer<int64_t>(ATTR_RANK_SIZE) : nullptr;
     uint32_t rankDim = 0;
-    if (!mc2::GroupRanks(group, rankSize, OP, rankDim)) {
+    if (!mc2::GroupRanks(group, at.rankSize, OP, rankDim)) {
         return ge::GRAPH_FAILED;
     }
     if (M % rankDim != 0) {
@@ -111,7 +103,7 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
     // 6. The pieces of a tile (of all R blocks) and the cores: pieces of PIECE_M rows and 128..256 columns, enough of them for
     //    every vector core when the tile allows; a block (one cube core, two vector cores) per two pieces.
     const mc2::Pieces grid = mc2::PiecesOf(cut.tileM, N, aicNum, rankDim);  // tile t of every block
-    const uint64_t pieceM = grid.pieceM, pieceN = grid.pieceN, blocks = grid.blocks, stride = grid.stride;
+    const uint64_t pieceM = grid.pieceM, pieceN = grid.pieceN, blocks = grid.blocks;
 
     MatmulReduceScatterTilingData* tiling = context->GetTilingData<MatmulReduceScatterTilingData>();
     if (tiling == nullptr) {
@@ -119,18 +111,11 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
     }
     std::memset(tiling, 0, sizeof(*tiling));  // the tiling buffer is not zeroed for us
 
-    // 7. The Matmul of one piece: [pieceM, K] x [K, pieceN] -> fp32 in GM, rows `stride` floats apart.
-    if (!mc2::PieceMatmulTiling(platform, OP, x1Desc->GetDataType() == ge::DT_BF16, isTransB, M, N, K, pieceM, pieceN,
-                                chip, tiling->mmTiling)) {
-        return ge::GRAPH_FAILED;
-    }
-
-    // 8. The vector epilogue: rows of a piece per UB chunk: the fp32 piece rows and the result, plus the bias row
-    //    in and as fp32.
-    const uint64_t perRow = stride * (4 + 2);
-    const uint64_t fixed = stride * (2 + 4) + 1024;
-    const uint64_t rowsPerChunk = std::min<uint64_t>(pieceM, ubSize > fixed ? (ubSize - fixed) / perRow : 0);
-    if (rowsPerChunk == 0) {
+    // 7. The Matmul of one piece: [pieceM, K] x [K, pieceN] (+ the fp32 bias), rounded by Fixpipe into
+    //    staging (rows of N).
+    const bool hasBias = biasShape != nullptr;
+    if (!mc2::PieceMatmulTiling(platform, OP, bf16, isTransB, true, hasBias, M, N, K,
+                                pieceM, pieceN, chip, tiling->mmTiling)) {
         return ge::GRAPH_FAILED;
     }
 
@@ -146,20 +131,12 @@ ge::graphStatus TilingMatmulReduceScatter(gert::TilingContext* context)
     tiling->N = static_cast<uint32_t>(N);
     tiling->K = static_cast<uint32_t>(K);
     tiling->isTransB = isTransB ? 1 : 0;
-    tiling->hasBias = biasShape != nullptr ? 1 : 0;
+    tiling->hasBias = hasBias ? 1 : 0;
     tiling->blockM = static_cast<uint32_t>(blockM);
-    tiling->cut.rankDim = rankDim;
-    tiling->cut.tileM = static_cast<uint32_t>(cut.tileM);
-    tiling->cut.tileCnt = static_cast<uint32_t>(cut.tileCnt);
-    tiling->cut.tailM = static_cast<uint32_t>(cut.tailM);
-    tiling->cut.tailCnt = static_cast<uint32_t>(cut.tailCnt);
-    tiling->cut.pieceStride = static_cast<uint32_t>(stride);
-    tiling->cut.rowsPerChunk = static_cast<uint32_t>(rowsPerChunk);
-    tiling->cut.workers = static_cast<uint32_t>(2 * blocks);
+    mc2::FillCut(tiling->cut, rankDim, cut, grid, true, 0, mc2::BiasBytes(hasBias, N));
 
-    // 10. Workspace: the system workspace, every vector core's fp32 piece buffer, then the [M, N] staging.
-    const uint64_t pieceBytes = 2 * blocks * pieceM * stride * 4;
-    tiling->stagingOffset = AlignUp(pieceBytes, 512);
+    // 10. Workspace: the system workspace, the fp32 bias, then the [M, N] staging.
+    tiling->stagingOffset = tiling->cut.pieceOffset;  // no piece buffers
     size_t* workspaces = context->GetWorkspaceSizes(1);
     if (workspaces == nullptr) {
         return ge::GRAPH_FAILED;

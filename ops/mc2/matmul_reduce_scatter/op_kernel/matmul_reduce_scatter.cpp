@@ -11,7 +11,7 @@ extern "C" __global__ __aicore__ void matmul_reduce_scatter(GM_ADDR x1, GM_ADDR 
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);  // each block is one cube core and two vector cores
     REGISTER_TILING_DEFAULT(MatmulReduceScatterTilingData);
     GET_TILING_DATA_WITH_STRUCT(MatmulReduceScatterTilingData, tilingData, tiling);
-    GM_ADDR userWorkspace = GetUserWorkspace(workspace);  // the fp32 pieces, then the staging of the ReduceScatter
+    GM_ADDR userWorkspace = GetUserWorkspace(workspace);  // the fp32 bias, then the staging of the ReduceScatter
     if (userWorkspace == nullptr) {
         return;
     }

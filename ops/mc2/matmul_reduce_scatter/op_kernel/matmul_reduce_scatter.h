@@ -7,8 +7,9 @@
 // (0 or 1) short tail of tailM rows. For each tile t, in order:
 //
 //   1. every vector core ("worker") takes its pieces of tile t of every block p (rows p * blockM + t * tileM ...):
-//        x1 rows @ x2 cols -- Matmul API, IterateAll on the cube core -->  piece fp32 (GM)
-//        + bias in fp32, rounded once to fp16/bf16 --> staging (GM workspace, the ReduceScatter's send buffer)
+//        x1 rows @ x2 cols (+ bias) -- Matmul API, IterateAll on the cube core, Fixpipe rounding fp32 to
+//        fp16/bf16 --> staging (GM workspace, the ReduceScatter's send buffer)
+//      (the bias was converted to fp32 once, every worker its share, for the cube's BiasTable);
 //   2. SyncAll: tile t of every block is in staging;
 //   3. vector core 0 commits tile t's ReduceScatter: rank p receives the sum over the ranks of tile t of block p
 //      while every core goes on with the next tile.
@@ -35,29 +36,18 @@ public:
     __aicore__ inline MatmulReduceScatter() {}
 
     // Bound to its tiling by REGIST_MATMUL_OBJ in the kernel entry, before any InitBuffer.
-    Mc2Kernel::PieceMatmul<T> mm;
+    Mc2Kernel::DirectMatmul<T> mm;
 
     __aicore__ inline void Init(GM_ADDR x1, GM_ADDR x2, GM_ADDR bias, GM_ADDR y, GM_ADDR userWorkspace,
                                 GM_ADDR tilingGm, const MatmulReduceScatterTilingData& tiling, TPipe* pipe)
     {
         t_ = tiling;
-        worker_ = GetBlockIdx();  // counts vector cores
+        op_.Init(x1, x2, bias, userWorkspace, t_.M, t_.N, t_.K, t_.hasBias != 0, t_.cut, pipe);
         const uint64_t mn = static_cast<uint64_t>(t_.M) * t_.N;
-        x1Gm_.SetGlobalBuffer((__gm__ T*)x1, static_cast<uint64_t>(t_.M) * t_.K);
-        x2Gm_.SetGlobalBuffer((__gm__ T*)x2, static_cast<uint64_t>(t_.K) * t_.N);
-        if (t_.hasBias) biasGm_.SetGlobalBuffer((__gm__ T*)bias, t_.N);
         y_ = y;
         staging_ = userWorkspace + t_.stagingOffset;
         stagingGm_.SetGlobalBuffer((__gm__ T*)staging_, mn);
-        const uint64_t pieceElems = static_cast<uint64_t>(t_.mmTiling.singleCoreM) * t_.cut.pieceStride;
-        pieceGm_.SetGlobalBuffer((__gm__ float*)userWorkspace + worker_ * pieceElems, pieceElems);
-        const uint32_t chunk = t_.cut.rowsPerChunk * t_.cut.pieceStride;
-        pipe->InitBuffer(cBuf_, chunk * sizeof(float));
-        pipe->InitBuffer(outBuf_, chunk * sizeof(T));
-        pipe->InitBuffer(biasBuf_, t_.cut.pieceStride * sizeof(T));
-        pipe->InitBuffer(biasfBuf_, t_.cut.pieceStride * sizeof(float));
-        lead_ = worker_ == 0;
-        if (lead_) {
+        if (op_.lead) {
             Mc2Kernel::InitHccl(hccl_, tilingGm, offsetof(MatmulReduceScatterTilingData, mc2InitTiling),
                                 offsetof(MatmulReduceScatterTilingData, reduceScatterTiling));
         }
@@ -71,21 +61,25 @@ public:
         const uint64_t stride = static_cast<uint64_t>(t_.blockM) * t_.N;
         const uint64_t tailStart = tileElems * t_.cut.tileCnt * sizeof(T);
         const auto dtype = HcclType<T>::value;
-        if (lead_) {
+        if (op_.lead) {
             tileHandle_ = hccl_.ReduceScatter(staging_, y_, tileElems, dtype, HCCL_REDUCE_SUM, stride,
                                               uint8_t(t_.cut.tileCnt));  // @prepare_tile
             if (t_.cut.tailCnt > 0)
                 tailHandle_ = hccl_.ReduceScatter(staging_ + tailStart, y_ + tailStart, static_cast<uint64_t>(t_.cut.tailM) * t_.N,
                                                   dtype, HCCL_REDUCE_SUM, stride, uint8_t(t_.cut.tailCnt));
         }
-        mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.cut.pieceStride);
+        if (t_.hasBias) {
+            op_.ConvertBias();
+            SyncAll<true>();  // the whole fp32 bias is in GM before the cube reads any of it
+        }
+        mm.SetOrgShape(t_.M, t_.N, t_.K, t_.K, t_.N);  // the rounded pieces land in staging's rows of N
         for (uint32_t tile = 0; tile < t_.cut.tileCnt + t_.cut.tailCnt; ++tile) {
             const bool tail = tile >= t_.cut.tileCnt;
             ComputeTile(tile * t_.cut.tileM, tail ? t_.cut.tailM : t_.cut.tileM);
             SyncAll<true>();  // every worker's pieces of this tile (of every block) are in staging
-            if (lead_) hccl_.Commit(tail ? tailHandle_ : tileHandle_);  // @commit
+            if (op_.lead) hccl_.Commit(tail ? tailHandle_ : tileHandle_);  // @commit
         }
-        if (lead_) {
+        if (op_.lead) {
             for (uint32_t i = 0; i < t_.cut.tileCnt; ++i) hccl_.Wait(tileHandle_);  // @wait
             for (uint32_t i = 0; i < t_.cut.tailCnt; ++i) hccl_.Wait(tailHandle_);
             hccl_.Finalize();
@@ -97,51 +91,28 @@ private:
     // This worker's pieces of the tile of rows [row0, row0 + rows) of every block.
     __aicore__ inline void ComputeTile(uint32_t row0, uint32_t rows)
     {
-        const uint32_t pm = t_.mmTiling.singleCoreM;
-        const uint32_t pn = t_.mmTiling.singleCoreN;
-        const uint32_t colPieces = CeilDiv(t_.N, pn);
-        const uint32_t perBlock = CeilDiv(rows, pm) * colPieces;
-        for (uint32_t q = worker_; q < perBlock * t_.cut.rankDim; q += t_.cut.workers) {
-            const uint32_t p = q % perBlock;
-            const uint32_t start = (q / perBlock) * t_.blockM + row0;
-            const uint32_t m0 = start + (p / colPieces) * pm;
-            const uint32_t n0 = (p % colPieces) * pn;
-            ComputePiece(m0, n0, std::min(pm, start + rows - m0), std::min(pn, t_.N - n0));
-        }
+        Mc2Kernel::ForEachPiece(op_.worker, op_.workers, rows, t_.cut.rankDim, t_.mmTiling.singleCoreM,
+                                t_.mmTiling.singleCoreN, t_.N,
+                                [&](uint32_t block, uint32_t r, uint32_t n0, uint32_t m, uint32_t n) {
+                                    ComputePiece(block * t_.blockM + row0 + r, n0, m, n);
+                                });
     }
 
     // staging[m0 : m0 + m, n0 : n0 + n] = round(x1[m0 : m0 + m] @ x2[:, n0 : n0 + n] (+ bias)).
     __aicore__ inline void ComputePiece(uint32_t m0, uint32_t n0, uint32_t m, uint32_t n)
     {
-        Mc2Kernel::MatmulPiece(mm, x1Gm_[static_cast<uint64_t>(m0) * t_.K], x2Gm_, n0, m, n, t_.K, t_.isTransB != 0,
-                               pieceGm_);
-        const uint32_t s = t_.cut.pieceStride;
-        LocalTensor<float> biasF =
-            Mc2Kernel::BiasRow<T>(biasBuf_, biasfBuf_, biasGm_, t_.hasBias != 0, n0, n);
-        for (uint32_t r = 0; r < m; r += t_.cut.rowsPerChunk) {
-            const uint32_t rows = std::min(t_.cut.rowsPerChunk, m - r);
-            LocalTensor<float> c = cBuf_.Get<float>();
-            DataCopy(c, pieceGm_[static_cast<uint64_t>(r) * s], rows * s);
-            PipeBarrier<PIPE_ALL>();
-            if (t_.hasBias)
-                for (uint32_t i = 0; i < rows; ++i) Add(c[i * s], c[i * s], biasF, n);
-            PipeBarrier<PIPE_V>();
-            Mc2Kernel::StoreRows<T>(outBuf_, c, stagingGm_[static_cast<uint64_t>(m0 + r) * t_.N + n0], rows, n,
-                                    t_.N, s);
-        }
+        Mc2Kernel::MatmulPiece(mm, op_.x1[static_cast<uint64_t>(m0) * t_.K], op_.x2, n0, m, n, t_.K, t_.isTransB != 0,
+                               op_.hasBias, op_.biasF, stagingGm_[static_cast<uint64_t>(m0) * t_.N + n0]);
     }
 
     Hccl<HCCL_SERVER_TYPE_AICPU> hccl_;
     HcclHandle tileHandle_ = -1;
     HcclHandle tailHandle_ = -1;
-    TBuf<TPosition::VECCALC> cBuf_, outBuf_, biasBuf_, biasfBuf_;
-    GlobalTensor<T> x1Gm_, x2Gm_, biasGm_, stagingGm_;
-    GlobalTensor<float> pieceGm_;
+    Mc2Kernel::Operands<T> op_;
+    GlobalTensor<T> stagingGm_;
     GM_ADDR y_ = nullptr;
     GM_ADDR staging_ = nullptr;
     MatmulReduceScatterTilingData t_;
-    uint32_t worker_ = 0;
-    bool lead_ = false;
 };
 }  // namespace MatmulReduceScatterKernel
 
