@@ -5,18 +5,24 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from fake_cann import copy_package as package
 from fake_cann import make_fake_cann
 from fake_cann import no_cann_env as bare_env
 from fake_cann import run_opkit as opkit
+from helpers import fresh_copy
 
 from opkit.backends import cann_cpu
 from opkit.backends.cann_cpu_runner import compare_outputs
 
 pytestmark = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("g++")),
                                 reason="needs cmake and g++ (CANN's CPU-debug build is a CMake project)")
+
+
+OPTRANS = Path(__file__).resolve().parent / "fixtures" / "layouts" / "optrans"
 
 
 @pytest.fixture
@@ -94,6 +100,50 @@ def test_refusals(tmp_path, fake):
     assert r.returncode == 2 and "missing tikicpulib (CPU-debug library)" in r.stderr
     r = opkit(["verify", str(pkg), "--backend", "cann-cpu"], bare_env(tmp_path))
     assert r.returncode == 2 and "missing CANN toolkit" in r.stderr
+
+
+def test_a_registered_tiling_class_gets_cann_s_kernel_side_struct(tmp_path, fake):
+    """An ops-transformer-style kernel (REGISTER_TILING_DATA_CLASS, GET_TILING_DATA): the CPU-debug project gets
+    the kernel-side struct and GET_TILING_DATA from the tiling-data step, included before the kernel as CANN's op
+    project does, and the kernel runs on the CPU model against the fake CANN headers."""
+    from opkit import sim
+
+    tree = fresh_copy(OPTRANS, tmp_path / "optrans")
+    pkg = tree / "demos" / "row_scale"
+    out = tmp_path / "verify"
+    r = opkit(["verify", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "--dtype", "float32", "--out",
+               str(out), "-j", "1", "--workers", "1"], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "2 passed, 0 failed, 0 errors" in r.stdout
+    assert len(fake.calls("tikicpulib")) == 2
+    proj = pkg / ".opkit" / "cann-cpu" / "ascend910b2-float32"
+    header = (proj / "tiling_data.h").read_text()
+    assert "struct RowScaleTilingData {" in header and "#define GET_TILING_DATA(tiling_data, tiling_arg)" in header
+    assert "OPKIT_TILING_DATA_TYPE" not in header  # CANN's macro, not the simulator's
+    cmake = (proj / "CMakeLists.txt").read_text()
+    assert f'COMPILE_OPTIONS "-include;{proj / "tiling_data.h"}"' in cmake
+    # Only the package's own folders (and its include-alias tree) on the kernel's include path: CANN's headers
+    # come from tikicpulib's target, never opkit's simulator or its build folder.
+    includes = cmake.split("target_include_directories(opkit_cpu_debug PRIVATE ", 1)[1].split(")\n", 1)[0]
+    assert str(sim.include_dir().parent) not in includes and ".opkit/sim" not in includes
+
+
+def test_the_simulator_s_tiling_header_does_not_compile_against_the_fake(tmp_path, fake):
+    """The check above can fail: the CPU-debug build given the simulator build's tiling header (or none) fails."""
+    tree = fresh_copy(OPTRANS, tmp_path / "optrans")
+    pkg = tree / "demos" / "row_scale"
+    args = ["build", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "-j", "1"]
+    r = opkit(args, fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    proj = pkg / ".opkit" / "cann-cpu" / "ascend910b2-float32"
+    sim_style = "#define OPKIT_TILING_DATA_TYPE ::RowScaleTilingData\n"
+    (proj / "tiling_data.h").write_text(sim_style)
+    build = proj / "build"
+    r = subprocess.run(["cmake", "--build", str(build)], capture_output=True, text=True)
+    assert r.returncode != 0 and "the kernel sees opkit's simulator tiling header" in r.stdout + r.stderr
+    (proj / "tiling_data.h").write_text("// no tiling-data step\n")
+    r = subprocess.run(["cmake", "--build", str(build)], capture_output=True, text=True)
+    assert r.returncode != 0 and "opkit_tiling_default_t__" in r.stdout + r.stderr
 
 
 def test_unsupported_kernels_are_named(tmp_path):

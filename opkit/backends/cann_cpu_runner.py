@@ -82,7 +82,7 @@ class CannCpuRunner:
     def cpu_exe(self, spec: Spec, chip: str, column: int) -> cann_cpu.CpuExe:
         key = (str(spec.dir), chip, column)
         if key not in self._exes:
-            target = cann_cpu.write_project(spec, self.cann, chip, column)
+            target = cann_cpu.write_project(spec, self.cann, chip, column, self.jobs)
             cann_cpu.build_exe(target, self.cann, self.jobs, self.env)
             self._exes[key] = target
         return self._exes[key]
