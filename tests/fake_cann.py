@@ -321,20 +321,23 @@ __PAYLOAD__
 TIKICPULIB_H = """// fake CANN: tikicpulib.h. CANN's CPU-debug interface, here served by opkit's simulator headers.
 #pragma once
 #include "{sim_header}"
+#define FAKE_CANN_HEADERS_SEEN 1
 extern "C" void fake_tikicpulib_mark();
 static const int fake_tikicpulib_used = (fake_tikicpulib_mark(), 0);
 """
 
 # CANN's kernel_operator.h defines no GET_TILING_DATA for a REGISTER_TILING_DATA_CLASS class: the op project's
 # generated tiling header does. The stand-in serves opkit's simulator headers, but refuses a kernel that was given
-# the simulator build's own tiling header (OPKIT_TILING_DATA_TYPE), and GET_TILING_DATA without the generated
+# the simulator build's own tiling header (OPKIT_TILING_DATA_TYPE before any CANN header; the simulator's headers
+# define a default of their own), and GET_TILING_DATA without the generated
 # header names the simulator's placeholder type, which does not compile.
 KERNEL_OPERATOR_H = """// fake CANN: kernel_operator.h, served by opkit's simulator headers.
 #pragma once
-#ifdef OPKIT_TILING_DATA_TYPE
+#if defined(OPKIT_TILING_DATA_TYPE) && !defined(FAKE_CANN_HEADERS_SEEN)
 #error "fake CANN: the kernel sees opkit's simulator tiling header (OPKIT_TILING_DATA_TYPE)"
 #endif
 #include "{sim_header}"
+#define FAKE_CANN_HEADERS_SEEN 1
 """
 
 TIKICPULIB_C = r"""

@@ -146,6 +146,37 @@ def test_the_simulator_s_tiling_header_does_not_compile_against_the_fake(tmp_pat
     assert r.returncode != 0 and "opkit_tiling_default_t__" in r.stdout + r.stderr
 
 
+def test_a_template_kernel_runs_the_instantiation_its_tiling_key_selects(tmp_path, fake):
+    """The template-kernel fixture of the simulator's tests: only the instantiation the tiling selects computes,
+    every other one writes nothing, so a passing verify proves the launcher's dispatch."""
+    from test_template_kernel import _package
+
+    pkg = _package(tmp_path, 5, "5, 1")
+    args = ["verify", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "--dtype", "float32", "-k",
+            "tiny*", "--out", str(tmp_path / "v"), "-j", "1", "--workers", "1"]
+    r = opkit(args, fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert " 0 failed, 0 errors" in r.stdout and len(fake.calls("tikicpulib")) >= 1
+    proj = pkg / ".opkit" / "cann-cpu" / "ascend910b2-float32"
+    launcher = (proj / "launcher.cpp").read_text()
+    # MODE is encoded by its index in the declaration (0, 2, 5 -> 0, 1, 2) in bits 0-1, RELU in bit 2.
+    assert "case 6ULL: {  // MODE=5, RELU=1" in launcher and "&axpy_relu<5, true>;" in launcher
+    assert "case 1ULL: {  // MODE=2, RELU=0" in launcher and "&axpy_relu<2, false>;" in launcher
+    assert f'#include "{pkg / "op_kernel" / "axpy_relu.cpp"}"' in launcher  # the instantiations' unit
+    cmake = (proj / "CMakeLists.txt").read_text()
+    assert "add_executable(opkit_cpu_debug launcher.cpp)" in cmake
+    # A tiling key no instantiation has (MODE=2 with RELU: key 5) stops the launcher with the keys it has; the
+    # host tiling refuses that combination first (GET_TPL_TILING_KEY), so the executable is called directly.
+    r = subprocess.run([str(proj / "build" / "opkit_cpu_debug"), "5", "1", "n", "n", "n", "z:0", "z:0"],
+                       capture_output=True, text=True)
+    assert r.returncode == 3
+    assert "tiling key 5 has no kernel instantiation (the ASCENDC_TPL_SEL lists of AxpyRelu give the keys 1, 4, 6)" \
+        in r.stderr
+    bad = _package(tmp_path / "bad", 5, "2, 1")
+    r = opkit([*args[:1], str(bad), *args[2:]], fake.env())
+    assert r.returncode == 1 and "the combination (MODE=2, RELU=1) is in no ASCENDC_TPL_ARGS_SEL" in r.stdout
+
+
 def test_unsupported_kernels_are_named(tmp_path):
     from dataclasses import replace
 

@@ -71,7 +71,6 @@ class CpuExe:
 
 def unsupported(spec: Spec) -> str | None:
     """Why this package's kernel cannot run through the generic CPU-debug launcher (None: it can)."""
-    from opkit.build import kernel_entry
     from opkit.dtypes import DTYPES
 
     if any(DTYPES[d].packed for p in spec.params for d in p.dtypes):
@@ -80,8 +79,6 @@ def unsupported(spec: Spec) -> str | None:
         return "dynamic (list) tensors need CANN's list-tensor descriptors, which the launcher does not build"
     if any(o.inplace is not None or o.ref for o in spec.outputs):
         return "in-place and reference outputs are not supported by the launcher"
-    if kernel_entry.is_template_kernel(spec):
-        return "a template kernel needs the tiling key's template arguments (CANN's generated dispatch)"
     return None
 
 
