@@ -22,7 +22,8 @@ pytestmark = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("g++
                                 reason="needs cmake and g++ (CANN's CPU-debug build is a CMake project)")
 
 
-OPTRANS = Path(__file__).resolve().parent / "fixtures" / "layouts" / "optrans"
+LAYOUTS = Path(__file__).resolve().parent / "fixtures" / "layouts"
+OPTRANS = LAYOUTS / "optrans"
 
 
 @pytest.fixture
@@ -175,6 +176,24 @@ def test_a_template_kernel_runs_the_instantiation_its_tiling_key_selects(tmp_pat
     bad = _package(tmp_path / "bad", 5, "2, 1")
     r = opkit([*args[:1], str(bad), *args[2:]], fake.env())
     assert r.returncode == 1 and "the combination (MODE=2, RELU=1) is in no ASCENDC_TPL_ARGS_SEL" in r.stdout
+
+
+@pytest.mark.parametrize("where", ["optrans/demos/cache_accum", "msopgen/complex_scale"])
+def test_in_place_and_reference_outputs_are_written_back(tmp_path, fake, where):
+    """cache_accum's output cache_ref is GE's reference form (the kernel gets the input cache's buffer for it);
+    complex_scale writes its result into its input x. The launcher reads those inputs in and writes them back,
+    and the outputs are read from them: without the write-back the golden would not match."""
+    pkg = fresh_copy(LAYOUTS, tmp_path / "layouts") / where
+    r = opkit(["verify", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "--tags", "smoke", "--out",
+               str(tmp_path / "v"), "-j", "1", "--workers", "1"], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert " 0 failed, 0 errors" in r.stdout and len(fake.calls("tikicpulib")) >= 2
+    launcher = next((pkg / ".opkit" / "cann-cpu").glob("*/launcher.cpp")).read_text()
+    if pkg.name == "cache_accum":  # the reference-form output has a parameter of its own, aliased to the input
+        assert ("void cache_accum(GM_ADDR x, GM_ADDR cache, GM_ADDR y, GM_ADDR cache_ref, GM_ADDR workspace, "
+                "GM_ADDR tiling);") in launcher
+    else:  # the in-place output is no kernel parameter
+        assert "void complex_scale(GM_ADDR x, GM_ADDR workspace, GM_ADDR tiling);" in launcher
 
 
 def test_unsupported_kernels_are_named(tmp_path):

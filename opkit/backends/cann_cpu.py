@@ -77,8 +77,6 @@ def unsupported(spec: Spec) -> str | None:
         return "packed dtypes (int4) are not supported by the launcher"
     if any(p.param == "dynamic" for p in spec.params):
         return "dynamic (list) tensors need CANN's list-tensor descriptors, which the launcher does not build"
-    if any(o.inplace is not None or o.ref for o in spec.outputs):
-        return "in-place and reference outputs are not supported by the launcher"
     return None
 
 
@@ -119,7 +117,8 @@ def tiling_header(spec: Spec, described: dict[str, Any]) -> str | None:
 
 LAUNCHER = """// The CPU-debug launcher of {op_type}, written by opkit (--backend cann-cpu): tikicpulib runs the kernel.
 // argv: tiling_key block_dim, then one word per kernel parameter: r:FILE:BYTES (read in), w:FILE:BYTES (written
-// back after the run), z:BYTES (zeroed: the workspace), n (absent optional input).
+// back after the run), m:FILE:BYTES (read in and written back: an input the kernel writes its result into),
+// =K (the buffer of parameter K: a reference-form output), z:BYTES (zeroed: the workspace), n (absent optional input).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -139,7 +138,7 @@ static uint8_t* arg(const char* word, std::string* out_path, size_t* out_bytes) 
     size_t bytes = std::strtoull(rest.c_str(), nullptr, 10);
     uint8_t* p = static_cast<uint8_t*>(AscendC::GmAlloc(bytes ? bytes : 32));
     std::memset(p, 0, bytes ? bytes : 32);
-    if (kind == 'r') {{
+    if (kind == 'r' || kind == 'm') {{
         FILE* f = std::fopen(path.c_str(), "rb");
         if (!f || std::fread(p, 1, bytes, f) != bytes) {{
             std::fprintf(stderr, "cannot read %s\\n", path.c_str());
@@ -147,7 +146,7 @@ static uint8_t* arg(const char* word, std::string* out_path, size_t* out_bytes) 
         }}
         std::fclose(f);
     }}
-    if (kind == 'w') {{ *out_path = path; *out_bytes = bytes; }}
+    if (kind == 'w' || kind == 'm') {{ *out_path = path; *out_bytes = bytes; }}
     return p;
 }}
 
@@ -158,7 +157,17 @@ int main(int argc, char** argv) {{
     uint8_t* a[{nargs}];
     std::string paths[{nargs}];
     size_t sizes[{nargs}] = {{0}};
-    for (int i = 0; i < {nargs}; ++i) a[i] = arg(argv[3 + i], &paths[i], &sizes[i]);
+    bool alias[{nargs}] = {{false}};
+    for (int i = 0; i < {nargs}; ++i) {{
+        if (argv[3 + i][0] == '=') {{
+            const int k = std::atoi(argv[3 + i] + 1);
+            if (k < 0 || k >= i) {{ std::fprintf(stderr, "parameter %d: no earlier parameter %d\\n", i, k); return 2; }}
+            a[i] = a[k];
+            alias[i] = true;
+            continue;
+        }}
+        a[i] = arg(argv[3 + i], &paths[i], &sizes[i]);
+    }}
     AscendC::SetKernelMode(AscendC::KernelMode::{mode});
     ICPU_SET_TILING_KEY(key);
 {run}    for (int i = 0; i < {nargs}; ++i) {{
@@ -170,7 +179,7 @@ int main(int argc, char** argv) {{
         }}
         std::fclose(f);
     }}
-    for (int i = 0; i < {nargs}; ++i) if (a[i]) AscendC::GmFree(a[i]);
+    for (int i = 0; i < {nargs}; ++i) if (a[i] && !alias[i]) AscendC::GmFree(a[i]);
     return 0;
 }}
 """
@@ -193,7 +202,10 @@ def _q(text: str) -> str:
 
 
 def kernel_params(spec: Spec) -> list[str]:
-    return [p.name for p in spec.inputs] + [o.opdef_name for o in spec.device_outputs] + ["workspace", "tiling"]
+    """The kernel's parameters in order (a reference-form output by its op.yaml name: its OpDef name is its
+    input's)."""
+    return [p.name for p in spec.inputs] + [o.name if o.ref else o.opdef_name for o in spec.device_outputs] + \
+        ["workspace", "tiling"]
 
 
 def _described(spec: Spec, chip: str, jobs: int | None) -> dict[str, Any]:
