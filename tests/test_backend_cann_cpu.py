@@ -238,6 +238,19 @@ def test_unsupported_kernels_are_named(tmp_path):
     assert "dynamic (list) tensors" in (cann_cpu.unsupported(spec) or "")
 
 
+def test_a_list_tensor_kernel_is_refused_clearly(tmp_path, fake):
+    """The kinds the launcher still cannot call: `build` refuses (exit 2), `verify` reports the reason as the
+    package's error (exit 1), each with what to do instead."""
+    pkg = package(tmp_path, LAYOUTS.parent / "api" / "list_sum")
+    why = ("list_sum: --backend cann-cpu cannot launch this kernel: dynamic (list) tensors need CANN's list-tensor "
+           "descriptors, which the launcher does not build; verify it on the simulator")
+    r = opkit(["build", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2"], fake.env())
+    assert r.returncode == 2 and why in r.stderr and "Traceback" not in r.stderr, r.stdout + r.stderr
+    r = opkit(["verify", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "--out", str(tmp_path / "v")],
+              fake.env())
+    assert r.returncode == 1 and why in r.stdout and "Traceback" not in r.stdout + r.stderr, r.stdout + r.stderr
+
+
 def test_compare_outputs():
     import numpy as np
 
