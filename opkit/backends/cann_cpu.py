@@ -2,7 +2,10 @@
 
 CANN's CPU-debug ("twin debug") mode compiles the unmodified kernel with g++ against the toolkit's
 ``tikicpulib`` (its CMake package ``tikicpulib::<chip>`` brings the headers, the chip model and the
-``ICPU_RUN_KF`` launcher); a second opinion beside opkit's simulator on the same kernel.
+``ICPU_RUN_KF`` launcher); a second opinion beside opkit's simulator on the same kernel. What CANN's op
+project generates around a kernel comes from the steps the simulator build uses: the kernel-side tiling
+structs of REGISTER_TILING_DATA_CLASS classes (with CANN's GET_TILING_DATA) and a template kernel's
+dispatch on the tiling key.
 """
 
 from __future__ import annotations
