@@ -24,8 +24,10 @@
   the ops of ``FAKE_OPS``, from the fake's aclTensor data; ``FAKE_CANN_WRONG_RESULT=1`` makes them wrong) and writes
   ``build_out/custom_opp_<os>_<arch>.run``, a self-extracting script that installs into
   ``$ASCEND_OPP_PATH/vendors/<vendor>`` or ``--install-path=DIR/vendors/<vendor>`` (with ``bin/set_env.bash``);
-* ``tools/tikicpulib/lib``: a stand-in CPU-debug library: ``tikicpulib.h`` (which serves CANN's CPU-debug
-  interface from opkit's simulator headers, standing in for CANN's headers and chip model),
+* ``tools/tikicpulib/lib``: a stand-in CPU-debug library: ``tikicpulib.h`` and ``kernel_operator.h`` (which serve
+  CANN's CPU-debug interface from opkit's simulator headers, standing in for CANN's headers and chip model; as
+  CANN's, they define no ``GET_TILING_DATA`` for a ``REGISTER_TILING_DATA_CLASS`` class, and a kernel given the
+  simulator build's tiling header does not compile),
   ``libtikicpulib_fake.so`` built with g++ (it records that it ran), and ``tikicpulib-config.cmake`` with the
   ``tikicpulib::<Chip>`` targets (``Ascend910B2``...).
 
@@ -319,8 +321,23 @@ __PAYLOAD__
 TIKICPULIB_H = """// fake CANN: tikicpulib.h. CANN's CPU-debug interface, here served by opkit's simulator headers.
 #pragma once
 #include "{sim_header}"
+#define FAKE_CANN_HEADERS_SEEN 1
 extern "C" void fake_tikicpulib_mark();
 static const int fake_tikicpulib_used = (fake_tikicpulib_mark(), 0);
+"""
+
+# CANN's kernel_operator.h defines no GET_TILING_DATA for a REGISTER_TILING_DATA_CLASS class: the op project's
+# generated tiling header does. The stand-in serves opkit's simulator headers, but refuses a kernel that was given
+# the simulator build's own tiling header (OPKIT_TILING_DATA_TYPE before any CANN header; the simulator's headers
+# define a default of their own), and GET_TILING_DATA without the generated
+# header names the simulator's placeholder type, which does not compile.
+KERNEL_OPERATOR_H = """// fake CANN: kernel_operator.h, served by opkit's simulator headers.
+#pragma once
+#if defined(OPKIT_TILING_DATA_TYPE) && !defined(FAKE_CANN_HEADERS_SEEN)
+#error "fake CANN: the kernel sees opkit's simulator tiling header (OPKIT_TILING_DATA_TYPE)"
+#endif
+#include "{sim_header}"
+#define FAKE_CANN_HEADERS_SEEN 1
 """
 
 TIKICPULIB_C = r"""
@@ -432,6 +449,8 @@ def make_fake_cann(tmp: Path, version: str = FAKE_VERSION, asc: bool = True, tik
         from opkit import sim
 
         (lib / "include" / "tikicpulib.h").write_text(TIKICPULIB_H.format(sim_header=sim.include_dir() / "tikicpulib.h"))
+        (lib / "include" / "kernel_operator.h").write_text(
+            KERNEL_OPERATOR_H.format(sim_header=sim.include_dir() / "kernel_operator.h"))
         (lib / "fake.cpp").write_text(TIKICPULIB_C)
         (lib / "cmake" / "tikicpulib-config.cmake").write_text(_tikicpulib_config(lib))
         cxx = shutil.which("g++")

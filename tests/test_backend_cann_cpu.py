@@ -5,18 +5,25 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from fake_cann import copy_package as package
 from fake_cann import make_fake_cann
 from fake_cann import no_cann_env as bare_env
 from fake_cann import run_opkit as opkit
+from helpers import fresh_copy
 
 from opkit.backends import cann_cpu
 from opkit.backends.cann_cpu_runner import compare_outputs
 
 pytestmark = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("g++")),
                                 reason="needs cmake and g++ (CANN's CPU-debug build is a CMake project)")
+
+
+LAYOUTS = Path(__file__).resolve().parent / "fixtures" / "layouts"
+OPTRANS = LAYOUTS / "optrans"
 
 
 @pytest.fixture
@@ -96,6 +103,130 @@ def test_refusals(tmp_path, fake):
     assert r.returncode == 2 and "missing CANN toolkit" in r.stderr
 
 
+def test_a_registered_tiling_class_gets_cann_s_kernel_side_struct(tmp_path, fake):
+    """An ops-transformer-style kernel (REGISTER_TILING_DATA_CLASS, GET_TILING_DATA): the CPU-debug project gets
+    the kernel-side struct and GET_TILING_DATA from the tiling-data step, included before the kernel as CANN's op
+    project does, and the kernel runs on the CPU model against the fake CANN headers."""
+    from opkit import sim
+
+    tree = fresh_copy(OPTRANS, tmp_path / "optrans")
+    pkg = tree / "demos" / "row_scale"
+    out = tmp_path / "verify"
+    r = opkit(["verify", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "--dtype", "float32", "--out",
+               str(out), "-j", "1", "--workers", "1"], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "2 passed, 0 failed, 0 errors" in r.stdout
+    assert len(fake.calls("tikicpulib")) == 2
+    proj = pkg / ".opkit" / "cann-cpu" / "ascend910b2-float32"
+    header = (proj / "tiling_data.h").read_text()
+    assert "struct RowScaleTilingData {" in header and "#define GET_TILING_DATA(tiling_data, tiling_arg)" in header
+    assert "OPKIT_TILING_DATA_TYPE" not in header  # CANN's macro, not the simulator's
+    cmake = (proj / "CMakeLists.txt").read_text()
+    assert f'COMPILE_OPTIONS "-include;{proj / "tiling_data.h"}"' in cmake
+    # Only the package's own folders (and its include-alias tree) on the kernel's include path: CANN's headers
+    # come from tikicpulib's target, never opkit's simulator or its build folder.
+    includes = cmake.split("target_include_directories(opkit_cpu_debug PRIVATE ", 1)[1].split(")\n", 1)[0]
+    assert str(sim.include_dir().parent) not in includes and ".opkit/sim" not in includes
+
+
+def test_the_simulator_s_tiling_header_does_not_compile_against_the_fake(tmp_path, fake):
+    """The check above can fail: the CPU-debug build given the simulator build's tiling header (or none) fails."""
+    tree = fresh_copy(OPTRANS, tmp_path / "optrans")
+    pkg = tree / "demos" / "row_scale"
+    args = ["build", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "-j", "1"]
+    r = opkit(args, fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    proj = pkg / ".opkit" / "cann-cpu" / "ascend910b2-float32"
+    sim_style = "#define OPKIT_TILING_DATA_TYPE ::RowScaleTilingData\n"
+    (proj / "tiling_data.h").write_text(sim_style)
+    build = proj / "build"
+    r = subprocess.run(["cmake", "--build", str(build)], capture_output=True, text=True)
+    assert r.returncode != 0 and "the kernel sees opkit's simulator tiling header" in r.stdout + r.stderr
+    (proj / "tiling_data.h").write_text("// no tiling-data step\n")
+    r = subprocess.run(["cmake", "--build", str(build)], capture_output=True, text=True)
+    assert r.returncode != 0 and "opkit_tiling_default_t__" in r.stdout + r.stderr
+
+
+def test_a_template_kernel_runs_the_instantiation_its_tiling_key_selects(tmp_path, fake):
+    """The template-kernel fixture of the simulator's tests: only the instantiation the tiling selects computes,
+    every other one writes nothing, so a passing verify proves the launcher's dispatch."""
+    from test_template_kernel import _package
+
+    pkg = _package(tmp_path, 5, "5, 1")
+    args = ["verify", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "--dtype", "float32", "-k",
+            "tiny*", "--out", str(tmp_path / "v"), "-j", "1", "--workers", "1"]
+    r = opkit(args, fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert " 0 failed, 0 errors" in r.stdout and len(fake.calls("tikicpulib")) >= 1
+    proj = pkg / ".opkit" / "cann-cpu" / "ascend910b2-float32"
+    launcher = (proj / "launcher.cpp").read_text()
+    # MODE is encoded by its index in the declaration (0, 2, 5 -> 0, 1, 2) in bits 0-1, RELU in bit 2.
+    assert "case 6ULL: {  // MODE=5, RELU=1" in launcher and "&axpy_relu<5, true>;" in launcher
+    assert "case 1ULL: {  // MODE=2, RELU=0" in launcher and "&axpy_relu<2, false>;" in launcher
+    assert f'#include "{pkg / "op_kernel" / "axpy_relu.cpp"}"' in launcher  # the instantiations' unit
+    cmake = (proj / "CMakeLists.txt").read_text()
+    assert "add_executable(opkit_cpu_debug launcher.cpp)" in cmake
+    # A tiling key no instantiation has (MODE=2 with RELU: key 5) stops the launcher with the keys it has; the
+    # host tiling refuses that combination first (GET_TPL_TILING_KEY), so the executable is called directly.
+    r = subprocess.run([str(proj / "build" / "opkit_cpu_debug"), "5", "1", "n", "n", "n", "z:0", "z:0"],
+                       capture_output=True, text=True)
+    assert r.returncode == 3
+    assert "tiling key 5 has no kernel instantiation (the ASCENDC_TPL_SEL lists of AxpyRelu give the keys 1, 4, 6)" \
+        in r.stderr
+    bad = _package(tmp_path / "bad", 5, "2, 1")
+    r = opkit([*args[:1], str(bad), *args[2:]], fake.env())
+    assert r.returncode == 1 and "the combination (MODE=2, RELU=1) is in no ASCENDC_TPL_ARGS_SEL" in r.stdout
+
+
+def test_a_template_kernel_reads_a_registered_tiling_class(tmp_path, fake):
+    """Both together (the template tiling-key style and BEGIN_TILING_DATA_DEF): the launcher includes the generated
+    tiling header before the kernel, whose instantiations it dispatches to (PAD from the tiling: 0 and 1)."""
+    from test_fixture_layouts import TPL_KEY_HEADER
+
+    pkg = fresh_copy(LAYOUTS / "msopgen" / "leaky_clamp", tmp_path / "leaky_clamp")
+    (pkg / "op_kernel" / "leaky_clamp_tiling_key.h").write_text(TPL_KEY_HEADER)
+    host = pkg / "op_host" / "leaky_clamp.cpp"
+    text = host.read_text().replace('#include "leaky_clamp_tiling.h"',
+                                    '#include "leaky_clamp_tiling.h"\n#include "../op_kernel/leaky_clamp_tiling_key.h"')
+    host.write_text(text.replace("context->SetTilingKey(tail ? KEY_TAIL : KEY_ALIGNED);",
+                                 "context->SetTilingKey(GET_TPL_TILING_KEY(tail ? 1 : 0));"))
+    kernel = pkg / "op_kernel" / "leaky_clamp.cpp"
+    text = kernel.read_text().replace('#include "kernel_operator.h"',
+                                      '#include "kernel_operator.h"\n#include "leaky_clamp_tiling_key.h"')
+    start = text.index('extern "C"')
+    kernel.write_text(text[:start] + (
+        "template <bool PAD>\n"
+        "__global__ __aicore__ void leaky_clamp(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)\n"
+        "{\n    GET_TILING_DATA(tilingData, tiling);\n    LeakyClampKernel<DTYPE_X, PAD> op;\n"
+        "    op.Init(x, y, tilingData);\n    op.Process();\n}\n"))
+    r = opkit(["verify", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "--dtype", "float32", "--out",
+               str(tmp_path / "v"), "-j", "1", "--workers", "1"], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "2 passed, 0 failed, 0 errors" in r.stdout
+    proj = pkg / ".opkit" / "cann-cpu" / "ascend910b2-float32"
+    launcher = (proj / "launcher.cpp").read_text()
+    assert launcher.index(f'#include "{proj / "tiling_data.h"}"') < launcher.index(f'#include "{kernel}"')
+    assert "&leaky_clamp<false>;" in launcher and "&leaky_clamp<true>;" in launcher
+
+
+@pytest.mark.parametrize("where", ["optrans/demos/cache_accum", "msopgen/complex_scale"])
+def test_in_place_and_reference_outputs_are_written_back(tmp_path, fake, where):
+    """cache_accum's output cache_ref is GE's reference form (the kernel gets the input cache's buffer for it);
+    complex_scale writes its result into its input x. The launcher reads those inputs in and writes them back,
+    and the outputs are read from them: without the write-back the golden would not match."""
+    pkg = fresh_copy(LAYOUTS, tmp_path / "layouts") / where
+    r = opkit(["verify", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "--tags", "smoke", "--out",
+               str(tmp_path / "v"), "-j", "1", "--workers", "1"], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert " 0 failed, 0 errors" in r.stdout and len(fake.calls("tikicpulib")) >= 2
+    launcher = next((pkg / ".opkit" / "cann-cpu").glob("*/launcher.cpp")).read_text()
+    if pkg.name == "cache_accum":  # the reference-form output has a parameter of its own, aliased to the input
+        assert ("void cache_accum(GM_ADDR x, GM_ADDR cache, GM_ADDR y, GM_ADDR cache_ref, GM_ADDR workspace, "
+                "GM_ADDR tiling);") in launcher
+    else:  # the in-place output is no kernel parameter
+        assert "void complex_scale(GM_ADDR x, GM_ADDR workspace, GM_ADDR tiling);" in launcher
+
+
 def test_unsupported_kernels_are_named(tmp_path):
     from dataclasses import replace
 
@@ -105,6 +236,19 @@ def test_unsupported_kernels_are_named(tmp_path):
     assert cann_cpu.unsupported(spec) is None
     spec.inputs[1] = replace(spec.inputs[1], param="dynamic")
     assert "dynamic (list) tensors" in (cann_cpu.unsupported(spec) or "")
+
+
+def test_a_list_tensor_kernel_is_refused_clearly(tmp_path, fake):
+    """The kinds the launcher still cannot call: `build` refuses (exit 2), `verify` reports the reason as the
+    package's error (exit 1), each with what to do instead."""
+    pkg = package(tmp_path, LAYOUTS.parent / "api" / "list_sum")
+    why = ("list_sum: --backend cann-cpu cannot launch this kernel: dynamic (list) tensors need CANN's list-tensor "
+           "descriptors, which the launcher does not build; verify it on the simulator")
+    r = opkit(["build", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2"], fake.env())
+    assert r.returncode == 2 and why in r.stderr and "Traceback" not in r.stderr, r.stdout + r.stderr
+    r = opkit(["verify", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "--out", str(tmp_path / "v")],
+              fake.env())
+    assert r.returncode == 1 and why in r.stdout and "Traceback" not in r.stdout + r.stderr, r.stdout + r.stderr
 
 
 def test_compare_outputs():

@@ -82,7 +82,7 @@ class CannCpuRunner:
     def cpu_exe(self, spec: Spec, chip: str, column: int) -> cann_cpu.CpuExe:
         key = (str(spec.dir), chip, column)
         if key not in self._exes:
-            target = cann_cpu.write_project(spec, self.cann, chip, column)
+            target = cann_cpu.write_project(spec, self.cann, chip, column, self.jobs)
             cann_cpu.build_exe(target, self.cann, self.jobs, self.env)
             self._exes[key] = target
         return self._exes[key]
@@ -104,13 +104,27 @@ class CannCpuRunner:
             req, result = host_tiling(host, spec, case, column, chip, inputs, work, label, self.timeout_s)
             tiling = bytes.fromhex(result.get("tiling_data_hex", ""))
             (work / "tiling.bin").write_bytes(tiling)
+            # An input that an in-place or reference-form output writes into is read in and written back; a
+            # reference-form output is given its input's buffer, as CANN's runtime does.
+            written = {o.inplace or o.ref for o in spec.outputs} - {None}
+            index = {p.name: i for i, p in enumerate(spec.inputs)}
             words: list[str] = []
             for entry in req["inputs"]:
                 f = entry["file"]
-                words.append("n" if f is None else f"r:{f}:{Path(f).stat().st_size}")
+                kind = "m" if entry["name"] in written else "r"
+                words.append("n" if f is None else f"{kind}:{f}:{Path(f).stat().st_size}")
             shapes = result.get("output_shapes", {})
             outs: dict[str, tuple[Path, list[int]]] = {}
-            for o in spec.device_outputs:
+            for o in spec.outputs:
+                if o.inplace or o.ref:
+                    source = o.inplace or o.ref
+                    if req["inputs"][index[source]]["file"] is None:
+                        raise KernelError(f"{label}: output '{o.name}' is written into input '{source}', which "
+                                          "the case does not give")
+                    outs[o.name] = (Path(req["inputs"][index[source]]["file"]), list(np.shape(inputs[source])))
+                    if o.ref:
+                        words.append(f"={index[source]}")
+                    continue
                 shape = shapes.get(o.opdef_name)
                 if shape is None:
                     raise KernelError(f"{label}: InferShape gave no shape for output '{o.name}'")
@@ -131,7 +145,7 @@ class CannCpuRunner:
                 how = f"signal {-r.returncode}" if r.returncode < 0 else f"exit code {r.returncode}"
                 raise KernelError(f"{label}: the kernel failed on CANN's CPU model ({how}):\n" + "\n".join(log))
             outputs = {}
-            for o in spec.device_outputs:
+            for o in spec.outputs:
                 path, shape = outs[o.name]
                 data = _read_output(path, np_dtype(o.dtypes[column]), o.dtypes[column],
                                     int(np.prod(shape, dtype=np.int64)))

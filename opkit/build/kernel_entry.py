@@ -146,7 +146,7 @@ def instantiations(spec: Spec, described: dict[str, Any]) -> list[tuple[int, lis
     return sorted(out.items())
 
 
-def _template_args(params: list[dict[str, Any]], values: list[int]) -> str:
+def template_args(params: list[dict[str, Any]], values: list[int]) -> str:
     return ", ".join(("true" if v else "false") if p["type"] == "bool" else f"{v}"
                      for p, v in zip(params, values, strict=True))
 
@@ -233,7 +233,7 @@ def shim_source(spec: Spec, described: dict[str, Any] | None = None, tiling_head
     params = [t for t in described["tiling_key_templates"] if t["op_type"] == spec.op_type][0]["params"]
     cases = []
     for key, values in insts:
-        targs = _template_args(params, values)
+        targs = template_args(params, values)
         label = f"{spec.name}<{targs}>"
         named = ", ".join(f"{p['name']}={v}" for p, v in zip(params, values, strict=True))
         cases.append(f"    case {key}ULL:  // {named}\n"
