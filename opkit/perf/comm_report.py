@@ -21,6 +21,11 @@ from .timeline import timeline
 _RANK_PIDS = 1000  # pid = rank * _RANK_PIDS + the single-rank timeline's pid
 
 
+def _pct(x: float) -> str:
+    """A share as a percentage, without the "-0.0%" a rounding leaves when fused and serial agree."""
+    return f"{(x if abs(x) >= 5e-4 else 0.0):.1%}"
+
+
 def _us(t: float) -> str:
     return f"{t:,.2f} us"
 
@@ -40,7 +45,7 @@ def summary_lines(res: RanksResult) -> list[str]:
         f"perfect overlap    {_us(d['perfect_overlap_us'])}  = max(compute, communication)",
         f"fused (modelled)   {_us(res.fused_us)}  overlapped replay of the slices; exposed communication "
         f"{_us(d['exposed_comm_us'])}",
-        f"saving             {res.saving:.1%} against compute then communication"
+        f"saving             {_pct(res.saving)} against compute then communication"
         + (f" (perfect overlap: {1 - d['perfect_overlap_us'] / res.serial_us:.1%})" if res.serial_us else ""),
         f"link busy          {_us(d['sliced_comm_us'])} over {len(res.slices)} slice(s)",
     ]
