@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# The operator folders under fixtures/ are built and verified by the tests that use them
-# (test_fixture_layouts.py, test_adopt.py), not collected as op.yaml items by opkit's pytest plugin.
-collect_ignore_glob = ["fixtures/*"]
+# The operator folders under fixtures/ and sim_host/cpp/ops/ are built and verified by the tests that use them
+# (test_fixture_layouts.py, test_adopt.py, sim_host/), not collected as op.yaml items by opkit's pytest plugin.
+collect_ignore_glob = ["fixtures/*", "sim_host/cpp/*"]
 
 
 @pytest.fixture
