@@ -32,8 +32,13 @@ def package_files(op: str) -> set[str]:
 def fresh_copy(src: Path, dst: Path) -> Path:
     """A copy of a package or fixture tree at ``dst`` without what builds and runs left in it (.opkit/, caches).
 
-    ``dst`` may exist (a pytest ``mktemp`` folder). Returns ``dst``."""
+    A package of a family with a common folder (``ops/<family>/common``, on the include path of its packages)
+    takes that folder along, beside ``dst``. ``dst`` may exist (a pytest ``mktemp`` folder). Returns ``dst``."""
     shutil.copytree(src, dst, dirs_exist_ok=True, ignore=shutil.ignore_patterns(*BUILD_PRODUCTS))
+    common = src.parent / "common"
+    if (src / "op.yaml").is_file() and common.is_dir() and src.name != "common":
+        shutil.copytree(common, dst.parent / "common", dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns(*BUILD_PRODUCTS))
     return dst
 
 

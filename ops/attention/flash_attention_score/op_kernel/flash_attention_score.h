@@ -8,7 +8,8 @@
 //   2. vector: + pse (scale * the given tensor cast to fp32 for pse_type 1, as is for 0, or
 //      -slope * |dist| (sqrt for type 3) from a column-index row with Adds/Abs/Sqrt/Muls), the band
 //      (CompareScalar on j - i, Select) on the blocks it crosses, the given mask (SelectWithBytesMask),
-//      then SoftmaxFlashV2 in its update form: max' = max(max, rowmax S), P = exp(S - max'),
+//      then the online softmax in SoftmaxFlashV2's update form, from basic instructions
+//      (flash_attention_score_softmax.h): max' = max(max, rowmax S), P = exp(S - max'),
 //      expMax = exp(max - max'), sum' = expMax * sum + rowsum P; acc *= expMax (one mask/repeat Mul
 //      per 64 columns, the row value broadcast by block stride 0)
 //   3. DropOut on P (bit mode, the drop_mask rows copied or realigned into padded rows), P cast to the
@@ -193,7 +194,7 @@ private:
         const int64_t s2Base = t_.s2Base;
         // The software pipeline over the S2 blocks c0 = first, first + s2Base, ... <= hi (index i):
         //   cube:   bmm1(i + 1) and bmm2(i - 1), posted asynchronously (IterateAll<false>)
-        //   vector: block i - scale, pse, mask, SoftmaxFlashV2, then acc += PV(i - 1), acc *= expMax(i)
+        //   vector: block i - scale, pse, mask, the online softmax, then acc += PV(i - 1), acc *= expMax(i)
         // so acc always holds the blocks before i - 1 scaled to the running max of block i - 1 when PV(i - 1)
         // is added; the last PV is added after the loop. Workspace sets alternate with i.
         const int64_t first = lo >= 0 && lo <= hi ? (lo / s2Base) * s2Base : s2;
@@ -242,7 +243,7 @@ private:
                 LocalTensor<float> x = sc[i0 * s2Base];
                 const uint32_t st0 = static_cast<uint32_t>(i0 * 8);
                 WaitFlag<HardEvent::MTE2_V>(static_cast<event_t>(q));
-                // 2. scale, pse, mask, then the online softmax (SoftmaxFlashV2, update form): max' = max(max,
+                // 2. scale, pse, mask, then the online softmax (SoftmaxFlashV2's update form): max' = max(max,
                 //    rowmax S), P = exp(S - max'), expMax = exp(max - max'), sum' = expMax * sum + rowsum P
                 const Block blk{b, head, r0 + i0, rows, c0, n, s1, s2};
                 if (t_.foldScale != 0) {
