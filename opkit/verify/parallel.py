@@ -137,7 +137,13 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
             p.terminate()
         except (OSError, AttributeError):
             pass
+    # The pool's manager thread must be gone before the interpreter exits: concurrent.futures' exit hook would
+    # otherwise write to the wakeup pipe the thread is closing (an "Exception ignored ... Bad file descriptor"
+    # traceback after the interrupt). With the workers terminated it ends at once; the timeout guards a hang.
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
+    if manager is not None:
+        manager.join(timeout=10)
 
 
 def lost_result(template: CaseResult) -> CaseResult:
