@@ -150,7 +150,8 @@ def source_folder_headers(src: Path) -> list[Path]:
         return []
 
 
-def _include_dirs_of(flags: Iterable[str]) -> list[Path]:
+def include_dirs_of(flags: Iterable[str]) -> list[Path]:
+    """The folders of a flag list's ``-I`` options, in order."""
     return [Path(f[2:]) for f in flags if f.startswith("-I") and len(f) > 2]
 
 
@@ -229,7 +230,7 @@ def plan_program(sources: Sequence[Source | str | os.PathLike[str]], *, chip: st
         path = Path(s.path).resolve()
         uflags = _unit_flags(base, [*defines, *s.defines], [*common_dirs, *s.include_dirs], [*flags, *s.flags])
         files = [path, *source_folder_headers(path), *map(Path, deps)]
-        for d in _include_dirs_of(uflags[len(base):]):
+        for d in include_dirs_of(uflags[len(base):]):
             files += tree_files(d)
         obj = root / "obj" / f"{path.stem}-{digest(files, path.parent, [*extra, *uflags, str(path)])}.o"
         objs.append(obj)

@@ -18,7 +18,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from opkit.build.cache import digest
+from opkit.build.cache import digest, sim_digest, tree_files
+from opkit.build.program import HEADER_SUFFIXES, include_dirs_of
+from opkit.sim import include_dir
 
 _HOST_USE = re.compile(r"GetTilingData\s*<\s*([A-Za-z_][\w:]*)\s*>")
 _KERNEL_USE = re.compile(r"(?:GET_TILING_DATA_WITH_STRUCT|REGISTER_TILING_DEFAULT)\s*\(\s*([A-Za-z_][\w:]*)")
@@ -121,6 +123,20 @@ def parse_ptype(text: str, name: str) -> dict[str, dict[str, Any]]:
     return classes
 
 
+def _probe_inputs(headers: list[Path], flags: list[str]) -> list[Path]:
+    """What the probe's layout depends on: the defining headers, the headers beside them, and every source under
+    the flags' include folders (a struct's members may come from a header it includes, a family's common folder
+    among them); the simulator's own include tree counts through its digest instead."""
+    sim_root = include_dir().resolve()
+    files = list(headers)
+    for h in headers:
+        files += [p for p in h.parent.iterdir() if p.suffix in HEADER_SUFFIXES and p.is_file()]
+    for d in include_dirs_of(flags):
+        if not d.resolve().is_relative_to(sim_root):
+            files += tree_files(d)
+    return files
+
+
 def _count(dims: str) -> int:
     n = 1
     for d in re.findall(r"\[(\d+)\]", dims or ""):
@@ -139,7 +155,7 @@ def plain_layouts(names: list[str], headers: list[Path], flags: list[str], compi
     if not headers:
         return {}, [f"no header under op_host/ or op_kernel/ defines {', '.join(names)}"]
     source = "".join(f'#include "{h}"\n' for h in headers)
-    key = digest(headers, headers[0].parent, [compiler, *flags, source])
+    key = digest(_probe_inputs(headers, flags), headers[0].parent, [compiler, *flags, source, sim_digest()])
     obj = work / f"layout-{key}.o"
     if not obj.is_file():
         work.mkdir(parents=True, exist_ok=True)
