@@ -27,6 +27,7 @@ using GmmCube::FRACTAL;
 using GmmCube::FRACTAL_ELEMS;
 constexpr uint32_t MAX_PARTS = 4;          // xResident: a tile's column parts at most (l0cNum)
 constexpr int32_t W_BUFFERS_RESIDENT = 3;  // xResident: weight slices in flight (must match the tiling)
+constexpr uint64_t SHORT_AFTER = 1;        // xResident: a run's short tiles follow its first SHORT_AFTER full ones
 constexpr uint32_t XCHUNK_STEPS = 2;       // xResident: K steps per x copy (two 128-deep steps: 512-B GM rows)
 
 template <typename T, typename BiasT>  // BiasT: half with fp16 x (as ops-transformer), float with bf16 x
@@ -47,7 +48,7 @@ public:
         yGm_.SetGlobalBuffer((__gm__ T*)y, static_cast<uint64_t>(t_.M) * t_.N);
         if (t_.xResident != 0) {  // x's whole row block in L1, K padded to the fractal
             cube_.Init(t_.cube, t_.cube.baseM * CeilDiv(t_.K, FRACTAL) * FRACTAL * sizeof(T), 1, W_BUFFERS_RESIDENT,
-                       t_.l0cNum);
+                       t_.l0cNum, static_cast<int32_t>(t_.l0bNum));
         } else {
             cube_.InitStreamed(t_.cube);
         }
@@ -129,14 +130,44 @@ private:
             // its first Mmad waits for one step only.
             xLead_ = i + 1 == blocks ? 1U : 0U;
             LocalTensor<T> xb = cube_.a1Queue.template AllocTensor<T>();
-            for (uint64_t u = blk.u0; u < blk.u1; u += pieceUnits) {
+            const uint64_t runUnits = blk.u1 - blk.u0;
+            for (uint64_t u = blk.u0, p = 0; u < blk.u1; ++p) {
                 const uint32_t n0 = static_cast<uint32_t>(u * FRACTAL);
-                const uint64_t uEnd = u + pieceUnits < blk.u1 ? u + pieceUnits : blk.u1;
+                const uint64_t uEnd = u + PieceUnits(runUnits, pieceUnits, p, SHORT_AFTER);
                 const uint32_t nEnd = uEnd * FRACTAL < t_.N ? static_cast<uint32_t>(uEnd * FRACTAL) : t_.N;
                 ComputePiece(blk.g, blk.r0, blk.m, n0, nEnd - n0, xb, u == blk.u0);
+                u = uEnd;
             }
             cube_.a1Queue.FreeTensor(xb);
         }
+    }
+
+    // Units of piece p of a run of `run` units cut into tiles of at most `full` units: full tiles, but a
+    // short remainder below half a tile is merged with one full tile and the two are cut evenly, so no
+    // tile of the run is narrower than half a full one (a narrow tile's x step into L0A costs as much as
+    // a full tile's, so its steps wait on MTE1, and its weight rows are short bursts). The short tiles
+    // follow the run's first shortPos full tiles (all of them when it has fewer): the run's first tile
+    // stays full (x's block copy, or the launch's first reads, under a full tile's cube time), the short
+    // ones are neither the tile before a row block change nor the core's last, and cores whose shares
+    // cut a row block differently end their tiles at different times (their Fixpipes, which share HBM,
+    // no longer all fall together).
+    __aicore__ inline uint64_t PieceUnits(uint64_t run, uint64_t full, uint64_t p, uint64_t shortPos) const
+    {
+        if (run <= full) {
+            return run;
+        }
+        const uint64_t r = run % full;
+        const uint64_t fulls = r != 0 && r < full / 2 ? run / full - 1 : run / full;
+        const uint64_t rest = run - fulls * full;  // the short tiles' units: 0, r, or full + r cut in two
+        const uint64_t shorts = rest == 0 ? 0 : (rest > full ? 2 : 1);
+        const uint64_t sp = shortPos < fulls ? shortPos : fulls;
+        if (p < sp || p >= sp + shorts) {
+            return full;
+        }
+        if (shorts == 1) {
+            return rest;
+        }
+        return (p == sp) == (sp == 0) ? rest / 2 : (rest + 1) / 2;  // the narrower one on the outside
     }
 
     // The weight of each column unit of a row block of `rows` rows (capped at baseM): its 16-row
