@@ -28,7 +28,8 @@ using GmmCube::FRACTAL_ELEMS;
 constexpr uint32_t MAX_PARTS = 4;          // xResident: a tile's column parts at most (l0cNum)
 constexpr int32_t W_BUFFERS_RESIDENT = 3;  // xResident: weight slices in flight (must match the tiling)
 constexpr uint64_t SHORT_AFTER = 1;        // xResident: a run's short tiles follow its first SHORT_AFTER full ones
-constexpr uint32_t XCHUNK_STEPS = 2;       // xResident: K steps per x copy (two 128-deep steps: 512-B GM rows)
+constexpr uint32_t XLEAD_STEPS = 1;        // xResident: K steps of a row block's first x copy
+constexpr uint32_t XCHUNK_STEPS = 2;       // xResident: K steps per later x copy (two 128-deep steps: 512-B GM rows)
 
 template <typename T, typename BiasT>  // BiasT: half with fp16 x (as ops-transformer), float with bf16 x
 class GroupedMatmul {
@@ -126,9 +127,8 @@ private:
         const uint64_t blocks = ShareBlocks(lo, hi, units, UINT64_MAX, blk);
         for (uint64_t i = blocks; i-- > 0;) {
             ShareBlocks(lo, hi, units, i, blk);
-            // x is copied two K steps a copy; in the core's first row block the first step alone, so that
-            // its first Mmad waits for one step only.
-            xLead_ = i + 1 == blocks ? 1U : 0U;
+            // x is copied two K steps a copy after its first step alone (XChunk), so that the block's first
+            // Mmad waits for one step of x only.
             LocalTensor<T> xb = cube_.a1Queue.template AllocTensor<T>();
             const uint64_t runUnits = blk.u1 - blk.u0;
             for (uint64_t u = blk.u0, p = 0; u < blk.u1; ++p) {
@@ -331,10 +331,10 @@ private:
     }
 
     // The x chunk holding K column k1: its first column c0 and its kc columns. After a first chunk of
-    // xLead_ steps (none with 0) the chunks are XCHUNK_STEPS steps.
+    // XLEAD_STEPS steps the chunks are XCHUNK_STEPS steps.
     __aicore__ inline void XChunk(uint32_t k1, uint32_t& c0, uint32_t& kc) const
     {
-        const uint32_t lead = xLead_ * t_.cube.baseK;
+        const uint32_t lead = XLEAD_STEPS * t_.cube.baseK;
         const uint32_t chunkK = XCHUNK_STEPS * t_.cube.baseK;
         if (k1 < lead) {
             c0 = 0;
@@ -378,7 +378,6 @@ private:
     GlobalTensor<int64_t> groupListGm_;
     GlobalTensor<T> yGm_;
     GroupedMatmulTilingData t_;
-    uint32_t xLead_ = 0;        // xResident: K steps of its first x copy (0: as the others)
 };
 }  // namespace GroupedMatmulKernel
 
