@@ -133,7 +133,7 @@ private:
             const uint64_t runUnits = blk.u1 - blk.u0;
             for (uint64_t u = blk.u0, p = 0; u < blk.u1; ++p) {
                 const uint32_t n0 = static_cast<uint32_t>(u * FRACTAL);
-                const uint64_t uEnd = u + PieceUnits(runUnits, pieceUnits, p, SHORT_AFTER);
+                const uint64_t uEnd = u + PieceUnits(runUnits, pieceUnits, p, i == 0 ? runUnits : SHORT_AFTER);
                 const uint32_t nEnd = uEnd * FRACTAL < t_.N ? static_cast<uint32_t>(uEnd * FRACTAL) : t_.N;
                 ComputePiece(blk.g, blk.r0, blk.m, n0, nEnd - n0, xb, u == blk.u0);
                 u = uEnd;
@@ -146,11 +146,12 @@ private:
     // short remainder below half a tile is merged with one full tile and the two are cut evenly, so no
     // tile of the run is narrower than half a full one (a narrow tile's x step into L0A costs as much as
     // a full tile's, so its steps wait on MTE1, and its weight rows are short bursts). The short tiles
-    // follow the run's first shortPos full tiles (all of them when it has fewer): the run's first tile
-    // stays full (x's block copy, or the launch's first reads, under a full tile's cube time), the short
-    // ones are neither the tile before a row block change nor the core's last, and cores whose shares
-    // cut a row block differently end their tiles at different times (their Fixpipes, which share HBM,
-    // no longer all fall together).
+    // follow the run's first shortPos full tiles (all of them when it has fewer): ProcessResident puts them
+    // after the first full tile, so that the run's first tile stays full (x's block copy, or the launch's
+    // first reads, under a full tile's cube time), the short ones are not the tile before a row block
+    // change, and cores whose shares cut a row block differently end their tiles at different times
+    // (their Fixpipes, which share HBM, no longer all fall together); in the core's last run they come
+    // last, so that its last Fixpipes, which nothing hides, are the narrow tile's.
     __aicore__ inline uint64_t PieceUnits(uint64_t run, uint64_t full, uint64_t p, uint64_t shortPos) const
     {
         if (run <= full) {
