@@ -63,7 +63,7 @@ def test_spec_interface_is_the_real_ops(spec):
 
 
 @pytest.mark.parametrize("name", ["smoke_counts", "smoke_cumsum", "transposed_tails", "transposed_cumsum", "skewed",
-                                  "e256", "m_zero", "special_values"])
+                                  "wide_runs", "e256", "m_zero", "special_values"])
 def test_golden_matches_the_per_row_reference(spec, golden, name):
     case = next(c for c in spec.cases if c.name == name)
     for column in case.columns:

@@ -128,6 +128,11 @@ def split_one_expert(shape, dtype, rng, attrs):
     return _as_group_list([0, 0, 160, 0], attrs)
 
 
+def split_wide_600(shape, dtype, rng, attrs):
+    """M = 600 over 2 experts: 300, 300 (row blocks of 128, 128 and 44 rows each)."""
+    return _as_group_list([300, 300], attrs)
+
+
 def split_empty(shape, dtype, rng, attrs):
     """M = 0: every expert empty (E from the shape)."""
     return _as_group_list(np.zeros(shape[0], dtype=np.int64), attrs)

@@ -88,11 +88,11 @@ class CubePath {
 public:
     __aicore__ inline CubePath() {}
 
-    // L1: a1Num x-buffers of a1Bytes, b1Num weight slices of stepK * baseK x baseN; L0A / L0B two base
-    // blocks each (L0B's a part's columns); L0C `parts` buffers of baseM x baseN / parts in fp32; the
-    // bias row in L1 and the BiasTable.
+    // L1: a1Num x-buffers of a1Bytes, b1Num weight slices of stepK * baseK x baseN; L0A two base blocks,
+    // L0B b2Num (two unless given) of a part's columns; L0C `parts` buffers of baseM x baseN / parts in
+    // fp32; the bias row in L1 and the BiasTable.
     __aicore__ inline void Init(const GmmCubeTiling& cube, uint32_t a1Bytes, int32_t a1Num, int32_t b1Num,
-                                uint32_t parts)
+                                uint32_t parts, int32_t b2Num = BUFFER_NUM)
     {
         t = cube;
         const uint32_t kL1 = t.stepK * t.baseK;
@@ -100,7 +100,7 @@ public:
         pipe.InitBuffer(a1Queue, a1Num, a1Bytes);
         pipe.InitBuffer(b1Queue, b1Num, kL1 * t.baseN * sizeof(T));
         pipe.InitBuffer(a2Queue, BUFFER_NUM, t.baseM * t.baseK * sizeof(T));
-        pipe.InitBuffer(b2Queue, BUFFER_NUM, t.baseK * cN * sizeof(T));
+        pipe.InitBuffer(b2Queue, b2Num, t.baseK * cN * sizeof(T));
         pipe.InitBuffer(c1Queue, parts, t.baseM * cN * sizeof(float));
         if (t.hasBias != 0) {
             pipe.InitBuffer(biasL1Queue, 1, CeilDiv(t.baseN, FRACTAL) * FRACTAL * sizeof(BiasT));

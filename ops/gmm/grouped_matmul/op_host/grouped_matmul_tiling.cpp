@@ -196,6 +196,11 @@ ge::graphStatus TilingGroupedMatmul(gert::TilingContext* context)
     tiling->groupListType = static_cast<uint32_t>(groupListType);
     tiling->xResident = xResident ? 1U : 0U;
     tiling->l0cNum = xResident ? static_cast<uint32_t>(RESIDENT_PARTS) : 1U;
+    // xResident: as many L0B buffers of a part's K step as L0B holds, up to one per part, so MTE1 loads
+    // the later parts' weight while the cube still works on the first ones (at least two: checked above)
+    const uint64_t partL0b = residentK * (residentN / RESIDENT_PARTS) * IN_BYTES;
+    tiling->l0bNum = xResident ? static_cast<uint32_t>(std::min<uint64_t>(RESIDENT_PARTS, chip.l0b / partL0b))
+                               : static_cast<uint32_t>(BUFFER_NUM);
 
     // 5. The group sizes live on the device (group_list), so the host cannot count the tiles: launch
     //    every cube core, or fewer when no split of the M rows can have that many tiles (each group

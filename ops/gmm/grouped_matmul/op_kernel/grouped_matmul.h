@@ -27,7 +27,9 @@ using GmmCube::FRACTAL;
 using GmmCube::FRACTAL_ELEMS;
 constexpr uint32_t MAX_PARTS = 4;          // xResident: a tile's column parts at most (l0cNum)
 constexpr int32_t W_BUFFERS_RESIDENT = 3;  // xResident: weight slices in flight (must match the tiling)
-constexpr uint32_t XCHUNK_STEPS = 2;       // xResident: K steps per x copy (two 128-deep steps: 512-B GM rows)
+constexpr uint64_t SHORT_AFTER = 1;        // xResident: a run's short tiles follow its first SHORT_AFTER full ones
+constexpr uint32_t XLEAD_STEPS = 1;        // xResident: K steps of a row block's first x copy
+constexpr uint32_t XCHUNK_STEPS = 2;       // xResident: K steps per later x copy (two 128-deep steps: 512-B GM rows)
 
 template <typename T, typename BiasT>  // BiasT: half with fp16 x (as ops-transformer), float with bf16 x
 class GroupedMatmul {
@@ -47,7 +49,7 @@ public:
         yGm_.SetGlobalBuffer((__gm__ T*)y, static_cast<uint64_t>(t_.M) * t_.N);
         if (t_.xResident != 0) {  // x's whole row block in L1, K padded to the fractal
             cube_.Init(t_.cube, t_.cube.baseM * CeilDiv(t_.K, FRACTAL) * FRACTAL * sizeof(T), 1, W_BUFFERS_RESIDENT,
-                       t_.l0cNum);
+                       t_.l0cNum, static_cast<int32_t>(t_.l0bNum));
         } else {
             cube_.InitStreamed(t_.cube);
         }
@@ -125,18 +127,48 @@ private:
         const uint64_t blocks = ShareBlocks(lo, hi, units, UINT64_MAX, blk);
         for (uint64_t i = blocks; i-- > 0;) {
             ShareBlocks(lo, hi, units, i, blk);
-            // x is copied two K steps a copy; in the core's first row block the first step alone, so that
-            // its first Mmad waits for one step only.
-            xLead_ = i + 1 == blocks ? 1U : 0U;
+            // x is copied two K steps a copy after its first step alone (XChunk), so that the block's first
+            // Mmad waits for one step of x only.
             LocalTensor<T> xb = cube_.a1Queue.template AllocTensor<T>();
-            for (uint64_t u = blk.u0; u < blk.u1; u += pieceUnits) {
+            const uint64_t runUnits = blk.u1 - blk.u0;
+            for (uint64_t u = blk.u0, p = 0; u < blk.u1; ++p) {
                 const uint32_t n0 = static_cast<uint32_t>(u * FRACTAL);
-                const uint64_t uEnd = u + pieceUnits < blk.u1 ? u + pieceUnits : blk.u1;
+                const uint64_t uEnd = u + PieceUnits(runUnits, pieceUnits, p, i == 0 ? runUnits : SHORT_AFTER);
                 const uint32_t nEnd = uEnd * FRACTAL < t_.N ? static_cast<uint32_t>(uEnd * FRACTAL) : t_.N;
                 ComputePiece(blk.g, blk.r0, blk.m, n0, nEnd - n0, xb, u == blk.u0);
+                u = uEnd;
             }
             cube_.a1Queue.FreeTensor(xb);
         }
+    }
+
+    // Units of piece p of a run of `run` units cut into tiles of at most `full` units: full tiles, but a
+    // short remainder below half a tile is merged with one full tile and the two are cut evenly, so no
+    // tile of the run is narrower than half a full one (a narrow tile's x step into L0A costs as much as
+    // a full tile's, so its steps wait on MTE1, and its weight rows are short bursts). The short tiles
+    // follow the run's first shortPos full tiles (all of them when it has fewer): ProcessResident puts them
+    // after the first full tile, so that the run's first tile stays full (x's block copy, or the launch's
+    // first reads, under a full tile's cube time), the short ones are not the tile before a row block
+    // change, and cores whose shares cut a row block differently end their tiles at different times
+    // (their Fixpipes, which share HBM, no longer all fall together); in the core's last run they come
+    // last, so that its last Fixpipes, which nothing hides, are the narrow tile's.
+    __aicore__ inline uint64_t PieceUnits(uint64_t run, uint64_t full, uint64_t p, uint64_t shortPos) const
+    {
+        if (run <= full) {
+            return run;
+        }
+        const uint64_t r = run % full;
+        const uint64_t fulls = r != 0 && r < full / 2 ? run / full - 1 : run / full;
+        const uint64_t rest = run - fulls * full;  // the short tiles' units: 0, r, or full + r cut in two
+        const uint64_t shorts = rest == 0 ? 0 : (rest > full ? 2 : 1);
+        const uint64_t sp = shortPos < fulls ? shortPos : fulls;
+        if (p < sp || p >= sp + shorts) {
+            return full;
+        }
+        if (shorts == 1) {
+            return rest;
+        }
+        return (p == sp) == (sp == 0) ? rest / 2 : (rest + 1) / 2;  // the narrower one on the outside
     }
 
     // The weight of each column unit of a row block of `rows` rows (capped at baseM): its 16-row
@@ -300,10 +332,10 @@ private:
     }
 
     // The x chunk holding K column k1: its first column c0 and its kc columns. After a first chunk of
-    // xLead_ steps (none with 0) the chunks are XCHUNK_STEPS steps.
+    // XLEAD_STEPS steps the chunks are XCHUNK_STEPS steps.
     __aicore__ inline void XChunk(uint32_t k1, uint32_t& c0, uint32_t& kc) const
     {
-        const uint32_t lead = xLead_ * t_.cube.baseK;
+        const uint32_t lead = XLEAD_STEPS * t_.cube.baseK;
         const uint32_t chunkK = XCHUNK_STEPS * t_.cube.baseK;
         if (k1 < lead) {
             c0 = 0;
@@ -347,7 +379,6 @@ private:
     GlobalTensor<int64_t> groupListGm_;
     GlobalTensor<T> yGm_;
     GroupedMatmulTilingData t_;
-    uint32_t xLead_ = 0;        // xResident: K steps of its first x copy (0: as the others)
 };
 }  // namespace GroupedMatmulKernel
 

@@ -24,6 +24,7 @@ struct GroupedMatmulTilingData {
                              //    parts a tile with an L0C buffer each, work dealt in even shares; 0: x and w
                              //    streamed per K slice, one L0C tile, tiles round-robin
     uint32_t l0cNum;         // L0C buffers: a tile's column parts with xResident, else 1
+    uint32_t l0bNum;         // L0B buffers of a part's K step with xResident (2 to l0cNum), else 2
 };
 
 #endif  // GROUPED_MATMUL_TILING_DATA_H
