@@ -19,7 +19,19 @@ int aclrtSetDevice(int32_t d) {
     return getenv("FAKE_CANN_NO_DEVICE") ? 107001 : 0;
 }
 int aclrtCreateStream(void** s) { *s = (void*)0x1; return 0; }
-int aclrtMalloc(void** p, size_t n, int policy) { (void)policy; *p = calloc(1, n ? n : 1); return 0; }
+/* the device's allocations and their sizes: fake_device_bytes tells an operator how many bytes a tensor's buffer has */
+static struct { void* p; size_t n; } allocs[4096];
+static int n_allocs;
+size_t fake_device_bytes(const void* p) {
+    for (int i = 0; i < n_allocs; ++i) if (allocs[i].p == p) return allocs[i].n;
+    return 0;
+}
+int aclrtMalloc(void** p, size_t n, int policy) {
+    char b[32]; snprintf(b, sizeof b, "%zu", n); rec("aclrtMalloc", b);
+    (void)policy; *p = calloc(1, n ? n : 1);
+    if (n_allocs < 4096) { allocs[n_allocs].p = *p; allocs[n_allocs].n = n; ++n_allocs; }
+    return 0;
+}
 int aclrtMemcpy(void* dst, size_t cap, const void* src, size_t n, int kind) {
     char b[32]; snprintf(b, sizeof b, "%d:%zu", kind, n); rec("aclrtMemcpy", b);
     if (n > cap) return 107000;
@@ -85,10 +97,11 @@ void* aclCreateBoolArray(const _Bool* v, uint64_t n) { (void)v; (void)n; return 
 
 # The aclnn operators the fake's libcust_opapi computes (on the host: the fake device memory is host memory), for
 # the packages the tests build: each reads the FakeTensor data it is given, in the dtype the tensor records (0
-# float32, 1 float16, 27 bfloat16), computes in float32 and rounds once, as the kernels do. Phase 1 checks the
+# float32, 1 float16, 27 bfloat16; 29 ACL_INT4: the view shape's values, two per byte, element 2i in the low nibble),
+# computes in float32 and rounds once, as the kernels do. Phase 1 checks the
 # arguments and keeps them in the executor; phase 2 computes. FAKE_CANN_WRONG_RESULT=1 makes each one wrong
 # (1.0 added to every element), as a kernel with a bug would be. Each call is recorded.
-FAKE_OPS = ("AxpyRelu", "ListSum", "ListScale", "GroupedGemm")
+FAKE_OPS = ("AxpyRelu", "ListSum", "ListScale", "GroupedGemm", "Int4Scale")
 FAKE_OPS_C = FAKE_TENSOR_H + r"""
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,6 +287,56 @@ int aclnnListScale(void* ws, uint64_t size, void* ex, void* stream) {
     for (uint64_t k = 0; k < xs->size; ++k)
         for (uint64_t i = 0, n = numel(ys->items[k]); i < n; ++i)
             st(ys->items[k], i, (float)e->f * ld(xs->items[k], i));
+    free(e);
+    return 0;
+}
+#endif
+
+#ifdef FAKE_OP_Int4Scale
+/* tests/fixtures/api/int4_scale: y = half(w * half(scale)), r = y rounded half to even into int4 (saturated).
+ * w and r are ACL_INT4 (29) tensors of the view shape; their buffers must hold the packed bytes, (n + 1) / 2. */
+extern size_t fake_device_bytes(const void* p) __attribute__((weak));
+static int int4_tensor(const FakeTensor* t) {
+    return t && t->dtype == 29 && (!fake_device_bytes || fake_device_bytes(t->data) == (numel(t) + 1) / 2);
+}
+static int nibble(const FakeTensor* t, uint64_t i) {
+    int v = (((const uint8_t*)t->data)[i / 2] >> (4 * (i & 1))) & 0xF;
+    return v >= 8 ? v - 16 : v;
+}
+static void set_nibble(FakeTensor* t, uint64_t i, int v) {
+    uint8_t* b = (uint8_t*)t->data + i / 2;
+    int shift = 4 * (int)(i & 1);
+    *b = (uint8_t)((*b & ~(0xF << shift)) | ((v & 0xF) << shift));
+}
+static int round_even(float v) {
+    int f = (int)v;
+    if ((float)f > v) f -= 1;
+    float d = v - (float)f;
+    if (d > 0.5f || (d == 0.5f && (f & 1))) ++f;
+    return f;
+}
+int aclnnInt4ScaleGetWorkspaceSize(const FakeTensor* w, double scale, FakeTensor* y, FakeTensor* r, uint64_t* ws,
+                                   void** ex) {
+    if (!w || !y || !r) return ACLNN_ERR_PARAM_NULLPTR;
+    if (!int4_tensor(w) || !int4_tensor(r) || y->dtype != 1 || numel(y) != numel(w) || numel(r) != numel(w))
+        return ACLNN_ERR_PARAM_INVALID;
+    int rc = phase1("aclnnInt4ScaleGetWorkspaceSize", w, NULL, scale, y, ws, ex);
+    if (rc == 0) ((Exec*)*ex)->a[2] = r;
+    return rc;
+}
+int aclnnInt4Scale(void* ws, uint64_t size, void* ex, void* stream) {
+    (void)stream;
+    Exec* e = phase2("aclnnInt4Scale", ws, size, ex);
+    if (!e) return ACLNN_ERR_PARAM_INVALID;
+    const FakeTensor* w = (const FakeTensor*)e->a[0];
+    FakeTensor* y = (FakeTensor*)e->out;
+    FakeTensor* r = (FakeTensor*)e->a[2];
+    float s = h2f(f2h((float)e->f));
+    for (uint64_t i = 0, n = numel(w); i < n; ++i) {
+        st(y, i, h2f(f2h((float)nibble(w, i) * s)));
+        int q = round_even(h2f(((const uint16_t*)y->data)[i]));
+        set_nibble(r, i, q < -8 ? -8 : q > 7 ? 7 : q);
+    }
     free(e);
     return 0;
 }

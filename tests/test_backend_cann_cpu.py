@@ -227,17 +227,6 @@ def test_in_place_and_reference_outputs_are_written_back(tmp_path, fake, where):
         assert "void complex_scale(GM_ADDR x, GM_ADDR workspace, GM_ADDR tiling);" in launcher
 
 
-def test_unsupported_kernels_are_named(tmp_path):
-    from dataclasses import replace
-
-    from opkit.spec import load
-
-    spec = load(package(tmp_path))
-    assert cann_cpu.unsupported(spec) is None
-    spec.inputs[1] = replace(spec.inputs[1], param="dynamic")
-    assert cann_cpu.unsupported(spec) is None  # list tensors get their ListTensorDesc blocks
-
-
 API = LAYOUTS.parent / "api"
 REPO = Path(__file__).resolve().parents[1]
 

@@ -21,7 +21,6 @@ from typing import Any
 from opkit.backends import cann_env
 from opkit.backends.base import Need, Readiness, cmake_need, compiler_need, toolkit_need
 from opkit.build.toolchain import BuildError, explain_failure
-from opkit.errors import UsageError
 from opkit.spec import Spec
 
 NAME = "cann-cpu"
@@ -70,15 +69,6 @@ class CpuExe:
     @property
     def label(self) -> str:
         return f"{self.spec.name}[{self.spec.column_label(self.column)}@{self.chip}]"
-
-
-def unsupported(spec: Spec) -> str | None:
-    """Why this package's kernel cannot run through the generic CPU-debug launcher (None: it can)."""
-    from opkit.dtypes import DTYPES
-
-    if any(DTYPES[d].packed for p in spec.params for d in p.dtypes):
-        return "packed dtypes (int4) are not supported by the launcher"
-    return None
 
 
 # The tail of the tiling-data step's header: GET_TILING_DATA reads the op's class, as the header CANN's op
@@ -310,10 +300,6 @@ def write_project(spec: Spec, cann: cann_env.Cann, chip: str, column: int, jobs:
     from opkit.build import options, sim_backend
     from opkit.build.sim_backend import dtype_defines
 
-    why = unsupported(spec)
-    if why is not None:
-        raise UsageError(f"{spec.name}: --backend cann-cpu cannot launch this kernel: {why}; verify it on the "
-                         "simulator (the default backend) or build it with --backend cann")
     label = spec.column_label(column)
     out = CpuExe(spec, chip, column, spec.dir / BUILD_DIR / f"{chip}-{label}")
     out.dir.mkdir(parents=True, exist_ok=True)

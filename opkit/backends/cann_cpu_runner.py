@@ -23,7 +23,7 @@ import numpy as np
 from opkit.backends import cann_cpu, cann_env
 from opkit.build import sim_backend
 from opkit.errors import OpkitError
-from opkit.numerics import np_dtype
+from opkit.numerics import device_bytes, np_dtype
 from opkit.run.sim_runner import KernelError, SimRunner, _read_output, failure_message, output_shapes_from_spec
 from opkit.run.types import RunOutput
 from opkit.spec import Case, Spec
@@ -58,8 +58,8 @@ def host_tiling(host: Path, spec: Spec, case: Case, column: int, chip: str, inpu
 
 
 def nbytes(dtype: str, shape: list[int]) -> int:
-    """Bytes of a tensor of ``dtype`` and ``shape`` in GM."""
-    return int(np.prod(shape, dtype=np.int64)) * np.dtype(np_dtype(dtype)).itemsize
+    """Bytes of a tensor of ``dtype`` and ``shape`` in GM (int4: packed two per byte, as the kernel reads it)."""
+    return device_bytes(int(np.prod(shape, dtype=np.int64)), dtype)
 
 
 def list_word(manifest: Path, kind: str, files: list[str], shapes: list[list[int]], sizes: list[int]) -> str:

@@ -29,7 +29,7 @@ from opkit.backends.install import check_library, symbols
 from opkit.build import sim_backend
 from opkit.dtypes import DTYPES, FORMAT_VALUES
 from opkit.errors import UsageError
-from opkit.numerics import np_dtype
+from opkit.numerics import device_bytes, np_dtype
 from opkit.run.sim_runner import KernelError, _read_output
 from opkit.run.types import RunOutput
 from opkit.spec import Case, Spec
@@ -118,10 +118,6 @@ class NpuRunner:
         """One case on the device; with ``profile_dir`` under ``msprof op`` (its output folder), the measured
         kernel time in ``info["measured_us"]``."""
         label = f"{spec.name}::{case.name}[{spec.column_label(column)}] (NPU device {self.device})"
-        packed = [f"'{p.name}' ({p.dtypes[column]})" for p in spec.params if DTYPES[p.dtypes[column]].packed]
-        if packed:  # aclnn takes int4 as ACL_INT4 in a packed layout the caller builds; opkit does not build it
-            raise KernelError(f"{label}: {', '.join(packed)}: packed (int4) tensors are not passed to aclnn by "
-                              "opkit; verify this dtype column with --backend sim")
         host = self.artifact(spec, chip, column).exe
         lib = self.library(spec)
         with tempfile.TemporaryDirectory(prefix="opkit-npu-") as tmp:
@@ -133,16 +129,16 @@ class NpuRunner:
                 shape = shapes.get(o.opdef_name)
                 if shape is None:
                     raise KernelError(f"{label}: InferShape gave no shape for output '{o.name}'")
-                size = np.dtype(np_dtype(o.dtypes[column])).itemsize
+                dt = o.dtypes[column]  # int4: ACL_INT4 of the view shape, its buffer packed two values per byte
                 entry = {"name": o.name, "acl_dtype": DTYPES[o.dtypes[column]].ge_value,
                          "acl_format": FORMAT_VALUES[o.formats[column]]}
                 if o.param == "dynamic":  # a list output: one shape, file and buffer per tensor
                     entry.update({"list": True, "shape": [list(s) for s in shape],
                                   "file": [str(work / f"out_{o.name}_{i}.bin") for i in range(len(shape))],
-                                  "bytes": [int(np.prod(s, dtype=np.int64)) * size for s in shape]})
+                                  "bytes": [device_bytes(int(np.prod(s, dtype=np.int64)), dt) for s in shape]})
                 else:
                     entry.update({"shape": list(shape), "file": str(work / f"out_{o.name}.bin"),
-                                  "bytes": int(np.prod(shape, dtype=np.int64)) * size})
+                                  "bytes": device_bytes(int(np.prod(shape, dtype=np.int64)), dt)})
                 outs.append(entry)
             ins = [{"name": p.name, "shape": e["shape"], "file": e["file"], "list": isinstance(e["file"], list),
                     "acl_dtype": DTYPES[p.dtypes[column]].ge_value, "acl_format": FORMAT_VALUES[p.formats[column]]}
