@@ -37,15 +37,18 @@ class _Host:
 
 
 def host_tiling(host: Path, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any], work: Path,
-                label: str, timeout_s: float) -> tuple[dict[str, Any], dict[str, Any]]:
+                label: str, timeout_s: float, env: Mapping[str, str] | None = None) -> tuple[dict[str, Any],
+                                                                                           dict[str, Any]]:
     """The simulator-style request of a case (its input files written into ``work``) and the host harness's
-    ``tiling`` result for it: tiling key, block dim, workspace sizes, tiling data, output shapes."""
+    ``tiling`` result for it: tiling key, block dim, workspace sizes, tiling data, output shapes. ``env``: the
+    harness's environment (a rank of a multi-rank case: OPKIT_SIM_WORLD_SIZE and OPKIT_SIM_RANK_ID)."""
     req = SimRunner().request(spec, case, column, chip, inputs, work)
     output_shapes_from_spec(spec, case, host, req, label)
     req_path = work / "request.json"
     req_path.write_text(json.dumps(req), encoding="utf-8")
     try:
-        r = subprocess.run([str(host), "tiling", str(req_path)], capture_output=True, text=True, timeout=timeout_s)
+        r = subprocess.run([str(host), "tiling", str(req_path)], capture_output=True, text=True, timeout=timeout_s,
+                           env=None if env is None else dict(env))
     except subprocess.TimeoutExpired:
         raise KernelError(f"{label}: the tiling gave no result after {timeout_s:.0f} s") from None
     if r.returncode != 0:
