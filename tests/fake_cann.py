@@ -8,7 +8,10 @@
 * ``lib64/libascendcl.so`` and ``lib64/libnnopbase.so`` built with g++ from tests/fake_cann_runtime.py: CANN's
   runtime and aclnn base as far as a device run uses them (aclInit, aclrtSetDevice, aclrtMalloc/Memcpy with host
   memory, aclCreateTensor, aclCreateTensorList...), recording each call; ``FAKE_CANN_NO_DEVICE=1`` makes
-  aclrtSetDevice fail as it does without an NPU;
+  aclrtSetDevice fail as it does without an NPU, ``FAKE_CANN_BAD_DEVICE=N`` makes it fail for device N only;
+* ``lib64/libhccl.so`` (g++ too): HcclGetRootInfo, HcclCommInitRootInfo, HcclGetCommName, HcclCommDestroy, whose
+  communicators exchange data between the rank processes through files (the fake MatmulAllReduce all-reduces
+  with them); ``FAKE_HCCL_HANG_RANK=r`` makes rank r hang in the collective;
 * ``bin/msopgen``: ``msopgen gen -i JSON -f aclnn -c ai_core-<soc> -lan cpp -out DIR`` writes an msOpGen-like Ascend C
   project (CMakePresets.json with msOpGen's cache variables, build.sh, the CMake wiring with the ``npu_op_*``
   calls, the op_host/op_kernel stubs and tiling header) and fails as msOpGen does without ``-lan cpp``;
@@ -45,7 +48,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from fake_cann_runtime import ACL_C, FAKE_OPS, FAKE_OPS_C, NNOPBASE_C
+from fake_cann_runtime import ACL_C, FAKE_OPS, FAKE_OPS_C, HCCL_C, NNOPBASE_C
 from helpers import fresh_copy
 
 FAKE_VERSION = "8.5.0"
@@ -434,7 +437,7 @@ def make_fake_cann(tmp: Path, version: str = FAKE_VERSION, asc: bool = True, tik
     cc = shutil.which("g++")
     if cc:
         (root / "lib64").mkdir(parents=True, exist_ok=True)
-        for name, src in (("libascendcl.so", ACL_C), ("libnnopbase.so", NNOPBASE_C)):
+        for name, src in (("libascendcl.so", ACL_C), ("libnnopbase.so", NNOPBASE_C), ("libhccl.so", HCCL_C)):
             c = root / "lib64" / (name + ".c")
             c.write_text(src)
             subprocess.run([cc, "-x", "c", "-shared", "-fPIC", f'-DFAKE_LOG="{log}"', str(c), "-o",

@@ -1,7 +1,9 @@
 """The fake CANN's runtime as C sources, built with g++ by tests/fake_cann.py: ``libascendcl`` (ACL_C: host memory
 for the device, every call recorded), ``libnnopbase`` (NNOPBASE_C: aclCreateTensor, aclCreateTensorList and the
-attr arrays, keeping the dtype, shape and data) and the aclnn operators a package's ``libcust_opapi`` computes
-(FAKE_OPS_C, for the op types of FAKE_OPS). Each library writes its calls to ``FAKE_LOG`` (a -D define).
+attr arrays, keeping the dtype, shape and data), ``libhccl`` (HCCL_C: communicators of R processes that really
+exchange data, through files in a folder the root info names) and the aclnn operators a package's
+``libcust_opapi`` computes (FAKE_OPS_C, for the op types of FAKE_OPS). Each library writes its calls to
+``FAKE_LOG`` (a -D define).
 """
 
 ACL_C = r"""
@@ -16,10 +18,24 @@ static void rec(const char* fn, const char* arg) {
 int aclInit(const char* config) { (void)config; rec("aclInit", ""); return 0; }
 int aclrtSetDevice(int32_t d) {
     char b[16]; snprintf(b, sizeof b, "%d", d); rec("aclrtSetDevice", b);
-    return getenv("FAKE_CANN_NO_DEVICE") ? 107001 : 0;
+    if (getenv("FAKE_CANN_NO_DEVICE")) return 107001;
+    const char* bad = getenv("FAKE_CANN_BAD_DEVICE");  /* one device that fails, as a broken NPU does */
+    return bad && atoi(bad) == d ? 107001 : 0;
 }
 int aclrtCreateStream(void** s) { *s = (void*)0x1; return 0; }
-int aclrtMalloc(void** p, size_t n, int policy) { (void)policy; *p = calloc(1, n ? n : 1); return 0; }
+/* the device's allocations and their sizes: fake_device_bytes tells an operator how many bytes a tensor's buffer has */
+static struct { void* p; size_t n; } allocs[4096];
+static int n_allocs;
+size_t fake_device_bytes(const void* p) {
+    for (int i = 0; i < n_allocs; ++i) if (allocs[i].p == p) return allocs[i].n;
+    return 0;
+}
+int aclrtMalloc(void** p, size_t n, int policy) {
+    char b[32]; snprintf(b, sizeof b, "%zu", n); rec("aclrtMalloc", b);
+    (void)policy; *p = calloc(1, n ? n : 1);
+    if (n_allocs < 4096) { allocs[n_allocs].p = *p; allocs[n_allocs].n = n; ++n_allocs; }
+    return 0;
+}
 int aclrtMemcpy(void* dst, size_t cap, const void* src, size_t n, int kind) {
     char b[32]; snprintf(b, sizeof b, "%d:%zu", kind, n); rec("aclrtMemcpy", b);
     if (n > cap) return 107000;
@@ -83,12 +99,106 @@ void* aclCreateBoolArray(const _Bool* v, uint64_t n) { (void)v; (void)n; return 
 """
 
 
+# The fake HCCL: HcclGetRootInfo (rank 0) makes an exchange folder (mkdtemp under $TMPDIR) and puts its path in the
+# root info; HcclCommInitRootInfo(R, root, rank) makes that rank's communicator, named "fake_hccl_<folder>"; the fake
+# aclnn operators find it by that name (fake_hccl_comm, the op's group attr) and reduce through it
+# (fake_hccl_all_reduce_sum: each rank writes its float32 data as a file, waits for every rank's, sums them in rank
+# order). FAKE_HCCL_HANG_RANK=r: rank r never sends (the others wait for it, as in a hung collective).
+HCCL_C = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#define HCCL_ROOT_INFO_BYTES 4108
+typedef struct { char internal[HCCL_ROOT_INFO_BYTES]; } HcclRootInfo;
+typedef struct { char dir[1024]; char name[128]; uint32_t ranks, rank, seq; } FakeComm;
+static FakeComm* comms[64];
+static int n_comms;
+static void rec(const char* fn, const char* arg) {
+    FILE* f = fopen(FAKE_LOG, "a");
+    if (f) { fprintf(f, "{\"tool\": \"hccl\", \"argv\": [\"%s\", \"%s\"], \"cwd\": \"\"}\n", fn, arg); fclose(f); }
+}
+int HcclGetRootInfo(HcclRootInfo* info) {
+    if (!info) return 1;
+    const char* tmp = getenv("TMPDIR");
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/fake-hccl-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) return 8;  /* HCCL_E_SYSCALL */
+    memset(info, 0, sizeof *info);
+    snprintf(info->internal, sizeof info->internal, "fake-hccl:%s", dir);
+    rec("HcclGetRootInfo", dir);
+    return 0;
+}
+int HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo* info, uint32_t rank, void** comm) {
+    char b[64]; snprintf(b, sizeof b, "nranks=%u rank=%u", nRanks, rank); rec("HcclCommInitRootInfo", b);
+    if (!info || !comm || rank >= nRanks || strncmp(info->internal, "fake-hccl:", 10) != 0 || n_comms >= 64) return 1;
+    FakeComm* c = (FakeComm*)calloc(1, sizeof(FakeComm));
+    snprintf(c->dir, sizeof c->dir, "%s", info->internal + 10);
+    const char* base = strrchr(c->dir, '/');
+    snprintf(c->name, sizeof c->name, "fake_hccl_%s", base ? base + 1 : c->dir);
+    c->ranks = nRanks; c->rank = rank;
+    comms[n_comms++] = c;
+    *comm = c;
+    return 0;
+}
+int HcclGetCommName(void* comm, char* name) {
+    if (!comm || !name) return 1;
+    snprintf(name, 128, "%s", ((FakeComm*)comm)->name);
+    rec("HcclGetCommName", name);
+    return 0;
+}
+int HcclCommDestroy(void* comm) {
+    if (!comm) return 1;
+    char b[32]; snprintf(b, sizeof b, "rank=%u", ((FakeComm*)comm)->rank); rec("HcclCommDestroy", b);
+    for (int i = 0; i < n_comms; ++i) if (comms[i] == comm) comms[i] = comms[--n_comms];
+    free(comm);
+    return 0;
+}
+void* fake_hccl_comm(const char* name) {
+    for (int i = 0; name && i < n_comms; ++i) if (strcmp(comms[i]->name, name) == 0) return comms[i];
+    return NULL;
+}
+int fake_hccl_rank(void* comm, uint32_t* ranks) { *ranks = ((FakeComm*)comm)->ranks; return (int)((FakeComm*)comm)->rank; }
+/* data[0..n) of every rank summed in rank order, into data: each call is one collective of the communicator. */
+int fake_hccl_all_reduce_sum(void* comm, float* data, uint64_t n) {
+    FakeComm* c = (FakeComm*)comm;
+    const char* hang = getenv("FAKE_HCCL_HANG_RANK");
+    if (hang && (uint32_t)atoi(hang) == c->rank) for (;;) sleep(1);
+    char path[1200], part[1220];
+    uint32_t seq = c->seq++;
+    snprintf(path, sizeof path, "%s/s%u_r%u.bin", c->dir, seq, c->rank);
+    snprintf(part, sizeof part, "%s.part", path);
+    FILE* f = fopen(part, "wb");
+    if (!f || fwrite(data, sizeof(float), n, f) != n) return 8;
+    fclose(f);
+    if (rename(part, path) != 0) return 8;
+    float* sum = (float*)calloc(n ? n : 1, sizeof(float));
+    float* buf = (float*)malloc((n ? n : 1) * sizeof(float));
+    for (uint32_t r = 0; r < c->ranks; ++r) {
+        snprintf(path, sizeof path, "%s/s%u_r%u.bin", c->dir, seq, r);
+        FILE* g;
+        while (!(g = fopen(path, "rb"))) usleep(2000);  /* the collective waits for every rank */
+        size_t got = fread(buf, sizeof(float), n, g);
+        fclose(g);
+        if (got != n) { free(sum); free(buf); return 4; }
+        for (uint64_t i = 0; i < n; ++i) sum[i] += buf[i];
+    }
+    memcpy(data, sum, n * sizeof(float));
+    free(sum); free(buf);
+    char b[64]; snprintf(b, sizeof b, "rank=%u count=%llu", c->rank, (unsigned long long)n); rec("AllReduce", b);
+    return 0;
+}
+"""
+
+
 # The aclnn operators the fake's libcust_opapi computes (on the host: the fake device memory is host memory), for
 # the packages the tests build: each reads the FakeTensor data it is given, in the dtype the tensor records (0
-# float32, 1 float16, 27 bfloat16), computes in float32 and rounds once, as the kernels do. Phase 1 checks the
+# float32, 1 float16, 27 bfloat16; 29 ACL_INT4: the view shape's values, two per byte, element 2i in the low nibble),
+# computes in float32 and rounds once, as the kernels do. Phase 1 checks the
 # arguments and keeps them in the executor; phase 2 computes. FAKE_CANN_WRONG_RESULT=1 makes each one wrong
 # (1.0 added to every element), as a kernel with a bug would be. Each call is recorded.
-FAKE_OPS = ("AxpyRelu", "ListSum", "ListScale", "GroupedGemm")
+FAKE_OPS = ("AxpyRelu", "ListSum", "ListScale", "GroupedGemm", "Int4Scale", "MatmulAllReduce")
 FAKE_OPS_C = FAKE_TENSOR_H + r"""
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,6 +386,108 @@ int aclnnListScale(void* ws, uint64_t size, void* ex, void* stream) {
             st(ys->items[k], i, (float)e->f * ld(xs->items[k], i));
     free(e);
     return 0;
+}
+#endif
+
+#ifdef FAKE_OP_Int4Scale
+/* tests/fixtures/api/int4_scale: y = half(w * half(scale)), r = y rounded half to even into int4 (saturated).
+ * w and r are ACL_INT4 (29) tensors of the view shape; their buffers must hold the packed bytes, (n + 1) / 2. */
+extern size_t fake_device_bytes(const void* p) __attribute__((weak));
+static int int4_tensor(const FakeTensor* t) {
+    return t && t->dtype == 29 && (!fake_device_bytes || fake_device_bytes(t->data) == (numel(t) + 1) / 2);
+}
+static int nibble(const FakeTensor* t, uint64_t i) {
+    int v = (((const uint8_t*)t->data)[i / 2] >> (4 * (i & 1))) & 0xF;
+    return v >= 8 ? v - 16 : v;
+}
+static void set_nibble(FakeTensor* t, uint64_t i, int v) {
+    uint8_t* b = (uint8_t*)t->data + i / 2;
+    int shift = 4 * (int)(i & 1);
+    *b = (uint8_t)((*b & ~(0xF << shift)) | ((v & 0xF) << shift));
+}
+static int round_even(float v) {
+    int f = (int)v;
+    if ((float)f > v) f -= 1;
+    float d = v - (float)f;
+    if (d > 0.5f || (d == 0.5f && (f & 1))) ++f;
+    return f;
+}
+int aclnnInt4ScaleGetWorkspaceSize(const FakeTensor* w, double scale, FakeTensor* y, FakeTensor* r, uint64_t* ws,
+                                   void** ex) {
+    if (!w || !y || !r) return ACLNN_ERR_PARAM_NULLPTR;
+    if (!int4_tensor(w) || !int4_tensor(r) || y->dtype != 1 || numel(y) != numel(w) || numel(r) != numel(w))
+        return ACLNN_ERR_PARAM_INVALID;
+    int rc = phase1("aclnnInt4ScaleGetWorkspaceSize", w, NULL, scale, y, ws, ex);
+    if (rc == 0) ((Exec*)*ex)->a[2] = r;
+    return rc;
+}
+int aclnnInt4Scale(void* ws, uint64_t size, void* ex, void* stream) {
+    (void)stream;
+    Exec* e = phase2("aclnnInt4Scale", ws, size, ex);
+    if (!e) return ACLNN_ERR_PARAM_INVALID;
+    const FakeTensor* w = (const FakeTensor*)e->a[0];
+    FakeTensor* y = (FakeTensor*)e->out;
+    FakeTensor* r = (FakeTensor*)e->a[2];
+    float s = h2f(f2h((float)e->f));
+    for (uint64_t i = 0, n = numel(w); i < n; ++i) {
+        st(y, i, h2f(f2h((float)nibble(w, i) * s)));
+        int q = round_even(h2f(((const uint16_t*)y->data)[i]));
+        set_nibble(r, i, q < -8 ? -8 : q > 7 ? 7 : q);
+    }
+    free(e);
+    return 0;
+}
+#endif
+
+#ifdef FAKE_OP_MatmulAllReduce
+/* ops/mc2/matmul_all_reduce: y = sum over the group's ranks of x1 @ x2 (x2 as [N, K] with is_trans_b) + bias + x3,
+ * through the fake HCCL communicator the group attr names (HcclGetCommName): phase 1 refuses a group this process
+ * has no communicator of; phase 2 computes this rank's part in float32 and all-reduces it. */
+extern void* fake_hccl_comm(const char* name) __attribute__((weak));
+extern int fake_hccl_all_reduce_sum(void* comm, float* data, uint64_t n) __attribute__((weak));
+typedef struct { const FakeTensor *x1, *x2, *bias, *x3; FakeTensor* y; void* comm; int trans_b; } MarExec;
+int aclnnMatmulAllReduceGetWorkspaceSize(const FakeTensor* x1, const FakeTensor* x2, const FakeTensor* bias,
+                                         const FakeTensor* x3, const char* group, const char* reduce_op,
+                                         _Bool trans_a, _Bool trans_b, int64_t comm_turn, FakeTensor* y,
+                                         uint64_t* ws, void** ex) {
+    char buf[200]; snprintf(buf, sizeof buf, "group=%s", group ? group : "(null)");
+    rec("aclnnMatmulAllReduceGetWorkspaceSize", buf);
+    if (!x1 || !x2 || !y || !ws || !ex || !group) return ACLNN_ERR_PARAM_NULLPTR;
+    void* comm = fake_hccl_comm ? fake_hccl_comm(group) : NULL;
+    if (!comm || trans_a || comm_turn != 0 || (reduce_op && strcmp(reduce_op, "sum") != 0)) return ACLNN_ERR_PARAM_INVALID;
+    if (x1->ndim != 2 || x2->ndim != 2 || y->ndim != 2 || !known(x1->dtype) || x1->dtype != x2->dtype ||
+        x1->dtype != y->dtype)
+        return ACLNN_ERR_PARAM_INVALID;
+    int64_t k = x1->shape[1], n = y->shape[1];
+    if (x2->shape[trans_b ? 1 : 0] != k || x2->shape[trans_b ? 0 : 1] != n || y->shape[0] != x1->shape[0])
+        return ACLNN_ERR_PARAM_INVALID;
+    MarExec* e = (MarExec*)calloc(1, sizeof(MarExec));
+    e->x1 = x1; e->x2 = x2; e->bias = bias; e->x3 = x3; e->y = y; e->comm = comm; e->trans_b = trans_b;
+    *ws = 4096;
+    *ex = e;
+    return 0;
+}
+int aclnnMatmulAllReduce(void* ws, uint64_t size, void* ex, void* stream) {
+    (void)stream;
+    char buf[32]; snprintf(buf, sizeof buf, "workspace=%llu", (unsigned long long)size); rec("aclnnMatmulAllReduce", buf);
+    MarExec* e = (MarExec*)ex;
+    if (!e || !ws || size < 4096) return ACLNN_ERR_PARAM_INVALID;
+    int64_t m = e->x1->shape[0], k = e->x1->shape[1], n = e->y->shape[1];
+    float* acc = (float*)calloc((size_t)(m * n ? m * n : 1), sizeof(float));
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            float v = e->bias ? ld(e->bias, (uint64_t)j) : 0.0f;
+            for (int64_t q = 0; q < k; ++q)
+                v += ld(e->x1, (uint64_t)(i * k + q)) * ld(e->x2, (uint64_t)(e->trans_b ? j * k + q : q * n + j));
+            if (e->x3) v += ld(e->x3, (uint64_t)(i * n + j));
+            acc[i * n + j] = v;
+        }
+    int rc = fake_hccl_all_reduce_sum ? fake_hccl_all_reduce_sum(e->comm, acc, (uint64_t)(m * n)) : 1;
+    if (rc == 0)
+        for (int64_t i = 0; i < m * n; ++i) st(e->y, (uint64_t)i, acc[i]);
+    free(acc);
+    free(e);
+    return rc == 0 ? 0 : 561000;  /* ACLNN_ERR_INNER */
 }
 #endif
 """

@@ -227,28 +227,115 @@ def test_in_place_and_reference_outputs_are_written_back(tmp_path, fake, where):
         assert "void complex_scale(GM_ADDR x, GM_ADDR workspace, GM_ADDR tiling);" in launcher
 
 
-def test_unsupported_kernels_are_named(tmp_path):
-    from dataclasses import replace
-
-    from opkit.spec import load
-
-    spec = load(package(tmp_path))
-    assert cann_cpu.unsupported(spec) is None
-    spec.inputs[1] = replace(spec.inputs[1], param="dynamic")
-    assert "dynamic (list) tensors" in (cann_cpu.unsupported(spec) or "")
+API = LAYOUTS.parent / "api"
+REPO = Path(__file__).resolve().parents[1]
 
 
-def test_a_list_tensor_kernel_is_refused_clearly(tmp_path, fake):
-    """The kinds the launcher still cannot call: `build` refuses (exit 2), `verify` reports the reason as the
-    package's error (exit 1), each with what to do instead."""
-    pkg = package(tmp_path, LAYOUTS.parent / "api" / "list_sum")
-    why = ("list_sum: --backend cann-cpu cannot launch this kernel: dynamic (list) tensors need CANN's list-tensor "
-           "descriptors, which the launcher does not build; verify it on the simulator")
-    r = opkit(["build", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2"], fake.env())
-    assert r.returncode == 2 and why in r.stderr and "Traceback" not in r.stderr, r.stdout + r.stderr
-    r = opkit(["verify", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "--out", str(tmp_path / "v")],
-              fake.env())
-    assert r.returncode == 1 and why in r.stdout and "Traceback" not in r.stdout + r.stderr, r.stdout + r.stderr
+@pytest.mark.parametrize("name", ["list_sum", "list_scale"])
+def test_list_tensors_run_on_the_cpu_model(tmp_path, fake, name):
+    """A dynamic (list) input and output: the launcher builds each list's ListTensorDesc block in GmAlloc'd memory
+    with the simulator harness's writer, and copies a list output back into a list of arrays."""
+    pkg = package(tmp_path, API / name)
+    out = tmp_path / "v"
+    r = opkit(["verify", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "--out", str(out), "-j", "1",
+               "--workers", "1"], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"pass {name}::three[float32@ascend910b2]" in r.stdout and "1 passed, 0 failed, 0 errors" in r.stdout
+    assert len(fake.calls("tikicpulib")) == 1
+    proj = pkg / ".opkit" / "cann-cpu" / "ascend910b2-float32"
+    from opkit import sim
+
+    writer = (sim.include_dir().parent / "host" / "list_tensor_block.h").read_text()
+    assert (proj / cann_cpu.LIST_HEADER).read_text() == writer  # one writer for both backends
+    assert '#include "opkit_list_tensor.h"' in (proj / "launcher.cpp").read_text()
+    r = opkit(["verify", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "--out", str(tmp_path / "w"),
+               "--workers", "1"], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("broken,message", [
+    ("(static_cast<uint64_t>(k) << 32)", "malformed list tensor: 1 tensors of 1 dims do not end at the data-pointer "
+                                         "offset 56"),
+    ("w[0] = w.size() * sizeof(uint64_t);", "data-pointer offset 7 (word 0) is not a multiple of 8"),
+])
+def test_a_list_block_laid_out_wrong_fails_in_the_kernel(tmp_path, fake, monkeypatch, broken, message):
+    """The kernel decodes the block the launcher writes (ListTensorDesc): a writer that puts a wrong index or a wrong
+    data-pointer offset into it makes the run fail with the decoder's message."""
+    import numpy as np
+
+    import opkit.ops
+    from opkit.errors import OpkitError
+
+    good = cann_cpu.list_tensor_writer()
+    assert broken in good
+    bad = good.replace(broken, {"(static_cast<uint64_t>(k) << 32)": "(static_cast<uint64_t>(k + 1) << 32)",
+                                "w[0] = w.size() * sizeof(uint64_t);": "w[0] = w.size();"}[broken])
+    monkeypatch.setattr(cann_cpu, "list_tensor_writer", lambda: bad)
+    monkeypatch.setattr(os, "environ", fake.env())
+    op = opkit.ops.load(package(tmp_path, API / "list_sum"), backend="cann-cpu", chip="ascend910b2")
+    with pytest.raises(OpkitError, match="the kernel failed on CANN's CPU model") as exc:
+        op(xs=[np.ones(64, np.float32)] * 3, scale=1.0)
+    assert message in exc.value.message
+
+
+def test_the_list_block_is_cann_s_layout(tmp_path):
+    """list_tensor_block.h against the layout CANN documents for ListTensorDesc (the data-pointer offset; per tensor
+    {uint32 dim, uint32 index, uint64 shape[dim]}; the data pointers), and its pointer-only form for rank 0."""
+    import struct
+
+    from opkit import sim
+
+    src = tmp_path / "dump.cpp"
+    src.write_text("""#include <cstdio>
+#include "list_tensor_block.h"
+static void dump(const std::vector<std::vector<int64_t>>& s, const std::vector<uint64_t>& p) {
+    std::string e;
+    for (uint64_t w : opkit::list_tensor::Block(s, p, &e)) std::printf("%llx ", (unsigned long long)w);
+    std::printf("|%s\\n", e.c_str());
+}
+int main() {
+    dump({{37, 64}, {130, 200}, {16, 16}}, {0x1000, 0x2000, 0x3000});
+    dump({{}, {}}, {0x10, 0x20});
+    dump({{4}, {4, 4}}, {0x10, 0x20});
+}
+""")
+    subprocess.run(["g++", "-std=c++17", f"-I{sim.include_dir().parent / 'host'}", str(src), "-o",
+                    str(tmp_path / "dump")], check=True)
+    lines = subprocess.run([str(tmp_path / "dump")], capture_output=True, text=True, check=True).stdout.splitlines()
+
+    def words(line: str) -> bytes:
+        return b"".join(struct.pack("<Q", int(w, 16)) for w in line.split("|")[0].split())
+
+    shapes = [(37, 64), (130, 200), (16, 16)]
+    descs = b"".join(struct.pack("<IIQQ", 2, i, *s) for i, s in enumerate(shapes))
+    assert words(lines[0]) == struct.pack("<Q", 8 + len(descs)) + descs + struct.pack("<QQQ", 0x1000, 0x2000, 0x3000)
+    assert words(lines[1]) == struct.pack("<QIIQQQ", 24, 0, 2, 0xFFFFFFFF, 0x10, 0x20)
+    assert lines[2] == "|the tensors of a dynamic input must have one rank (ListTensorDesc)"
+
+
+def test_a_grouped_gemm_runs_on_the_cpu_model(tmp_path, fake):
+    """ops/gmm/grouped_gemm: four list arguments (x, weight, bias, y), a cube kernel."""
+    pkg = package(tmp_path, REPO / "ops" / "gmm" / "grouped_gemm")
+    r = opkit(["verify", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "-k", "transposed", "--dtype",
+               "float16", "--out", str(tmp_path / "v"), "-j", "1", "--workers", "1"], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "pass grouped_gemm::transposed[float16-float32@ascend910b2]" in r.stdout and "1 passed" in r.stdout
+    assert len(fake.calls("tikicpulib")) == 1
+
+
+def test_python_api_takes_and_returns_lists_on_the_cpu_model(tmp_path, fake, monkeypatch):
+    import numpy as np
+
+    import opkit.ops
+
+    monkeypatch.setattr(os, "environ", fake.env())
+    scale = opkit.ops.load(package(tmp_path, API / "list_scale"), backend="cann-cpu", chip="ascend910b2")
+    rng = np.random.default_rng(3)
+    xs = [rng.standard_normal(n).astype(np.float32) for n in (16, 40, 8)]
+    ys = scale(xs=xs, scale=-1.5)
+    assert isinstance(ys, list) and [y.shape for y in ys] == [(16,), (40,), (8,)]
+    for x, y in zip(xs, ys, strict=True):
+        np.testing.assert_allclose(y, -1.5 * x, rtol=1e-6)
 
 
 def test_compare_outputs():

@@ -280,32 +280,108 @@ def test_python_api_takes_and_returns_lists_on_the_device(lists, monkeypatch):
     np.testing.assert_allclose(total(xs=same, scale=0.5), 0.5 * np.sum(same, axis=0), rtol=1e-6)
 
 
-def test_packed_and_multi_rank_stay_refused_on_the_device(installed, monkeypatch):
-    import opkit.ops
-    from opkit.backends.npu_runner import NpuRunner
-    from opkit.errors import OpkitError
-    from opkit.run.sim_runner import KernelError
-    from opkit.spec import load_string
+MC2 = REPO / "ops" / "mc2" / "matmul_all_reduce"
 
-    fake, _, _ = installed
-    spec = load_string("""name: w4
-family: t
-socs: [ascend910b]
-kernel: vector
-inputs:
-  - {name: x, dtypes: [float16, float16], shape: [M, K]}
-  - {name: w, dtypes: [int4, int8], shape: [K, N]}
-outputs:
-  - {name: y, dtypes: [float16, float16], shape: [M, N]}
-golden: golden.py:f
-cases:
-  - {name: a, shapes: {x: [3, 5], w: [5, 7]}}
-""")
-    runner = NpuRunner(env=fake.env())
-    with pytest.raises(KernelError, match=r"'w' \(int4\): packed \(int4\) tensors are not passed to aclnn by "
-                                          r"opkit; verify this dtype column with --backend sim"):
-        runner.run(spec, spec.cases[0], 0, "ascend910b2", {})
+
+@pytest.fixture(scope="module")
+def mc2(tmp_path_factory):
+    """ops/mc2/matmul_all_reduce built and installed on a fake CANN (its aclnnMatmulAllReduce all-reduces through
+    the fake HCCL communicator its group attr names)."""
+    tmp = tmp_path_factory.mktemp("npu-mc2")
+    fake = make_fake_cann(tmp / "cann")
+    pkg = package(tmp, MC2)
+    for args in (["build", str(pkg), "--backend", "cann", "--vendor", "mc2"], ["install", str(pkg), "--vendor", "mc2"]):
+        r = opkit(args, fake.env())
+        assert r.returncode == 0, r.stdout + r.stderr
+    return fake, pkg
+
+
+def _mc2_verify(mc2, tmp_path, *extra, **env):
+    fake, pkg = mc2
+    return opkit(["verify", str(pkg), "--backend", "cann", "--vendor", "mc2", "--soc", "ascend910b2", "--dtype",
+                  "float16", "--out", str(tmp_path / "v"), "--workers", "1", *extra], fake.env(**env))
+
+
+def test_a_multi_rank_case_runs_one_process_per_rank(mc2, tmp_path):
+    """2 and 4 ranks (and 8): a worker per rank on its device, rank 0's root info shared through a file, each rank's
+    communicator name as the group attr, every rank's y compared with the golden."""
+    fake, _ = mc2
+    start = len(fake.calls())
+    r = _mc2_verify(mc2, tmp_path, "-k", "smoke")
+    assert r.returncode == 0, r.stdout + r.stderr
+    for ranks in (2, 4, 8):
+        assert f"pass matmul_all_reduce::smoke.r{ranks}[float16@ascend910b2]" in r.stdout
+    assert "3 passed, 0 failed, 0 errors" in r.stdout
+    calls = [c["argv"] for c in fake.calls()[start:]]
+    assert sum(c[0] == "HcclGetRootInfo" for c in calls) == 3  # rank 0 of each run
+    inits = sorted(c[1] for c in calls if c[0] == "HcclCommInitRootInfo")
+    assert inits == sorted([f"nranks={n} rank={k}" for n in (2, 4, 8) for k in range(n)])
+    assert sorted(c[1] for c in calls if c[0] == "aclrtSetDevice") == sorted(str(k) for n in (2, 4, 8)
+                                                                             for k in range(n))
+    names = {c[1] for c in calls if c[0] == "HcclGetCommName"}
+    assert len(names) == 3 and all(n.startswith("fake_hccl_") for n in names)
+    groups = [c[1] for c in calls if c[0] == "aclnnMatmulAllReduceGetWorkspaceSize"]
+    assert len(groups) == 14 and {g.removeprefix("group=") for g in groups} == names  # not op.yaml's 'world'
+    assert sum(c[0] == "AllReduce" for c in calls) == 14 and sum(c[0] == "HcclCommDestroy" for c in calls) == 14
+    case = json.loads((tmp_path / "v" / "results.json").read_text())["cases"][0]
+    assert case["status"] == "pass"
+    r = _mc2_verify(mc2, tmp_path, "-k", "odd", FAKE_CANN_WRONG_RESULT="1")
+    assert r.returncode == 1 and "0 passed, 1 failed, 0 errors" in r.stdout, r.stdout + r.stderr
+
+
+def test_device_option_places_the_ranks(mc2, tmp_path):
+    fake, _ = mc2
+    for option, devices in (("4", ["4", "5"]), ("1,3", ["1", "3"])):
+        start = len(fake.calls("acl"))
+        r = _mc2_verify(mc2, tmp_path, "-k", "odd", "--device", option)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert sorted(c["argv"][1] for c in fake.calls("acl")[start:] if c["argv"][0] == "aclrtSetDevice") == devices
+    r = _mc2_verify(mc2, tmp_path, "-k", "trans_b", "--device", "0,1")  # a 4-rank case
+    assert r.returncode == 1 and "--device 0,1: 2 devices for a case of 4 ranks: give one device per rank " \
+        "(0,1,2,3) or the first one (--device 0)" in r.stdout, r.stdout + r.stderr
+    r = _mc2_verify(mc2, tmp_path, "-k", "odd", "--device", "0,0")
+    assert r.returncode == 2 and "--device 0,0: give an NPU number (0), or one distinct number per rank" in r.stderr
+
+
+def test_a_hanging_rank_ends_every_rank_at_the_timeout(mc2, tmp_path):
+    r = _mc2_verify(mc2, tmp_path, "-k", "odd", "--timeout", "3", FAKE_HCCL_HANG_RANK="1")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "no result from every rank after 3 s; every rank still running was ended" in r.stdout
+    for k in (0, 1):
+        assert f"rank {k} (device {k}): no result (still running: it waits in a collective or hangs); ended" in r.stdout
+    assert "Traceback" not in r.stdout + r.stderr
+
+
+def test_a_rank_whose_device_fails_ends_in_its_error(mc2, tmp_path):
+    r = _mc2_verify(mc2, tmp_path, "-k", "trans_b", FAKE_CANN_BAD_DEVICE="2")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert ("rank 2 (device 2): aclrtSetDevice(2) returned 107001: EE1001: fake CANN: the device is not available "
+            "(the other ranks were ended: 0, 1, 3)") in r.stdout
+
+
+def test_python_api_runs_a_multi_rank_operator_on_the_devices(mc2, monkeypatch):
+    import opkit.ops
+
+    fake, pkg = mc2
     _use(monkeypatch, fake.env())
-    with pytest.raises(OpkitError, match=r"matmul_all_reduce is a multi-rank \(MC2\) operator: the cann backend "
-                                         r"does not run multi-rank operators \(.*HCCL.*\); use backend='sim'"):
-        opkit.ops.load("matmul_all_reduce", backend="cann", cwd=Path(__file__).resolve().parents[1])
+    op = opkit.ops.load(pkg, backend="cann", backend_options={"vendor": "mc2", "device": "2"})
+    rng = np.random.default_rng(7)
+    ranks = [{"x1": rng.standard_normal((16, 32)).astype(np.float16),
+              "x2": (0.1 * rng.standard_normal((32, 24))).astype(np.float16)} for _ in range(2)]
+    ys = op(ranks, group="world")
+    want = sum(m["x1"].astype(np.float32) @ m["x2"].astype(np.float32) for m in ranks)
+    assert len(ys) == 2
+    for y in ys:
+        np.testing.assert_allclose(y.astype(np.float32), want, rtol=2e-3, atol=2e-3)
+    assert [i["device"] for i in op.last_info["ranks"]] == [2, 3]
+
+
+def test_run_writes_each_rank_s_outputs(mc2, tmp_path):
+    fake, pkg = mc2
+    out = tmp_path / "o.{rank}.npz"
+    r = opkit(["run", str(pkg), "--backend", "cann", "--vendor", "mc2", "--case", "odd", "--soc", "ascend910b2",
+               "--out", str(out), "--device", "3"], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "rank 0/2" in r.stdout and "rank 1/2" in r.stdout
+    y0, y1 = (np.load(tmp_path / f"o.{k}.npz")["y"] for k in (0, 1))
+    assert y0.shape == (77, 130) and np.array_equal(y0, y1)  # the all-reduced sum on both ranks

@@ -5,6 +5,7 @@ gdb's ptype /o)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -157,3 +158,124 @@ def test_ptype_layouts_and_decoding():
     assert notes == []
     short, notes = decode(bytes(data[:20]), classes, "Outer")
     assert [f.path for f in short] == ["rows", "eps", "inner.a"] and any("past the 20 bytes" in n for n in notes)
+
+
+# int4 on the CANN backends: tests/fixtures/api/int4_scale (an int4 input w and an int4 output r, of the view shape
+# [320]; y float16) through the fake CANN's aclnn (cann) and its stand-in tikicpulib (cann-cpu).
+INT4_SCALE = Path(__file__).resolve().parent / "fixtures" / "api" / "int4_scale"
+needs_cmake = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("g++")),
+                                 reason="needs cmake and g++ (the fake CANN's projects are configured by real CMake)")
+
+
+@pytest.fixture(scope="module")
+def int4_cann(tmp_path_factory):
+    from fake_cann import copy_package, make_fake_cann, run_opkit
+
+    tmp = tmp_path_factory.mktemp("int4-cann")
+    fake = make_fake_cann(tmp / "cann")
+    pkg = copy_package(tmp, INT4_SCALE)
+    for args in (["build", str(pkg), "--backend", "cann", "--vendor", "int4"], ["install", str(pkg), "--vendor", "int4"]):
+        r = run_opkit(args, fake.env())
+        assert r.returncode == 0, r.stdout + r.stderr
+    return fake, pkg
+
+
+def _use(monkeypatch, env: dict[str, str]) -> None:
+    import os
+
+    for k in [k for k in os.environ if k.startswith("ASCEND_")]:
+        monkeypatch.delenv(k)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+
+
+def _swapped(values, dtype):
+    """A wrong packing: element 2i in the high nibble."""
+    packed = to_device(values, dtype)
+    return ((packed >> 4) | (packed << 4)).astype(np.uint8) if DTYPES[dtype].packed else packed
+
+
+def _unpacked(values, dtype):
+    """A wrong packing: one int4 value per byte, as int8."""
+    return np.ascontiguousarray(values).astype(np.int8).view(np.uint8) if DTYPES[dtype].packed else values
+
+
+def _expected(w, scale):
+    y = (w.astype(np.float16) * np.float16(scale)).astype(np.float16)
+    return y, np.clip(np.rint(y.astype(np.float32)), -8, 7).astype(np.int8)
+
+
+@needs_cmake
+def test_int4_goes_to_aclnn_as_acl_int4_of_the_view_shape_packed(int4_cann, tmp_path):
+    from fake_cann import run_opkit
+
+    fake, pkg = int4_cann
+    start = len(fake.calls("acl"))
+    r = run_opkit(["verify", str(pkg), "--backend", "cann", "--vendor", "int4", "--soc", "ascend910b2", "--out",
+                   str(tmp_path / "v")], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "pass int4_scale::row[int4-float16@ascend910b2]" in r.stdout and "1 passed, 0 failed, 0 errors" in r.stdout
+    calls = [c["argv"] for c in fake.calls("acl")[start:]]
+    # w, y, r: ACL_INT4 (29) and ACL_FLOAT16 (1) of the view shape [320]; the int4 buffers 160 bytes (two per byte)
+    assert [c[1] for c in calls if c[0] == "aclCreateTensor"] == ["dtype=29 format=2 shape=320,",
+                                                                  "dtype=1 format=2 shape=320,",
+                                                                  "dtype=29 format=2 shape=320,"]
+    assert [c[1] for c in calls if c[0] == "aclrtMalloc"][:3] == ["160", "640", "160"]
+    copies = [c[1] for c in calls if c[0] == "aclrtMemcpy"]
+    assert copies[0] == "1:160" and copies[-2:] == ["2:640", "2:160"]  # w in; y and r back
+    r = run_opkit(["verify", str(pkg), "--backend", "cann", "--vendor", "int4", "--soc", "ascend910b2", "--out",
+                   str(tmp_path / "w")], fake.env(FAKE_CANN_WRONG_RESULT="1"))
+    assert r.returncode == 1 and "0 passed, 1 failed, 0 errors" in r.stdout
+
+
+@needs_cmake
+def test_int4_runs_on_the_cpu_model_packed(tmp_path):
+    from fake_cann import copy_package, make_fake_cann, run_opkit
+
+    fake = make_fake_cann(tmp_path / "cann")
+    pkg = copy_package(tmp_path, INT4_SCALE)
+    r = run_opkit(["verify", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "--out", str(tmp_path / "v"),
+                   "-j", "1", "--workers", "1"], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "pass int4_scale::row[int4-float16@ascend910b2]" in r.stdout and len(fake.calls("tikicpulib")) == 1
+    cmake = (pkg / ".opkit" / "cann-cpu" / "ascend910b2-int4-float16" / "CMakeLists.txt").read_text()
+    assert '"DTYPE_W=int4b_t"' in cmake and '"ORIG_DTYPE_W=29"' in cmake
+
+
+@needs_cmake
+@pytest.mark.parametrize("backend", ["cann", "cann-cpu"])
+def test_a_wrong_int4_packing_gives_wrong_values(int4_cann, tmp_path, monkeypatch, backend):
+    """The kernel (cann-cpu) and the aclnn operator (cann) read element 2i from the low nibble: inputs packed the
+    other way round come back as other values, so the packing the runners use is the one they are checked with."""
+    import opkit.ops
+    import opkit.run.sim_runner as sim_runner
+
+    fake, pkg = int4_cann
+    _use(monkeypatch, fake.env())
+    options = {"vendor": "int4"} if backend == "cann" else None
+    op = opkit.ops.load(pkg, backend=backend, chip="ascend910b2", backend_options=options)
+    w = np.random.default_rng(4).integers(-8, 8, size=320).astype(np.int8)
+    want_y, want_r = _expected(w, 0.75)
+    got = op(w=w, scale=0.75)
+    assert np.array_equal(got.y, want_y) and np.array_equal(got.r, want_r)
+    monkeypatch.setattr(sim_runner, "to_device", _swapped)
+    got = op(w=w, scale=0.75)
+    assert not np.array_equal(got.y, want_y)
+    assert np.array_equal(got.y, _expected(from_device(_swapped(w, "int4"), "int4", 320), 0.75)[0])
+
+
+@needs_cmake
+def test_int4_given_one_value_per_byte_is_refused_before_the_device(int4_cann, monkeypatch):
+    """An int4 buffer of one value per byte is not ACL_INT4's storage: the host step refuses it, naming the sizes."""
+    import opkit.ops
+    import opkit.run.sim_runner as sim_runner
+    from opkit.run.sim_runner import KernelError
+
+    fake, pkg = int4_cann
+    _use(monkeypatch, fake.env())
+    op = opkit.ops.load(pkg, backend="cann", chip="ascend910b2", backend_options={"vendor": "int4"})
+    monkeypatch.setattr(sim_runner, "to_device", _unpacked)
+    start = len(fake.calls("aclnn"))
+    with pytest.raises(KernelError, match=r"input 'w': .*in_w.bin' has 320 bytes; shape \[320\] of int4 needs 160"):
+        op(w=np.zeros(320, np.int8), scale=1.0)
+    assert len(fake.calls("aclnn")) == start

@@ -5,8 +5,10 @@ runtime) and the package's ``libcust_opapi``, copies the inputs to the device, c
 tensor (ND strides) and an ``aclTensorList`` (``aclCreateTensorList``) per dynamic (list) input or output,
 calls ``aclnn<Op>GetWorkspaceSize(inputs..., attrs..., outputs..., &size, &executor)`` and
 ``aclnn<Op>(workspace, size, executor, stream)``, waits for the stream, copies the outputs back, destroys the
-tensors and lists, and writes ``REQUEST.json.result.json``. A failure is one line ``opkit-aclnn: error: ...``
-on stderr, exit 1. The request is written by :mod:`opkit.backends.npu_runner`.
+tensors and lists, and writes ``REQUEST.json.result.json``. A rank of a multi-rank case (the request's ``hccl``)
+first makes its HCCL communicator (:func:`communicator`) and passes its name as the op's group attr, and
+destroys it at the end (:mod:`opkit.backends.npu_ranks`). A failure is one line ``opkit-aclnn: error: ...`` on
+stderr, exit 1. The request is written by :mod:`opkit.backends.npu_runner`.
 """
 
 from __future__ import annotations
@@ -15,12 +17,15 @@ import ctypes
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 ERROR = "opkit-aclnn: error: "
 MEMCPY_HOST_TO_DEVICE, MEMCPY_DEVICE_TO_HOST = 1, 2
 MALLOC_HUGE_FIRST = 0
+HCCL_ROOT_INFO_BYTES = 4108  # sizeof(HcclRootInfo), hccl_types.h
+HCCL_COMM_NAME_BYTES = 128  # the commName buffer HcclGetCommName fills
 
 
 class Failure(Exception):
@@ -38,6 +43,7 @@ class Acl:
     def __init__(self, req: dict[str, Any]) -> None:
         self.rt = _lib(req["libascendcl"])
         self.nn = _lib(req["libnnopbase"])
+        self.hccl = _lib(req["hccl"]["lib"]) if req.get("hccl") else None  # before the operators that call it
         self.op = _lib(req["libcust_opapi"])
         self.rt.aclrtMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t, ctypes.c_int]
         self.rt.aclrtMemcpy.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t,
@@ -116,6 +122,39 @@ class Acl:
         self.lists, self.tensors = [], []
 
 
+def communicator(acl: Acl, h: dict[str, Any]) -> tuple[ctypes.c_void_p, str]:
+    """This rank's HCCL communicator and its name: rank 0 gets the root info (HcclGetRootInfo) and writes it to the
+    run's root-info file; the others wait for that file; each then HcclCommInitRootInfo(R, &root, rank, &comm)."""
+    assert acl.hccl is not None
+    root = (ctypes.c_char * HCCL_ROOT_INFO_BYTES)()
+    path = Path(h["root_info"])
+    rank, world = int(h["rank"]), int(h["world"])
+    if rank == 0:
+        rc = acl.hccl.HcclGetRootInfo(root)
+        if rc != 0:
+            raise Failure(f"HcclGetRootInfo returned {rc}")
+        part = path.with_name(path.name + ".part")
+        part.write_bytes(bytes(root))
+        os.replace(part, path)  # the other ranks see the whole root info or none
+    else:
+        while not path.is_file():  # rank 0 writes it; the runner's timeout ends a wait that never ends
+            time.sleep(0.005)
+        data = path.read_bytes()[:HCCL_ROOT_INFO_BYTES]
+        ctypes.memmove(root, data, len(data))
+    comm = ctypes.c_void_p()
+    acl.hccl.HcclCommInitRootInfo.argtypes = [ctypes.c_uint32, ctypes.c_void_p, ctypes.c_uint32,
+                                              ctypes.POINTER(ctypes.c_void_p)]
+    rc = acl.hccl.HcclCommInitRootInfo(world, ctypes.addressof(root), rank, ctypes.byref(comm))
+    if rc != 0:
+        raise Failure(f"HcclCommInitRootInfo({world} ranks, rank {rank}) returned {rc}")
+    name = ctypes.create_string_buffer(HCCL_COMM_NAME_BYTES)
+    acl.hccl.HcclGetCommName.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    rc = acl.hccl.HcclGetCommName(comm, name)
+    if rc != 0:
+        raise Failure(f"HcclGetCommName returned {rc}")
+    return comm, name.value.decode(errors="replace")
+
+
 def _attr(acl: Acl, a: dict[str, Any]) -> Any:
     v, t = a["value"], a["type"]
     if t == "float":
@@ -146,6 +185,11 @@ def run(req: dict[str, Any]) -> dict[str, Any]:
     acl.check(acl.rt.aclrtSetDevice(int(req["device"])), f"aclrtSetDevice({req['device']})")
     stream = ctypes.c_void_p()
     acl.check(acl.rt.aclrtCreateStream(ctypes.byref(stream)), "aclrtCreateStream")
+    comm = None
+    attrs = req["attrs"]
+    if req.get("hccl"):  # a rank of a multi-rank case: its communicator's name is the op's group attr
+        comm, name = communicator(acl, req["hccl"])
+        attrs = [{**a, "value": name} if a["name"] in req["hccl"]["group_attrs"] else a for a in attrs]
     args: list[Any] = []
     outs: list[tuple[str, ctypes.c_void_p, int]] = []  # (file, device buffer, bytes) of every output tensor
     for t in req["inputs"]:
@@ -158,7 +202,7 @@ def run(req: dict[str, Any]) -> dict[str, Any]:
         else:
             ptr = acl.device(Path(t["file"]).read_bytes())
             args.append(acl.tensor(t["shape"], t["acl_dtype"], t["acl_format"], ptr))
-    args += [_attr(acl, a) for a in req["attrs"]]
+    args += [_attr(acl, a) for a in attrs]
     for t in req["outputs"]:
         if t.get("list"):
             items = []
@@ -185,6 +229,12 @@ def run(req: dict[str, Any]) -> dict[str, Any]:
             acl.check(acl.rt.aclrtMemcpy(buf, n, ptr, n, MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
         Path(file).write_bytes(buf.raw[:n])
     acl.release()
+    if comm is not None:
+        assert acl.hccl is not None
+        acl.hccl.HcclCommDestroy.argtypes = [ctypes.c_void_p]
+        rc = acl.hccl.HcclCommDestroy(comm)
+        if rc != 0:
+            raise Failure(f"HcclCommDestroy returned {rc}")
     acl.rt.aclrtDestroyStream(stream)
     acl.rt.aclrtResetDevice(int(req["device"]))
     acl.rt.aclFinalize()

@@ -21,7 +21,6 @@ from typing import Any
 from opkit.backends import cann_env
 from opkit.backends.base import Need, Readiness, cmake_need, compiler_need, toolkit_need
 from opkit.build.toolchain import BuildError, explain_failure
-from opkit.errors import UsageError
 from opkit.spec import Spec
 
 NAME = "cann-cpu"
@@ -72,17 +71,6 @@ class CpuExe:
         return f"{self.spec.name}[{self.spec.column_label(self.column)}@{self.chip}]"
 
 
-def unsupported(spec: Spec) -> str | None:
-    """Why this package's kernel cannot run through the generic CPU-debug launcher (None: it can)."""
-    from opkit.dtypes import DTYPES
-
-    if any(DTYPES[d].packed for p in spec.params for d in p.dtypes):
-        return "packed dtypes (int4) are not supported by the launcher"
-    if any(p.param == "dynamic" for p in spec.params):
-        return "dynamic (list) tensors need CANN's list-tensor descriptors, which the launcher does not build"
-    return None
-
-
 # The tail of the tiling-data step's header: GET_TILING_DATA reads the op's class, as the header CANN's op
 # project generates for the kernel defines it (kernel_operator.h first, so its own definitions come before).
 _SIM_TAIL = re.compile(r"// GET_TILING_DATA of .*\n#undef OPKIT_TILING_DATA_TYPE\n"
@@ -96,6 +84,19 @@ _CANN_TAIL = """// GET_TILING_DATA of {op_type} reads {cls} (REGISTER_TILING_DAT
     std::memcpy(&tiling_data, (const void*)(tiling_arg), sizeof({cls}))
 """
 TILING_HEADER = "tiling_data.h"
+LIST_HEADER = "opkit_list_tensor.h"
+
+
+def list_tensor_writer() -> str:
+    """The writer of a list tensor's ListTensorDesc block, for the launcher: the simulator harness's own
+    (``opkit/sim/host/list_tensor_block.h``, CANN's layout), so both backends hand a kernel the same block."""
+    from opkit import sim
+
+    path = sim.include_dir().parent / "host" / "list_tensor_block.h"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BuildError(f"{path}: the list-tensor writer is missing ({exc}); reinstall opkit") from None
 
 
 def tiling_header(spec: Spec, described: dict[str, Any]) -> str | None:
@@ -121,68 +122,119 @@ def tiling_header(spec: Spec, described: dict[str, Any]) -> str | None:
 LAUNCHER = """// The CPU-debug launcher of {op_type}, written by opkit (--backend cann-cpu): tikicpulib runs the kernel.
 // argv: tiling_key block_dim, then one word per kernel parameter: r:FILE:BYTES (read in), w:FILE:BYTES (written
 // back after the run), m:FILE:BYTES (read in and written back: an input the kernel writes its result into),
-// =K (the buffer of parameter K: a reference-form output), z:BYTES (zeroed: the workspace), n (absent optional input).
+// =K (the buffer of parameter K: a reference-form output), z:BYTES (zeroed: the workspace), n (absent optional input),
+// L:FILE (a dynamic (list) tensor: FILE has one line per tensor, "r|w BYTES RANK DIM... PATH"; the kernel gets the
+// list's ListTensorDesc block, CANN's layout, written by opkit_list_tensor.h).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 #include "tikicpulib.h"
+#include "opkit_list_tensor.h"
 
 {declare}
 
-static uint8_t* arg(const char* word, std::string* out_path, size_t* out_bytes) {{
+namespace {{
+struct WriteBack {{
+    uint8_t* p;
+    std::string path;
+    size_t bytes;
+}};
+std::vector<WriteBack> g_back;  // written to their files after the run
+std::vector<uint8_t*> g_owned;  // GmFree'd at the end
+
+[[noreturn]] void die(const std::string& what) {{
+    std::fprintf(stderr, "%s\\n", what.c_str());
+    std::exit(3);
+}}
+
+uint8_t* gm(size_t bytes) {{
+    uint8_t* p = static_cast<uint8_t*>(AscendC::GmAlloc(bytes ? bytes : 32));
+    std::memset(p, 0, bytes ? bytes : 32);
+    g_owned.push_back(p);
+    return p;
+}}
+
+uint8_t* tensor(char kind, const std::string& path, size_t bytes) {{
+    uint8_t* p = gm(bytes);
+    if (kind == 'r' || kind == 'm') {{
+        FILE* f = std::fopen(path.c_str(), "rb");
+        if (!f || std::fread(p, 1, bytes, f) != bytes) die("cannot read " + path);
+        std::fclose(f);
+    }}
+    if (kind == 'w' || kind == 'm') g_back.push_back({{p, path, bytes}});
+    return p;
+}}
+
+uint8_t* list_arg(const std::string& manifest) {{
+    std::ifstream in(manifest);
+    if (!in) die("cannot read " + manifest);
+    std::vector<std::vector<int64_t>> shapes;
+    std::vector<uint64_t> ptrs;
+    std::string line;
+    while (std::getline(in, line)) {{
+        if (line.empty()) continue;
+        std::istringstream s(line);
+        char kind = 0;
+        size_t bytes = 0, rank = 0;
+        s >> kind >> bytes >> rank;
+        std::vector<int64_t> dims(rank);
+        for (auto& d : dims) s >> d;
+        std::string path;
+        std::getline(s >> std::ws, path);
+        if (!s && path.empty()) die(manifest + ": malformed line: " + line);
+        shapes.push_back(dims);
+        ptrs.push_back(reinterpret_cast<uint64_t>(tensor(kind, path, bytes)));
+    }}
+    std::string error;
+    const std::vector<uint64_t> words = opkit::list_tensor::Block(shapes, ptrs, &error);
+    if (!error.empty()) die(manifest + ": " + error);
+    uint8_t* block = gm(words.size() * sizeof(uint64_t));
+    std::memcpy(block, words.data(), words.size() * sizeof(uint64_t));
+    return block;
+}}
+
+uint8_t* arg(const char* word) {{
     std::string w(word);
     if (w == "n") return nullptr;
+    if (w[0] == 'L') return list_arg(w.substr(2));
     char kind = w[0];
     std::string rest = w.substr(2);
     std::string path;
     if (kind != 'z') {{ size_t c = rest.rfind(':'); path = rest.substr(0, c); rest = rest.substr(c + 1); }}
-    size_t bytes = std::strtoull(rest.c_str(), nullptr, 10);
-    uint8_t* p = static_cast<uint8_t*>(AscendC::GmAlloc(bytes ? bytes : 32));
-    std::memset(p, 0, bytes ? bytes : 32);
-    if (kind == 'r' || kind == 'm') {{
-        FILE* f = std::fopen(path.c_str(), "rb");
-        if (!f || std::fread(p, 1, bytes, f) != bytes) {{
-            std::fprintf(stderr, "cannot read %s\\n", path.c_str());
-            std::exit(3);
-        }}
-        std::fclose(f);
-    }}
-    if (kind == 'w' || kind == 'm') {{ *out_path = path; *out_bytes = bytes; }}
-    return p;
+    return tensor(kind, path, std::strtoull(rest.c_str(), nullptr, 10));
 }}
+}}  // namespace
 
 int main(int argc, char** argv) {{
     if (argc != {argc}) {{ std::fprintf(stderr, "usage: tiling_key block_dim and {nargs} parameters\\n"); return 2; }}
     const uint64_t key = std::strtoull(argv[1], nullptr, 10);
     const uint32_t blocks = static_cast<uint32_t>(std::strtoul(argv[2], nullptr, 10));
     uint8_t* a[{nargs}];
-    std::string paths[{nargs}];
-    size_t sizes[{nargs}] = {{0}};
-    bool alias[{nargs}] = {{false}};
     for (int i = 0; i < {nargs}; ++i) {{
         if (argv[3 + i][0] == '=') {{
             const int k = std::atoi(argv[3 + i] + 1);
             if (k < 0 || k >= i) {{ std::fprintf(stderr, "parameter %d: no earlier parameter %d\\n", i, k); return 2; }}
             a[i] = a[k];
-            alias[i] = true;
             continue;
         }}
-        a[i] = arg(argv[3 + i], &paths[i], &sizes[i]);
+        a[i] = arg(argv[3 + i]);
     }}
     AscendC::SetKernelMode(AscendC::KernelMode::{mode});
     ICPU_SET_TILING_KEY(key);
-{run}    for (int i = 0; i < {nargs}; ++i) {{
-        if (paths[i].empty()) continue;
-        FILE* f = std::fopen(paths[i].c_str(), "wb");
-        if (!f || std::fwrite(a[i], 1, sizes[i], f) != sizes[i]) {{
-            std::fprintf(stderr, "cannot write %s\\n", paths[i].c_str());
+{run}    for (const WriteBack& b : g_back) {{
+        FILE* f = std::fopen(b.path.c_str(), "wb");
+        if (!f || std::fwrite(b.p, 1, b.bytes, f) != b.bytes) {{
+            std::fprintf(stderr, "cannot write %s\\n", b.path.c_str());
             return 3;
         }}
         std::fclose(f);
     }}
-    for (int i = 0; i < {nargs}; ++i) if (a[i] && !alias[i]) AscendC::GmFree(a[i]);
+    for (uint8_t* p : g_owned) AscendC::GmFree(p);
     return 0;
 }}
 """
@@ -248,10 +300,6 @@ def write_project(spec: Spec, cann: cann_env.Cann, chip: str, column: int, jobs:
     from opkit.build import options, sim_backend
     from opkit.build.sim_backend import dtype_defines
 
-    why = unsupported(spec)
-    if why is not None:
-        raise UsageError(f"{spec.name}: --backend cann-cpu cannot launch this kernel: {why}; verify it on the "
-                         "simulator (the default backend) or build it with --backend cann")
     label = spec.column_label(column)
     out = CpuExe(spec, chip, column, spec.dir / BUILD_DIR / f"{chip}-{label}")
     out.dir.mkdir(parents=True, exist_ok=True)
@@ -284,7 +332,8 @@ def write_project(spec: Spec, cann: cann_env.Cann, chip: str, column: int, jobs:
                         defines=" ".join(_q(d) for d in defs), includes=" ".join(_q(i) for i in incs),
                         options=f"target_compile_options(opkit_cpu_debug PRIVATE {' '.join(_q(f) for f in rest)})\n"
                         if rest else "", chip=tikicpulib_chip(chip))
-    files = [("launcher.cpp", launcher), ("CMakeLists.txt", text)] + ([(TILING_HEADER, header)] if header else [])
+    files = [("launcher.cpp", launcher), ("CMakeLists.txt", text), (LIST_HEADER, list_tensor_writer())] + \
+        ([(TILING_HEADER, header)] if header else [])
     for name, content in files:
         p = out.dir / name
         if not (p.is_file() and p.read_text(encoding="utf-8") == content):

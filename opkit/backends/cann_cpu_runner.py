@@ -23,7 +23,7 @@ import numpy as np
 from opkit.backends import cann_cpu, cann_env
 from opkit.build import sim_backend
 from opkit.errors import OpkitError
-from opkit.numerics import np_dtype
+from opkit.numerics import device_bytes, np_dtype
 from opkit.run.sim_runner import KernelError, SimRunner, _read_output, failure_message, output_shapes_from_spec
 from opkit.run.types import RunOutput
 from opkit.spec import Case, Spec
@@ -37,15 +37,18 @@ class _Host:
 
 
 def host_tiling(host: Path, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any], work: Path,
-                label: str, timeout_s: float) -> tuple[dict[str, Any], dict[str, Any]]:
+                label: str, timeout_s: float, env: Mapping[str, str] | None = None) -> tuple[dict[str, Any],
+                                                                                           dict[str, Any]]:
     """The simulator-style request of a case (its input files written into ``work``) and the host harness's
-    ``tiling`` result for it: tiling key, block dim, workspace sizes, tiling data, output shapes."""
+    ``tiling`` result for it: tiling key, block dim, workspace sizes, tiling data, output shapes. ``env``: the
+    harness's environment (a rank of a multi-rank case: OPKIT_SIM_WORLD_SIZE and OPKIT_SIM_RANK_ID)."""
     req = SimRunner().request(spec, case, column, chip, inputs, work)
     output_shapes_from_spec(spec, case, host, req, label)
     req_path = work / "request.json"
     req_path.write_text(json.dumps(req), encoding="utf-8")
     try:
-        r = subprocess.run([str(host), "tiling", str(req_path)], capture_output=True, text=True, timeout=timeout_s)
+        r = subprocess.run([str(host), "tiling", str(req_path)], capture_output=True, text=True, timeout=timeout_s,
+                           env=None if env is None else dict(env))
     except subprocess.TimeoutExpired:
         raise KernelError(f"{label}: the tiling gave no result after {timeout_s:.0f} s") from None
     if r.returncode != 0:
@@ -55,6 +58,20 @@ def host_tiling(host: Path, spec: Spec, case: Case, column: int, chip: str, inpu
     except (OSError, ValueError) as exc:
         raise OpkitError(f"{label}: the host harness wrote no readable tiling result ({exc})") from None
     return req, result
+
+
+def nbytes(dtype: str, shape: list[int]) -> int:
+    """Bytes of a tensor of ``dtype`` and ``shape`` in GM (int4: packed two per byte, as the kernel reads it)."""
+    return device_bytes(int(np.prod(shape, dtype=np.int64)), dtype)
+
+
+def list_word(manifest: Path, kind: str, files: list[str], shapes: list[list[int]], sizes: list[int]) -> str:
+    """The launcher's word of a dynamic (list) parameter: ``L:MANIFEST``, one line per tensor (``r`` read in or
+    ``w`` written back, its bytes, rank, dims and file); the launcher builds the list's ListTensorDesc block."""
+    lines = [" ".join([kind, str(n), str(len(s)), *map(str, s), f])
+             for f, s, n in zip(files, shapes, sizes, strict=True)]
+    manifest.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return f"L:{manifest}"
 
 
 class CannCpuRunner:
@@ -109,29 +126,42 @@ class CannCpuRunner:
             written = {o.inplace or o.ref for o in spec.outputs} - {None}
             index = {p.name: i for i, p in enumerate(spec.inputs)}
             words: list[str] = []
-            for entry in req["inputs"]:
+            for p, entry in zip(spec.inputs, req["inputs"], strict=True):
                 f = entry["file"]
-                kind = "m" if entry["name"] in written else "r"
-                words.append("n" if f is None else f"{kind}:{f}:{Path(f).stat().st_size}")
+                if f is None:
+                    words.append("n")
+                elif isinstance(f, list):  # a dynamic input: its tensors and their ListTensorDesc block
+                    words.append(list_word(work / f"list_{p.name}.txt", "r", f, entry["shape"],
+                                           [Path(x).stat().st_size for x in f]))
+                else:
+                    words.append(f"{'m' if p.name in written else 'r'}:{f}:{Path(f).stat().st_size}")
             shapes = result.get("output_shapes", {})
-            outs: dict[str, tuple[Path, list[int]]] = {}
+            outs: dict[str, Any] = {}  # per output: (file, shape), or a list of them for a list output
             for o in spec.outputs:
-                if o.inplace or o.ref:
-                    source = o.inplace or o.ref
-                    if req["inputs"][index[source]]["file"] is None:
-                        raise KernelError(f"{label}: output '{o.name}' is written into input '{source}', which "
-                                          "the case does not give")
-                    outs[o.name] = (Path(req["inputs"][index[source]]["file"]), list(np.shape(inputs[source])))
-                    if o.ref:
-                        words.append(f"={index[source]}")
+                source = o.inplace or o.ref
+                if source and req["inputs"][index[source]]["file"] is None:
+                    raise KernelError(f"{label}: output '{o.name}' is written into input '{source}', which the case "
+                                      "does not give")
+            for o in spec.device_outputs:
+                if o.ref:  # the input's buffer: read in, written back, read as the output
+                    outs[o.name] = (Path(req["inputs"][index[o.ref]]["file"]), list(np.shape(inputs[o.ref])))
+                    words.append(f"={index[o.ref]}")
                     continue
                 shape = shapes.get(o.opdef_name)
                 if shape is None:
                     raise KernelError(f"{label}: InferShape gave no shape for output '{o.name}'")
-                count = int(np.prod(shape, dtype=np.int64))
+                if o.param == "dynamic":  # a list output: one file per tensor, of the shapes InferShape gives
+                    files = [work / f"out_{o.name}_{i}.bin" for i in range(len(shape))]
+                    outs[o.name] = [(f, list(s)) for f, s in zip(files, shape, strict=True)]
+                    words.append(list_word(work / f"list_{o.name}.txt", "w", [str(f) for f in files], shape,
+                                           [nbytes(o.dtypes[column], s) for s in shape]))
+                    continue
                 path = work / f"out_{o.name}.bin"
                 outs[o.name] = (path, list(shape))
-                words.append(f"w:{path}:{count * np.dtype(np_dtype(o.dtypes[column])).itemsize}")
+                words.append(f"w:{path}:{nbytes(o.dtypes[column], shape)}")
+            for o in spec.outputs:
+                if o.inplace:  # no kernel parameter: read from its input's buffer
+                    outs[o.name] = (Path(req["inputs"][index[o.inplace]]["file"]), list(np.shape(inputs[o.inplace])))
             workspace = sum(int(w) for w in result.get("workspace_sizes", []))
             words += [f"z:{workspace}", f"r:{work / 'tiling.bin'}:{len(tiling)}"]
             argv = [str(target.exe), str(int(result["tiling_key"])), str(int(result["block_dim"])), *words]
@@ -146,10 +176,13 @@ class CannCpuRunner:
                 raise KernelError(f"{label}: the kernel failed on CANN's CPU model ({how}):\n" + "\n".join(log))
             outputs = {}
             for o in spec.outputs:
-                path, shape = outs[o.name]
-                data = _read_output(path, np_dtype(o.dtypes[column]), o.dtypes[column],
-                                    int(np.prod(shape, dtype=np.int64)))
-                outputs[o.name] = data.reshape(shape)
+                def read(path: Path, shape: list[int], o: Any = o) -> np.ndarray:
+                    data = _read_output(path, np_dtype(o.dtypes[column]), o.dtypes[column],
+                                        int(np.prod(shape, dtype=np.int64)))
+                    return data.reshape(shape)
+
+                got = outs[o.name]
+                outputs[o.name] = [read(f, s) for f, s in got] if isinstance(got, list) else read(*got)
         info: dict[str, Any] = {"block_dim": result.get("block_dim"), "tiling_key": result.get("tiling_key"),
                                 "workspace_bytes": workspace, "tiling_bytes": len(tiling), "backend": "cann-cpu"}
         if log:

@@ -14,7 +14,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from opkit.backends.install import check_library, symbols
 from opkit.build import sim_backend
 from opkit.dtypes import DTYPES, FORMAT_VALUES
 from opkit.errors import UsageError
-from opkit.numerics import np_dtype
+from opkit.numerics import device_bytes, np_dtype
 from opkit.run.sim_runner import KernelError, _read_output
 from opkit.run.types import RunOutput
 from opkit.spec import Case, Spec
@@ -69,12 +69,25 @@ def installed_library(spec: Spec, env: Mapping[str, str], cann: cann_env.Cann, v
                      f"{spec.dir}")
 
 
+def parse_devices(value: int | str | Sequence[int]) -> list[int]:
+    """``--device``: one NPU (``3``: a multi-rank case's ranks on 3, 4, ...) or one per rank (``0,2,4,6``)."""
+    items = [value] if isinstance(value, int) else value.split(",") if isinstance(value, str) else list(value)
+    try:
+        devices = [int(str(d).strip()) for d in items]
+    except ValueError:
+        devices = []
+    if not devices or any(d < 0 for d in devices) or len(set(devices)) != len(devices):
+        raise UsageError(f"--device {value}: give an NPU number (0), or one distinct number per rank of a multi-rank "
+                         "case (0,1,2,3)")
+    return devices
+
+
 class NpuRunner:
     """The runner of ``opkit verify --backend cann``: same interface as the simulator's runner."""
 
     def __init__(self, timeout_s: float = 300.0, jobs: int | None = None, env: Mapping[str, str] | None = None,
-                 vendor: str = "customize", device: int = 0, cann_path: Path | str | None = None,
-                 sanitize: bool = False) -> None:
+                 vendor: str = "customize", device: int | str | Sequence[int] = 0,
+                 cann_path: Path | str | None = None, sanitize: bool = False) -> None:
         self.timeout_s = timeout_s
         self.jobs = jobs
         self.env = dict(os.environ if env is None else env)
@@ -83,7 +96,8 @@ class NpuRunner:
             raise BackendUnavailable("--backend cann: no CANN toolkit found: " + cann_env.install_fix())
         self.cann = cann
         self.vendor = vendor
-        self.device = device
+        self.devices = parse_devices(device)
+        self.device = self.devices[0]  # a one-device case's NPU; a multi-rank case's rank 0
         self.sanitizer = sanitizer(cann, self.env) if sanitize else None
         self.runtime = {n: runtime_lib(cann, n) for n in RUNTIME_LIBS}
         self._hosts: dict[tuple[str, str], _Host] = {}
@@ -113,76 +127,88 @@ class NpuRunner:
             if progress and not known:
                 progress(f"{spec.name}: aclnn{spec.op_type} from {lib} on device {self.device}")
 
+    def _request(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any], work: Path,
+                 label: str, device: int, host_env: Mapping[str, str] | None = None,
+                 hccl: dict[str, Any] | None = None) -> tuple[Path, list[dict[str, Any]], dict[str, Any]]:
+        """The worker's request of one case on ``device`` (in ``work``): the host step's output shapes, every
+        tensor's file, ACL dtype and format, the attrs; ``hccl``: a rank's communicator (run_ranks). Returns the
+        request's path, the outputs' entries and the host step's result."""
+        host = self.artifact(spec, chip, column).exe
+        lib = self.library(spec)
+        req, result = host_tiling(host, spec, case, column, chip, inputs, work, label, self.timeout_s, env=host_env)
+        shapes = result.get("output_shapes", {})
+        outs = []
+        for o in spec.device_outputs:
+            shape = shapes.get(o.opdef_name)
+            if shape is None:
+                raise KernelError(f"{label}: InferShape gave no shape for output '{o.name}'")
+            dt = o.dtypes[column]  # int4: ACL_INT4 of the view shape, its buffer packed two values per byte
+            entry = {"name": o.name, "acl_dtype": DTYPES[dt].ge_value, "acl_format": FORMAT_VALUES[o.formats[column]]}
+            if o.param == "dynamic":  # a list output: one shape, file and buffer per tensor
+                entry.update({"list": True, "shape": [list(s) for s in shape],
+                              "file": [str(work / f"out_{o.name}_{i}.bin") for i in range(len(shape))],
+                              "bytes": [device_bytes(int(np.prod(s, dtype=np.int64)), dt) for s in shape]})
+            else:
+                entry.update({"shape": list(shape), "file": str(work / f"out_{o.name}.bin"),
+                              "bytes": device_bytes(int(np.prod(shape, dtype=np.int64)), dt)})
+            outs.append(entry)
+        ins = [{"name": p.name, "shape": e["shape"], "file": e["file"], "list": isinstance(e["file"], list),
+                "acl_dtype": DTYPES[p.dtypes[column]].ge_value, "acl_format": FORMAT_VALUES[p.formats[column]]}
+               for p, e in zip(spec.inputs, req["inputs"], strict=True)]
+        worker_req = {"op_type": spec.op_type, "device": device, "libcust_opapi": str(lib),
+                      "libascendcl": str(self.runtime["libascendcl.so"]),
+                      "libnnopbase": str(self.runtime["libnnopbase.so"]), "inputs": ins, "outputs": outs,
+                      "attrs": [{"name": a.name, "type": a.type, "value": case.attrs.get(a.name)} for a in spec.attrs]}
+        if hccl is not None:
+            worker_req["hccl"] = hccl
+        path = work / "aclnn.json"
+        path.write_text(json.dumps(worker_req), encoding="utf-8")
+        return path, outs, result
+
+    def _worker_env(self, lib: Path) -> dict[str, str]:
+        env = dict(self.env)
+        env["LD_LIBRARY_PATH"] = ":".join([str(lib.parent), self.env.get("LD_LIBRARY_PATH", "")])
+        return env
+
+    @staticmethod
+    def _read_outputs(spec: Spec, column: int, outs: list[dict[str, Any]]) -> dict[str, Any]:
+        outputs: dict[str, Any] = {}
+        for o, t in zip(spec.device_outputs, outs, strict=True):
+            def read(file: str, shape: list[int], o: Any = o) -> np.ndarray:
+                data = _read_output(Path(file), np_dtype(o.dtypes[column]), o.dtypes[column],
+                                    int(np.prod(shape, dtype=np.int64)))
+                return data.reshape(shape)
+
+            outputs[o.name] = ([read(f, s) for f, s in zip(t["file"], t["shape"], strict=True)] if t.get("list")
+                               else read(t["file"], t["shape"]))
+        return outputs
+
     def run(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any],
             profile_dir: Path | None = None) -> RunOutput:
         """One case on the device; with ``profile_dir`` under ``msprof op`` (its output folder), the measured
         kernel time in ``info["measured_us"]``."""
         label = f"{spec.name}::{case.name}[{spec.column_label(column)}] (NPU device {self.device})"
-        packed = [f"'{p.name}' ({p.dtypes[column]})" for p in spec.params if DTYPES[p.dtypes[column]].packed]
-        if packed:  # aclnn takes int4 as ACL_INT4 in a packed layout the caller builds; opkit does not build it
-            raise KernelError(f"{label}: {', '.join(packed)}: packed (int4) tensors are not passed to aclnn by "
-                              "opkit; verify this dtype column with --backend sim")
-        host = self.artifact(spec, chip, column).exe
         lib = self.library(spec)
         with tempfile.TemporaryDirectory(prefix="opkit-npu-") as tmp:
             work = Path(tmp)
-            req, result = host_tiling(host, spec, case, column, chip, inputs, work, label, self.timeout_s)
-            shapes = result.get("output_shapes", {})
-            outs = []
-            for o in spec.device_outputs:
-                shape = shapes.get(o.opdef_name)
-                if shape is None:
-                    raise KernelError(f"{label}: InferShape gave no shape for output '{o.name}'")
-                size = np.dtype(np_dtype(o.dtypes[column])).itemsize
-                entry = {"name": o.name, "acl_dtype": DTYPES[o.dtypes[column]].ge_value,
-                         "acl_format": FORMAT_VALUES[o.formats[column]]}
-                if o.param == "dynamic":  # a list output: one shape, file and buffer per tensor
-                    entry.update({"list": True, "shape": [list(s) for s in shape],
-                                  "file": [str(work / f"out_{o.name}_{i}.bin") for i in range(len(shape))],
-                                  "bytes": [int(np.prod(s, dtype=np.int64)) * size for s in shape]})
-                else:
-                    entry.update({"shape": list(shape), "file": str(work / f"out_{o.name}.bin"),
-                                  "bytes": int(np.prod(shape, dtype=np.int64)) * size})
-                outs.append(entry)
-            ins = [{"name": p.name, "shape": e["shape"], "file": e["file"], "list": isinstance(e["file"], list),
-                    "acl_dtype": DTYPES[p.dtypes[column]].ge_value, "acl_format": FORMAT_VALUES[p.formats[column]]}
-                   for p, e in zip(spec.inputs, req["inputs"], strict=True)]
-            worker_req = {"op_type": spec.op_type, "device": self.device, "libcust_opapi": str(lib),
-                          "libascendcl": str(self.runtime["libascendcl.so"]),
-                          "libnnopbase": str(self.runtime["libnnopbase.so"]), "inputs": ins, "outputs": outs,
-                          "attrs": [{"name": a.name, "type": a.type, "value": case.attrs.get(a.name)}
-                                    for a in spec.attrs]}
-            path = work / "aclnn.json"
-            path.write_text(json.dumps(worker_req), encoding="utf-8")
-            env = dict(self.env)
-            env["LD_LIBRARY_PATH"] = ":".join([str(lib.parent), self.env.get("LD_LIBRARY_PATH", "")])
+            path, outs, result = self._request(spec, case, column, chip, inputs, work, label, self.device)
             argv = [sys.executable, "-m", "opkit.backends.aclnn_worker", str(path)]
             if profile_dir is not None:
                 argv = [msprof(self.cann, self.env), "op", f"--output={profile_dir}", *argv]
             elif self.sanitizer is not None:
                 argv = [self.sanitizer, "--tool=memcheck", f"--log-file={work / 'sanitizer.log'}", *argv]
             try:
-                r = subprocess.run(argv,
-                                   capture_output=True, text=True, errors="replace", timeout=self.timeout_s, env=env)
+                r = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=self.timeout_s,
+                                   env=self._worker_env(lib))
             except subprocess.TimeoutExpired:
                 raise KernelError(f"{label}: no result from the device after {self.timeout_s:.0f} s") from None
             report = sanitizer_report(work / "sanitizer.log", r.stdout + r.stderr) if self.sanitizer else []
             if report:
                 raise KernelError(f"{label}: mssanitizer (memcheck) reports:\n" + "\n".join(report))
             if r.returncode != 0:
-                lines = [x[len(ERROR):] for x in r.stderr.splitlines() if x.startswith(ERROR)]
-                why = "\n".join(lines) or "\n".join(r.stderr.strip().splitlines()[-8:]) or f"exit code {r.returncode}"
-                raise KernelError(f"{label}: {why}")
+                raise KernelError(f"{label}: {worker_error(r.stderr, r.returncode)}")
             done = json.loads(path.with_name(path.name + ".result.json").read_text(encoding="utf-8"))
-            outputs = {}
-            for o, t in zip(spec.device_outputs, outs, strict=True):
-                def read(file: str, shape: list[int], o: Any = o) -> np.ndarray:
-                    data = _read_output(Path(file), np_dtype(o.dtypes[column]), o.dtypes[column],
-                                        int(np.prod(shape, dtype=np.int64)))
-                    return data.reshape(shape)
-
-                outputs[o.name] = ([read(f, s) for f, s in zip(t["file"], t["shape"], strict=True)] if t.get("list")
-                                   else read(t["file"], t["shape"]))
+            outputs = self._read_outputs(spec, column, outs)
         # block dim and tiling key: the package's tiling as the host harness ran it for the chip (the same code
         # the aclnn call runs on the host side)
         info = {"workspace_bytes": done.get("workspace_bytes"), "backend": "cann", "device": self.device,
@@ -190,6 +216,19 @@ class NpuRunner:
         if profile_dir is not None:
             info["measured_us"], info["profile_csv"] = task_duration(profile_dir, label)
         return RunOutput(outputs, info)
+
+    def run_ranks(self, spec: Spec, case: Case, column: int, chip: str,
+                  inputs: list[dict[str, Any]]) -> list[RunOutput]:
+        """A multi-rank (MC2) case: ``inputs[r]`` are rank r's tensors (:mod:`opkit.backends.npu_ranks`)."""
+        from opkit.backends import npu_ranks
+
+        return npu_ranks.run_ranks(self, spec, case, column, chip, inputs)
+
+
+def worker_error(stderr: str, returncode: int) -> str:
+    """What a worker that failed reports: its ``opkit-aclnn: error:`` lines, else the end of its stderr."""
+    lines = [x[len(ERROR):] for x in stderr.splitlines() if x.startswith(ERROR)]
+    return "\n".join(lines) or "\n".join(stderr.strip().splitlines()[-8:]) or f"exit code {returncode}"
 
 
 def sanitizer(cann: cann_env.Cann, env: Mapping[str, str]) -> str:

@@ -19,6 +19,9 @@ from opkit.cli.common import (
     app,
 )
 
+DEVICE_HELP = ("cann: the NPU to run on; a multi-rank case's R ranks run on N, N+1, ..., N+R-1, or on the devices "
+               "listed (one per rank: 0,2,4,6).")
+
 
 @app.command()
 @_user_errors
@@ -130,7 +133,7 @@ def verify(
     backend: Annotated[str, typer.Option("--backend", metavar="NAME", help=BACKEND_HELP)] = "sim",
     vendor: Annotated[str, typer.Option("--vendor", metavar="NAME", help="cann: the vendor the packages were "
                                         "installed as.")] = "customize",
-    device: Annotated[int, typer.Option("--device", metavar="N", help="cann: the NPU to run on.")] = 0,
+    device: Annotated[str, typer.Option("--device", metavar="N|N,M,...", help=DEVICE_HELP)] = "0",
     sanitize: Annotated[bool, typer.Option("--sanitize", help="cann: run each case under mssanitizer (memcheck); "
                                            "its findings fail the case.")] = False,
 ) -> None:
@@ -231,7 +234,7 @@ def run(
     beside_sim: Annotated[bool, typer.Option("--beside-sim", help="With --backend cann-cpu: also run on opkit's "
                                              "simulator and show both outputs' differences and both sides' "
                                              "diagnostics.")] = False,
-    device: Annotated[int, typer.Option("--device", metavar="N", help="cann: the NPU to run on.")] = 0,
+    device: Annotated[str, typer.Option("--device", metavar="N|N,M,...", help=DEVICE_HELP)] = "0",
     vendor: Annotated[str, typer.Option("--vendor", metavar="NAME", help="cann: the vendor the package was "
                                         "installed as.")] = "customize",
     world_size: Annotated[int | None, typer.Option("--world-size", metavar="N", help="A multi-rank operator: the "

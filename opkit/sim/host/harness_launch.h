@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness_tiling.h"
+#include "list_tensor_block.h"
 #include "opkit_sim_runtime.h"
 
 // Weak: a harness linked without a kernel (host sources only) still describes its OpDefs, e.g. so
@@ -33,22 +34,19 @@ inline void InitOutput(const Tensor& t, uint64_t v) {
     for (uint64_t off = 0; off + sz <= t.bytes; off += sz) std::memcpy(p + off, &v, sz);  // little-endian low bytes
 }
 
-// GM block of a dynamic (list) input as ListTensorDesc reads it: [byte offset of the pointer
-// table][per tensor: (dim count | index << 32), dims...][pointers].
+// GM block of a dynamic (list) input or output as ListTensorDesc reads it (list_tensor_block.h: CANN's layout).
 inline void* ListDescriptor(const IrParam& p, const std::string& where) {
-    const size_t n = p.tensors.size();
-    const size_t dims = n ? p.tensors[0].shape.GetStorageShape().GetDimNum() : 0;
-    for (const auto& t : p.tensors)
-        if (t.shape.GetStorageShape().GetDimNum() != dims)
-            fail(kRun, "%s: the tensors of a dynamic input must have one rank (ListTensorDesc)", where.c_str());
-    std::vector<uint64_t> w;
-    w.push_back(0);
-    for (size_t k = 0; k < n; ++k) {
-        w.push_back(static_cast<uint64_t>(dims) | (static_cast<uint64_t>(k) << 32));
-        for (size_t d = 0; d < dims; ++d) w.push_back(static_cast<uint64_t>(p.tensors[k].shape.GetStorageShape().GetDim(d)));
+    std::vector<std::vector<int64_t>> shapes;
+    std::vector<uint64_t> ptrs;
+    for (const auto& t : p.tensors) {
+        const auto& s = t.shape.GetStorageShape();
+        shapes.emplace_back();
+        for (size_t d = 0; d < s.GetDimNum(); ++d) shapes.back().push_back(static_cast<int64_t>(s.GetDim(d)));
+        ptrs.push_back(reinterpret_cast<uint64_t>(t.gm));
     }
-    w[0] = w.size() * sizeof(uint64_t);
-    for (const auto& t : p.tensors) w.push_back(reinterpret_cast<uint64_t>(t.gm));
+    std::string error;
+    const std::vector<uint64_t> w = opkit::list_tensor::Block(shapes, ptrs, &error);
+    if (!error.empty()) fail(kRun, "%s: %s", where.c_str(), error.c_str());
     void* gm = GmAllocNamed(w.size() * sizeof(uint64_t), where + " (ListTensorDesc)");
     std::memcpy(gm, w.data(), w.size() * sizeof(uint64_t));
     return gm;
