@@ -385,3 +385,26 @@ def test_run_writes_each_rank_s_outputs(mc2, tmp_path):
     assert "rank 0/2" in r.stdout and "rank 1/2" in r.stdout
     y0, y1 = (np.load(tmp_path / f"o.{k}.npz")["y"] for k in (0, 1))
     assert y0.shape == (77, 130) and np.array_equal(y0, y1)  # the all-reduced sum on both ranks
+
+
+def test_perf_measures_every_rank_with_msprof_beside_the_modelled_fused_time(mc2):
+    from fake_cann import FAKE_TASK_DURATION_US
+
+    fake, pkg = mc2
+    start = len(fake.calls("msprof"))
+    r = opkit(["perf", str(pkg), "--backend", "cann", "--vendor", "mc2", "--case", "odd", "--soc", "ascend910b2",
+               "--trace-only", "--device", "2"], fake.env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "fused (modelled)" in r.stdout  # the emulated ranks' model, as without --backend
+    line = next(x for x in r.stdout.splitlines() if x.startswith("measured on 2 NPUs:"))
+    assert f"{FAKE_TASK_DURATION_US:.3f} us, the slowest rank's (rank 0; msprof op, Task Duration, " \
+        "OpBasicInfo.csv of each rank); modelled fused " in line and "measured / modelled = " in line
+    assert f"per rank (us): rank 0 (device 2) {FAKE_TASK_DURATION_US:.3f}, rank 1 (device 3) " \
+        f"{FAKE_TASK_DURATION_US:.3f}" in r.stdout
+    calls = fake.calls("msprof")[start:]
+    outputs = sorted(c["argv"][1] for c in calls)
+    assert len(calls) == 2 and all(c["argv"][0] == "op" and "opkit.backends.aclnn_worker" in c["argv"] for c in calls)
+    assert [o.rsplit("/", 1)[1] for o in outputs] == ["rank0", "rank1"]  # one profile folder per rank
+    bad = opkit(["perf", str(pkg), "--backend", "cann", "--vendor", "mc2", "--case", "odd", "--device", "1,x"],
+                fake.env())
+    assert bad.returncode == 2 and "--device 1,x" in bad.stderr and "Traceback" not in bad.stderr

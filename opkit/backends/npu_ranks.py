@@ -59,8 +59,10 @@ def group_attrs(runner: NpuRunner, spec: Spec, chip: str, column: int) -> list[s
 
 
 def run_ranks(runner: NpuRunner, spec: Spec, case: Case, column: int, chip: str,
-              inputs: list[dict[str, Any]]) -> list[RunOutput]:
-    from opkit.backends.npu_runner import runtime_lib, worker_error
+              inputs: list[dict[str, Any]], profile_dir: Path | None = None) -> list[RunOutput]:
+    """Every rank's worker started together; with ``profile_dir`` each runs under ``msprof op`` (its output in
+    ``profile_dir/rank<r>``) and its measured kernel time is in ``info["measured_us"]``."""
+    from opkit.backends.npu_runner import msprof, runtime_lib, task_duration, worker_error
 
     world = len(inputs)
     label = f"{spec.name}::{case.name}[{spec.column_label(column)}, {world} ranks] (NPU)"
@@ -83,18 +85,21 @@ def run_ranks(runner: NpuRunner, spec: Spec, case: Case, column: int, chip: str,
                                             host_env, hccl))
         env = {**runner._worker_env(lib), "TMPDIR": str(root)}
         procs = []
-        for path, _, _ in prepared:
+        profiler = msprof(runner.cann, runner.env) if profile_dir is not None else None
+        for r, (path, _, _) in enumerate(prepared):
+            argv = [sys.executable, "-m", "opkit.backends.aclnn_worker", str(path)]
+            if profiler is not None:
+                argv = [profiler, "op", f"--output={profile_dir / f'rank{r}'}", *argv]
             err = open(path.parent / "worker.stderr", "w+", encoding="utf-8", errors="replace")  # noqa: SIM115
-            procs.append((subprocess.Popen([sys.executable, "-m", "opkit.backends.aclnn_worker", str(path)],
-                                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env),
-                          err))
+            # each rank in its own process group: a rank ended at the timeout ends with what it started (msprof's
+            # child, the worker)
+            procs.append((subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                                           env=env, start_new_session=True), err))
         try:
             failed = _wait(procs, runner.timeout_s)
         finally:
             for p, _ in procs:
-                if p.poll() is None:
-                    p.kill()
-                p.wait()
+                _end(p)
         stderr = []
         for _, err in procs:
             err.seek(0)
@@ -119,8 +124,22 @@ def run_ranks(runner: NpuRunner, spec: Spec, case: Case, column: int, chip: str,
             info = {"workspace_bytes": done.get("workspace_bytes"), "backend": "cann", "device": devices[r],
                     "rank": r, "world_size": world, "library": str(lib), "block_dim": result.get("block_dim"),
                     "tiling_key": result.get("tiling_key")}
+            if profile_dir is not None:
+                info["measured_us"], info["profile_csv"] = task_duration(profile_dir / f"rank{r}", f"{label} rank {r}")
             results.append(RunOutput(runner._read_outputs(spec, column, outs), info))
         return results
+
+
+def _end(p: subprocess.Popen[bytes]) -> None:
+    """End a rank's process group if the rank still runs (or left children behind), then reap the rank."""
+    import os
+    import signal
+
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    p.wait()
 
 
 def _wait(procs: list[tuple[subprocess.Popen[bytes], Any]], timeout_s: float) -> str | None:

@@ -218,11 +218,12 @@ class NpuRunner:
         return RunOutput(outputs, info)
 
     def run_ranks(self, spec: Spec, case: Case, column: int, chip: str,
-                  inputs: list[dict[str, Any]]) -> list[RunOutput]:
-        """A multi-rank (MC2) case: ``inputs[r]`` are rank r's tensors (:mod:`opkit.backends.npu_ranks`)."""
+                  inputs: list[dict[str, Any]], profile_dir: Path | None = None) -> list[RunOutput]:
+        """A multi-rank (MC2) case: ``inputs[r]`` are rank r's tensors (:mod:`opkit.backends.npu_ranks`); with
+        ``profile_dir`` every rank runs under ``msprof op``."""
         from opkit.backends import npu_ranks
 
-        return npu_ranks.run_ranks(self, spec, case, column, chip, inputs)
+        return npu_ranks.run_ranks(self, spec, case, column, chip, inputs, profile_dir)
 
 
 def worker_error(stderr: str, returncode: int) -> str:
@@ -288,20 +289,36 @@ def task_duration(folder: Path, label: str) -> tuple[float, str]:
     raise KernelError(f"{label}: msprof op wrote no Task Duration under {folder} (its output: the OPPROF_* folder)")
 
 
-def measure(spec: Spec, case_name: str, dtype: Any | None, soc_name: str | None, device: int = 0,
-            vendor: str = "customize", timeout_s: float = 300.0, generators: Any | None = None) -> dict[str, Any]:
+def measure(spec: Spec, case_name: str, dtype: Any | None, soc_name: str | None, device: int | str = 0,
+            vendor: str = "customize", timeout_s: float = 300.0, generators: Any | None = None,
+            ranks: int | None = None) -> dict[str, Any]:
     """``opkit perf --backend cann``: one case on the NPU under ``msprof op``; its Task Duration in µs.
-    ``generators``: golden.py's ``init: {custom: fn}`` lookup (opkit.verify.golden.custom_generators)."""
-    from opkit.run.inputs import make_inputs
+    ``generators``: golden.py's ``init: {custom: fn}`` lookup (opkit.verify.golden.custom_generators). A
+    multi-rank case runs every rank under ``msprof op`` (``ranks``: ``--world-size``, else the case's
+    ``world_size``); ``measured_us`` is then the slowest rank's, ``per_rank_us`` every rank's."""
+    from dataclasses import replace
+
+    from opkit.run.inputs import make_inputs, make_rank_inputs
     from opkit.run.limits import check_case
     from opkit.run.userdata import select_case
 
     case, column = select_case(spec, case_name, dtype)
     chip, _ = spec.target(soc_name or spec.socs[0].key)
     check_case(spec, case, column)
-    inputs = make_inputs(spec, case, column, generators)
     runner = NpuRunner(timeout_s=timeout_s, vendor=vendor, device=device)
     with tempfile.TemporaryDirectory(prefix="opkit-msprof-") as tmp:
-        out = runner.run(spec, case, column, chip, inputs, profile_dir=Path(tmp))
-        return {"measured_us": out.info["measured_us"], "device": device,
+        if spec.multi_rank:
+            from opkit.perf.comm_case import world_size
+
+            case = replace(case, world_size=world_size(case, ranks))
+            outs = runner.run_ranks(spec, case, column, chip, make_rank_inputs(spec, case, column, generators),
+                                    profile_dir=Path(tmp))
+            times = [float(o.info["measured_us"]) for o in outs]
+            slowest = max(range(len(times)), key=times.__getitem__)
+            return {"measured_us": times[slowest], "per_rank_us": times, "slowest_rank": slowest,
+                    "devices": [o.info["device"] for o in outs], "device": outs[0].info["device"],
+                    "source": Path(outs[slowest].info["profile_csv"]).name, "library": outs[0].info["library"]}
+        out = runner.run(spec, case, column, chip, make_inputs(spec, case, column, generators),
+                         profile_dir=Path(tmp))
+        return {"measured_us": out.info["measured_us"], "device": out.info["device"],
                 "source": Path(out.info["profile_csv"]).name, "library": out.info["library"]}

@@ -373,7 +373,8 @@ def perf(
                                              "trace, much faster on large shapes (see docs/simulator.md).")] = False,
     backend: Annotated[str, typer.Option("--backend", metavar="NAME", help="sim (default): modelled time; cann: "
                                          "also measured on the NPU with msprof op.")] = "sim",
-    device: Annotated[int, typer.Option("--device", metavar="N", help="cann: the NPU to measure on.")] = 0,
+    device: Annotated[str, typer.Option("--device", metavar="N|N,M,...", help=DEVICE_HELP.replace(
+        "to run on", "to measure on"))] = "0",
     vendor: Annotated[str, typer.Option("--vendor", metavar="NAME", help="cann: the vendor the package was "
                                         "installed as.")] = "customize",
     ranks: Annotated[int | None, typer.Option("--world-size", metavar="N", help="A multi-rank operator: the ranks "
@@ -404,9 +405,10 @@ def perf(
 
         runs_not_on(backend, "perf")
     spec = _one_spec(op, "perf")
-    if backend == "cann" and spec.multi_rank:
-        raise UsageError(f"{spec.name} is a multi-rank (MC2) operator: --backend cann does not measure multi-rank "
-                         "runs; model it with --backend sim")
+    if backend == "cann":
+        from opkit.backends.npu_runner import parse_devices
+
+        parse_devices(device)  # a malformed --device is refused before the simulator runs
     if json_out is not None:
         from opkit import writes
 
@@ -458,7 +460,19 @@ def perf(
         from opkit.backends.npu_runner import measure
         from opkit.verify.golden import custom_generators
 
-        m = measure(spec, case, sel, soc, device, vendor, timeout, generators=custom_generators(spec))
+        m = measure(spec, case, sel, soc, device, vendor, timeout, generators=custom_generators(spec), ranks=ranks)
+        if "per_rank_us" in m:
+            modelled = report.perf.get("fused_us")
+            ranks_text = ", ".join(f"rank {r} (device {d}) {t:.3f}" for r, (d, t) in
+                                   enumerate(zip(m["devices"], m["per_rank_us"], strict=True)))
+            ratio = f"; measured / modelled = {m['measured_us'] / modelled:.3g} (the model's error on this chip)" \
+                if modelled else ""
+            out.print(f"measured on {len(m['per_rank_us'])} NPUs: {m['measured_us']:.3f} us, the slowest rank's "
+                      f"(rank {m['slowest_rank']}; msprof op, Task Duration, {m['source']} of each rank); modelled "
+                      f"fused {modelled:.3f} us on {report.chip}{ratio}" if modelled else
+                      f"measured on {len(m['per_rank_us'])} NPUs: {m['measured_us']:.3f} us, the slowest rank's")
+            out.print(f"  per rank (us): {ranks_text}")
+            return
         modelled = report.perf.get("modelled_us")
         ratio = f"; measured / modelled = {m['measured_us'] / modelled:.3g} (the model's error on this chip)" \
             if modelled else ""

@@ -190,7 +190,7 @@ def _run_ranks(spec: Spec, case: Case, column: int, chip: str, runner: Runner,
     whose info lists every rank's (``ranks``) and gathers their warnings (``rank r: ...``)."""
     if not hasattr(runner, "run_ranks"):
         raise UsageError(f"case '{case.name}' runs on {case.world_size} ranks, and this runner runs one device "
-                         "(verify multi-rank operators on the simulator)")
+                         "(verify multi-rank operators on the simulator, or on NPUs with --backend cann)")
     if case.compare is not None:
         raise UsageError(f"case '{case.name}' runs on {case.world_size} ranks: comparison hooks judge one-device "
                          "cases only (give the case compare: false)")
