@@ -368,3 +368,10 @@ def test_python_api_calls_the_kernel_on_the_cpu_model(tmp_path, fake, monkeypatc
     z = op(x=x, y=y, alpha=0.5)
     assert np.allclose(z, np.maximum(x + 0.5 * y, 0), rtol=1e-6, atol=1e-6)
     assert len(fake.calls("tikicpulib")) == 1
+    # a multi-rank operator is refused at load, with the reason (no HCCL server in CANN's CPU-debug library)
+    from opkit.errors import UsageError
+
+    mc2 = Path(__file__).resolve().parents[1] / "ops" / "mc2" / "matmul_all_reduce"
+    with pytest.raises(UsageError, match=r"matmul_all_reduce is a multi-rank \(MC2\) operator: the cann-cpu backend "
+                       r"does not run multi-rank operators \(CANN's CPU-debug library has no HCCL server"):
+        opkit.ops.load(mc2, backend="cann-cpu", chip="ascend910b2")

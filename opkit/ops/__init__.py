@@ -247,9 +247,10 @@ def load(name_or_path: str | os.PathLike[str], *, chip: str | None = None, backe
     here = Path(cwd).resolve() if cwd is not None else Path.cwd()
     spec = load_spec(_package(name_or_path, here).resolve())
     if spec.multi_rank and not hasattr(runner, "run_ranks"):
-        why = " (one process per device, each with an HCCL communicator: docs/backends.md)" if backend == "cann" else ""
+        why = (" (CANN's CPU-debug library has no HCCL server to connect ranks: docs/backends.md)"
+               if backend == "cann-cpu" else "")
         raise UsageError(f"{spec.name} is a multi-rank (MC2) operator: the {backend} backend does not run "
-                         f"multi-rank operators{why}; use backend='sim'")
+                         f"multi-rank operators{why}; use backend='sim' or backend='cann'")
     if not spec.modelled_socs:
         raise UsageError(f"{spec.path}: socs {[s.key for s in spec.socs]}: the simulator models none of them")
     target = spec.target(chip if chip is not None else spec.modelled_socs[0].key)[0]
