@@ -6,6 +6,7 @@ diagnostics, not in a hang."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import shutil
 from pathlib import Path
@@ -213,3 +214,26 @@ def test_a_ramp_of_growing_tiles_passes_on_every_rank(ramped, monkeypatch, capsy
     results = verify_spec(ramped, SimRunner(jobs=1), Selection(keyword=name))
     assert [r.status for r in results] == ["pass", "pass"], [r.message for r in results]
     assert logged in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_serial_of_a_cut_counts_one_allreduce_of_the_output(ramped, cli, tmp_path):
+    """opkit perf's serial baseline of a cut run is the unfused equivalent: the ramp's, the tile's and the tail's
+    AllReduces (four prepares into y) count as one AllReduce of the whole output, unsliced."""
+    from opkit.perf.comm import collective_us, link_model
+
+    js = tmp_path / "perf.json"
+    code, out, err = cli("perf", ramped.path.parent, "--case", "bias.r2", "--trace-only", "--json", js)
+    assert code == 0, out + err
+    perf = json.loads(js.read_text())["perf"]
+    y_bytes = 300 * 200 * 2
+    assert [c["repeat"] for c in perf["collectives"]] == [1, 1, 1, 1]  # ramp 64, 96, one tile of 128, tail 12
+    assert sum(c["slice_bytes"] * c["repeat"] for c in perf["collectives"]) == y_bytes
+    assert [(c["kind"], c["op"], c["bytes"], c["handles"]) for c in perf["serial_collectives"]] == [
+        ("AllReduce", "sum", y_bytes, [0, 1, 2, 3])]
+    one = collective_us("AllReduce", y_bytes, 2, link_model(CHIP))
+    assert perf["comm_us"] == pytest.approx(one)
+    assert perf["comm_us"] < sum(c["unsliced_us"] for c in perf["collectives"])  # the four, one by one
+    assert perf["serial_us"] == pytest.approx(perf["compute_us"] + one)
+    assert "1 collective(s), AllReduce 0.1144 MiB per rank, from 4 prepared, unsliced" in out, out
+    assert f"serial: AllReduce (sum, fp16) of {y_bytes:,} bytes per rank" in out, out

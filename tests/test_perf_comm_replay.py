@@ -171,3 +171,55 @@ def test_an_aiv_commits_after_the_cube_work_its_matmul_job_did():
     unlinked = [{**aiv, "events": [e for e in aiv["events"] if not e["ev"].startswith("mm_")]}]
     res = replay_ranks([{**t, "cores": [aic, *unlinked]} for t in traces], CHIP)
     assert res.slices[0].ready_us < 0.01  # without the job's edges the commit would not wait for the cube
+
+
+def on(ev: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    return {**ev, **fields}
+
+
+def buf(alloc: int, offset: int = 0) -> int:
+    return alloc << 40 | offset  # a GM address as the trace records it (trace_gm_addr)
+
+
+def test_the_serial_merges_the_prepares_over_one_output_buffer():
+    # a cut into a ramp: two AllReduces of one tile each, then one of 2 strided slices, all into buffer 3, and an
+    # AllReduce of the same size into another buffer (its own collective in the unfused chain too)
+    mib = [1, 2, 4]
+    ev = [on(prepare(1, nbytes=mib[0] * MIB, handle=0), recv=buf(3), send=buf(2)),
+          on(prepare(1, nbytes=mib[1] * MIB, handle=1), recv=buf(3, MIB), send=buf(2, MIB)),
+          on(prepare(2, nbytes=mib[2] * MIB, handle=2), recv=buf(3, 3 * MIB), send=buf(2, 3 * MIB)),
+          on(prepare(1, nbytes=MIB, handle=3), recv=buf(5), send=buf(4))]
+    for h, n in enumerate([1, 1, 2, 1]):
+        for i in range(n):
+            ev += [work(1000), commit(i, h)]
+    ev += [{"ev": "hccl_finalize", "sync": True}]
+    res = replay_ranks([rank_trace(r, 2, ev) for r in range(2)], CHIP)
+    link = link_model(CHIP)
+    merged = (1 + 2 + 2 * 4) * MIB
+    assert [(c.kind, c.op, c.dtype, c.bytes, c.handles) for c in res.serial] == [
+        ("AllReduce", "sum", "fp16", merged, (0, 1, 2)), ("AllReduce", "sum", "fp16", MIB, (3,))]
+    assert res.comm_us == pytest.approx(collective_us("AllReduce", merged, 2, link)
+                                        + collective_us("AllReduce", MIB, 2, link))
+    # one launch and two step latencies fewer per merged prepare than the prepares summed one by one
+    one_by_one = sum(collective_us("AllReduce", c.slice_bytes * c.repeat, 2, link) for c in res.collectives)
+    assert res.comm_us < one_by_one
+    d = res.as_dict()
+    assert [c["handles"] for c in d["serial_collectives"]] == [[0, 1, 2], [3]]
+    assert d["serial_collectives"][0]["us"] == pytest.approx(collective_us("AllReduce", merged, 2, link))
+
+
+@pytest.mark.parametrize("other", [{"op": "max"}, {"dtype": "bf16"}, {"kind": "AllGather"}, {"recv": buf(4)}])
+def test_prepares_of_another_kind_op_dtype_or_buffer_stay_apart(other):
+    ev = [on(prepare(1, handle=0), recv=buf(3)), on(prepare(1, handle=1), **{"recv": buf(3, 4 * MIB), **other}),
+          work(1000), commit(0, 0), commit(0, 1), {"ev": "hccl_finalize", "sync": True}]
+    res = replay_ranks([rank_trace(r, 2, ev) for r in range(2)], CHIP)
+    assert [c.handles for c in res.serial] == [(0,), (1,)]
+
+
+def test_prepares_without_a_receive_buffer_are_counted_one_by_one():
+    # traces written before the prepare event named its buffers
+    ev = [prepare(1, handle=0), prepare(1, handle=1), work(1000), commit(0, 0), commit(0, 1),
+          {"ev": "hccl_finalize", "sync": True}]
+    res = replay_ranks([rank_trace(r, 2, ev) for r in range(2)], CHIP)
+    assert [c.handles for c in res.serial] == [(0,), (1,)]
+    assert res.comm_us == pytest.approx(2 * collective_us("AllReduce", 4 * MIB, 2, link_model(CHIP)))

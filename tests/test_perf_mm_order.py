@@ -74,3 +74,25 @@ def test_idempotent_and_a_trace_without_jobs_is_untouched():
     assert canonical_job_order(copy.deepcopy(once)) == once
     plain = {"cores": [{"block": 0, "core_type": "AIV", "events": [VEC] * 4}]}
     assert canonical_job_order(copy.deepcopy(plain)) == plain
+
+
+def test_jobs_posted_after_a_syncall_are_served_after_every_job_posted_before_it():
+    # AIV 0 posts jobs 1, 2, 3, AIV 1 job 4, then both SyncAll<true>, then jobs 5 (AIV 0) and 6 (AIV 1). In turns
+    # alone job 6 (AIV 1's second) would come before job 3 (AIV 0's third): the AIC would wait for a post that
+    # the barrier holds back until job 3 is done, a cycle the replay cannot run
+    sync = {"ev": "sync_all", "all_cores": False}
+
+    def barred(block: int, before: list[int], after: list[int]) -> dict:
+        ev: list[dict] = []
+        for j in before + [None] + after:
+            if j is None:
+                ev.append(sync)
+                continue
+            ev += [{"ev": "mm_post", "aic": 0, "job": j}, {"ev": "mm_wait", "aic": 0, "job": j}, *[VEC] * 20]
+        return {"block": block, "core_type": "AIV", "events": ev}
+
+    aic = job(1, 10) + job(4, 10) + job(2, 10) + job(3, 10) + job(6, 10) + job(5, 10)
+    t = {"cores": [{"block": 0, "core_type": "AIC", "events": aic}, barred(0, [1, 2, 3], [5]), barred(1, [4], [6])]}
+    assert job_ids(canonical_job_order(copy.deepcopy(t))) == [1, 4, 2, 3, 5, 6]
+    out = evaluate(copy.deepcopy(t), CHIP)[0]  # replays (the turn order alone left 3 jobs never ready)
+    assert out["modelled_us"] > 0

@@ -3,7 +3,8 @@
 Every rank's trace is replayed as a single-rank trace is (:mod:`opkit.perf.replay`), with three more
 events from the device-side HCCL (``adv_api/hccl/hccl.h``):
 
-* ``hccl_prepare`` names a collective (handle, kind, bytes of one slice, repeat, dtype);
+* ``hccl_prepare`` names a collective (handle, kind, reduce op, bytes of one slice, repeat, dtype, the send and
+  receive buffers of its first slice);
 * ``hccl_commit`` releases one slice: a task after every pipe of its core (the data the slice sends
   was written by what precedes it in program order);
 * ``hccl_wait`` and ``hccl_finalize`` (with ``sync``) stall their core until the slice has landed (all
@@ -20,8 +21,11 @@ of the previous round until they no longer change; they only grow, so this ends.
 are identical are replayed once.
 
 Figures (all modelled, microseconds): ``compute_us``, the slowest rank with every slice landed at
-once (no communication); ``comm_us``, every collective of the run unsliced, one after the other, as
-a matmul-then-collective chain would run them; ``serial_us`` = compute + communication; ``fused_us``,
+once (no communication); ``comm_us``, the unfused equivalent of the run's collectives, one after the
+other, as a matmul-then-collective chain would run them: the prepares of one kind, reduce op, dtype and
+communicator whose receive buffers lie in one output buffer (contiguous or strided slices of it, as a cut
+into tiles prepares them) are one collective of their summed bytes (:func:`serial_collectives`), each other
+prepare one collective of its own, all unsliced; ``serial_us`` = compute + communication; ``fused_us``,
 the end of the overlapped replay (the last core or the last slice); ``saving`` = 1 - fused / serial.
 """
 
@@ -52,9 +56,39 @@ class Collective:
     slice_bytes: int  # count * sizeof(dtype) of one slice, as the prepare call gave it
     repeat: int
     where: str  # file:line of the prepare call
+    op: str = ""  # the reduce op (AllReduce, ReduceScatter), else ""
+    ranks: int = 0  # the communicator's rank count
+    recv: int | None = None  # slice 0's receive buffer as the trace records it: allocation << 40 | offset
 
     def buffer_bytes(self, ranks: int, slices: int = 1) -> float:
         return buffer_bytes(self.kind, float(self.slice_bytes) * slices, ranks)
+
+
+@dataclass(frozen=True)
+class SerialCollective:
+    """One collective of the serial baseline: one prepare, or several merged (:func:`serial_collectives`)."""
+
+    kind: str
+    op: str
+    dtype: str
+    bytes: int  # one rank's bytes as the prepare calls count them (slice bytes x repeat, summed)
+    handles: tuple[int, ...]
+
+    def buffer_bytes(self, ranks: int) -> float:
+        return buffer_bytes(self.kind, float(self.bytes), ranks)
+
+
+def serial_collectives(colls: list[Collective]) -> list[SerialCollective]:
+    """The unfused equivalent of a run's collectives: prepares of the same kind, reduce op, dtype and communicator
+    whose receive buffers are in one GM allocation (the output buffer, in contiguous or strided slices) merge into
+    one collective of their summed bytes, in the order of their first prepare; a prepare whose trace names no
+    receive buffer (traces written before it did) stays one collective of its own."""
+    groups: dict[tuple[Any, ...], list[Collective]] = {}
+    for c in colls:
+        key = ("handle", c.handle) if c.recv is None else (c.kind, c.op, c.dtype, c.ranks, c.recv >> 40)
+        groups.setdefault(key, []).append(c)
+    return [SerialCollective(g[0].kind, g[0].op, g[0].dtype, sum(c.slice_bytes * c.repeat for c in g),
+                             tuple(c.handle for c in g)) for g in groups.values()]
 
 
 @dataclass(frozen=True)
@@ -79,6 +113,7 @@ class RanksResult:
     per_rank: list[ModelResult] = field(repr=False)  # the overlapped replay of each rank
     rounds: int = 1
     startup_us: float = 0.0
+    serial: list[SerialCollective] = field(default_factory=list)  # what comm_us counts
 
     @property
     def serial_us(self) -> float:
@@ -103,6 +138,10 @@ class RanksResult:
                                                           self.link),
                              "slice_us": collective_us(c.kind, c.buffer_bytes(self.ranks), self.ranks, self.link)}
                             for c in self.collectives],
+            "serial_collectives": [{"kind": c.kind, "op": c.op, "dtype": c.dtype, "bytes": c.bytes,
+                                    "handles": list(c.handles),
+                                    "us": collective_us(c.kind, c.buffer_bytes(self.ranks), self.ranks, self.link)}
+                                   for c in self.serial],
             "slices": [{"handle": s.handle, "slice": s.slice, "ready_us": s.ready_us, "start_us": s.start_us,
                         "end_us": s.end_us} for s in self.slices],
             "per_rank_us": [r.modelled_us for r in self.per_rank],
@@ -144,7 +183,9 @@ def _collectives(trace: dict[str, Any], rank: int) -> list[Collective]:
             if ev.get("ev") == "hccl_prepare":
                 h = int(ev["handle"])
                 found[h] = Collective(h, str(ev["kind"]), str(ev.get("dtype", "")), int(ev["bytes"]),
-                                      int(ev["repeat"]), f"{ev.get('file', '?')}:{ev.get('line', '?')}")
+                                      int(ev["repeat"]), f"{ev.get('file', '?')}:{ev.get('line', '?')}",
+                                      str(ev.get("op", "")), int(ev.get("ranks", 0)),
+                                      None if ev.get("recv") is None else int(ev["recv"]))
     if sorted(found) != list(range(len(found))):
         raise OpkitError(f"rank {rank}'s trace names HCCL handles {sorted(found)}: some prepare events are missing "
                          "(a trace cut short: events_dropped)")
@@ -246,9 +287,10 @@ def replay_ranks(traces: list[dict[str, Any]], chip: str, *, l2_hit: list[float 
         slices = schedule(commits)
         rounds += 1
     end = max([r.steady_us for r in results] + [s.end_us for s in slices])
-    comm = sum(collective_us(c.kind, c.buffer_bytes(ranks, c.repeat), ranks, link) for c in colls)
+    serial = serial_collectives(colls)
+    comm = sum(collective_us(c.kind, c.buffer_bytes(ranks), ranks, link) for c in serial)
     return RanksResult(p.name, ranks, link, compute + p.startup_us, comm, end + p.startup_us, colls, slices,
-                       results, rounds, p.startup_us)
+                       results, rounds, p.startup_us, serial)
 
 
 def _without_graph(res: ModelResult) -> ModelResult:
@@ -257,4 +299,5 @@ def _without_graph(res: ModelResult) -> ModelResult:
     return replace(res, graph=None)
 
 
-__all__ = ["LANDING", "Collective", "RanksResult", "SliceTime", "replay_ranks"]
+__all__ = ["LANDING", "Collective", "RanksResult", "SerialCollective", "SliceTime", "replay_ranks",
+           "serial_collectives"]

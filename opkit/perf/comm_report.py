@@ -40,7 +40,8 @@ def summary_lines(res: RanksResult) -> list[str]:
         + (f"-{link.alpha_large_us:g}" if link.alpha_large_us > link.alpha_us else "")
         + f" us, AICPU launch {link.launch_us:g} us per task",
         f"compute            {_us(res.compute_us)}  (slowest rank, every slice landed at once)",
-        f"communication      {_us(res.comm_us)}  (the collectives unsliced, after the compute)",
+        f"communication      {_us(res.comm_us)}  (the unfused equivalent, after the compute: "
+        f"{_serial_what(res)})",
         f"serial sum         {_us(res.serial_us)}  = compute + communication",
         f"perfect overlap    {_us(d['perfect_overlap_us'])}  = max(compute, communication)",
         f"fused (modelled)   {_us(res.fused_us)}  overlapped replay of the slices; exposed communication "
@@ -52,7 +53,26 @@ def summary_lines(res: RanksResult) -> list[str]:
     for c in d["collectives"]:
         lines.append(f"  {c['kind']} #{c['handle']} ({c['dtype']}): {c['repeat']} slice(s) of {c['slice_bytes']:,} "
                      f"bytes per rank, {_us(c['slice_us'])} each, {_us(c['unsliced_us'])} unsliced  [{c['at']}]")
+    for c in d["serial_collectives"]:
+        if len(c["handles"]) > 1:
+            lines.append(f"  serial: {_name(c)} of {c['bytes']:,} bytes per rank, {_us(c['us'])}: "
+                         + ", ".join(f"#{h}" for h in c["handles"]) + " over one output buffer as one collective")
     return lines
+
+
+def _name(c: dict[str, Any]) -> str:
+    return f"{c['kind']} ({', '.join(x for x in (c['op'], c['dtype']) if x)})"
+
+
+def _serial_what(res: RanksResult) -> str:
+    """What the serial's communication counts, in a few words."""
+    if not res.serial:
+        return "no collectives"
+    d = res.as_dict()["serial_collectives"]
+    merged = sum(len(c["handles"]) for c in d)
+    parts = ", ".join(f"{c['kind']} {c['bytes'] / 2**20:.4g} MiB" for c in d)
+    what = f"{len(d)} collective(s), {parts} per rank"
+    return what + (f", from {merged} prepared" if merged > len(d) else "") + ", unsliced"
 
 
 def render(report: Any) -> list[Any]:

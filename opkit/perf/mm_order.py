@@ -11,9 +11,13 @@ clients in turn, each turn one *unit* of a client's work — one job, or the job
 tile in L0C (``Iterate``: it leases the server) to the one that reads it out (``GetTensorC``), which
 the server never interleaves with another client's. Turn ``k`` of AIV 0 comes before turn ``k`` of AIV 1,
 then turn ``k + 1`` of AIV 0, and so on; a client with no turn left is skipped; each client's own jobs
-keep the order it posted them. Symmetric clients (the usual SPMD split of rows between the two AIVs)
-post their turns at about the same modelled time, so this is the first-come order the chip's server
-follows; for strongly asymmetric clients it is an estimate (docs/perf.md §1, "Matmul server").
+keep the order it posted them. Turns restart after every ``SyncAll`` of the clients: a job posted after
+a client's n-th SyncAll is served after every job posted before anyone's n-th (a barrier orders the posts on
+either side of it, so serving a later job first would make the AIC wait for a post the barrier holds back,
+while a client behind the barrier waits for a job the AIC has not served: the replay's deadlock).
+Symmetric clients (the usual SPMD split of rows between the two AIVs) post their turns at about the same
+modelled time, so this is the first-come order the chip's server follows; for strongly asymmetric
+clients it is an estimate (docs/perf.md §1, "Matmul server").
 
 The reorder moves whole job segments of the AIC's event list (from a job's ``mm_run`` up to the next
 ``mm_run``); what the AIC does before its first job and after its last one stays in place. Jobs whose
@@ -29,17 +33,18 @@ _UNKNOWN = float("inf")
 
 
 def _clients(cores: list[dict[str, Any]]) -> dict[tuple[int, int], tuple[int, int]]:
-    """(AIC block, job id) -> (index of the posting core in the trace, its ordinal among that core's posts)."""
+    """(AIC block, job id) -> (index of the posting core in the trace, the SyncAlls that core passed before)."""
     posts: dict[tuple[int, int], tuple[int, int]] = {}
     for ci, c in enumerate(cores):
         if c.get("core_type") == "AIC":
             continue
-        n: dict[int, int] = defaultdict(int)
+        epoch = 0
         for ev in c.get("events", ()):
-            if ev.get("ev") == "mm_post":
-                aic = int(ev["aic"])
-                posts[(aic, int(ev["job"]))] = (ci, n[aic])
-                n[aic] += 1
+            kind = ev.get("ev")
+            if kind == "sync_all":
+                epoch += 1
+            elif kind == "mm_post":
+                posts[(int(ev["aic"]), int(ev["job"]))] = (ci, epoch)
     return posts
 
 
@@ -71,16 +76,16 @@ def _reorder_core(c: dict[str, Any], posts: dict[tuple[int, int], tuple[int, int
     done = [i for i, e in enumerate(events) if e.get("ev") == "mm_done" and i > runs[-1]]
     end = done[0] + 1 if done else len(events)
     units = _units(events, runs, end)
-    turn: dict[int, int] = defaultdict(int)
+    turn: dict[tuple[int, int], int] = defaultdict(int)
     keyed = []
     for u, (first, stop, job) in enumerate(units):
         who = posts.get((block, job))
         if who is None:
-            keyed.append(((_UNKNOWN, u), first, stop))
+            keyed.append(((_UNKNOWN, u, 0), first, stop))
             continue
-        client = who[0]
-        keyed.append(((turn[client], client), first, stop))
-        turn[client] += 1
+        client, epoch = who
+        keyed.append(((epoch, turn[who], client), first, stop))
+        turn[who] += 1
     order = sorted(range(len(keyed)), key=lambda i: keyed[i][0])
     if order == list(range(len(keyed))):
         return False

@@ -176,16 +176,20 @@ private:
                                 opkit::sim::hccl::op_name(op), opkit::sim::hccl::op_name(int(cc_.reduceType)));
     }
     // Trace events of the performance model (docs/perf.md, communication): what a slice is, when it is
-    // committed and who waits for it; recorded in trace-only runs too.
+    // committed and who waits for it; recorded in trace-only runs too. A prepare names its first slice's send
+    // and receive buffers as trace_gm_addr gives them (the allocation, then the offset in it): the serial
+    // baseline merges the collectives of one kind over one output buffer.
     void TracePrepare(const Task& t, int k, const opkit::sim::SrcLoc& loc) const {
         using namespace opkit::sim;
         if (!core().trace_on) return;
         const bool reduces = t.kind == hccl::K_ALLREDUCE || t.kind == hccl::K_REDUCESCATTER;
         trace_event(fmt("{\"ev\":\"hccl_prepare\",\"handle\":%d,\"kind\":\"%s\",\"op\":\"%s\",\"dtype\":\"%s\","
-                        "\"count\":%llu,\"stride\":%llu,\"bytes\":%llu,\"repeat\":%d,\"ranks\":%d",
+                        "\"count\":%llu,\"stride\":%llu,\"bytes\":%llu,\"repeat\":%d,\"ranks\":%d,"
+                        "\"send\":%llu,\"recv\":%llu",
                         k, hccl::collective_name(t.kind), reduces ? hccl::op_name(t.op) : "", hccl::dtype_name(t.dtype),
                         (unsigned long long)t.count, (unsigned long long)t.stride_elems(),
-                        (unsigned long long)(t.count * t.esz()), t.repeat, w_->R) +
+                        (unsigned long long)(t.count * t.esz()), t.repeat, w_->R,
+                        (unsigned long long)trace_gm_addr(t.send), (unsigned long long)trace_gm_addr(t.recv)) +
                     trace_loc(loc) + "}");
     }
     void TraceSlice(const char* ev, HcclHandle h, int slice, const opkit::sim::SrcLoc& loc) const {
