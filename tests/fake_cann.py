@@ -477,6 +477,16 @@ def copy_package(tmp: Path, src: Path = EXAMPLE) -> Path:
     return fresh_copy(src, tmp / src.name)
 
 
+def installed_copy(fake: FakeCann, tmp: Path, src: Path, vendor: str) -> Path:
+    """A copy of package ``src`` under ``tmp``, built with ``--backend cann`` for ``vendor`` and installed into
+    the fake CANN (the device tests' starting point); a failing step fails the test with its output."""
+    pkg = copy_package(tmp, src)
+    for args in (["build", str(pkg), "--backend", "cann", "--vendor", vendor], ["install", str(pkg), "--vendor", vendor]):
+        r = run_opkit(args, fake.env())
+        assert r.returncode == 0, r.stdout + r.stderr
+    return pkg
+
+
 def no_cann_env(tmp: Path) -> dict[str, str]:
     """No CANN anywhere: no ASCEND_* variables, a HOME without Ascend/, PATH without bisheng."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ASCEND_")}

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fake_cann import copy_package as package
-from fake_cann import make_fake_cann
+from fake_cann import installed_copy, make_fake_cann
 from fake_cann import run_opkit as opkit
 
 pytestmark = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("g++")),
@@ -216,13 +216,8 @@ def lists(tmp_path_factory):
     pkgs = {}
     for name, src in (("list_sum", FIXTURES / "list_sum"), ("list_scale", FIXTURES / "list_scale"),
                       ("grouped_gemm", REPO / "ops" / "gmm" / "grouped_gemm")):
-        pkg = package(tmp, src)
         vendor = name.replace("_", "")
-        r = opkit(["build", str(pkg), "--backend", "cann", "--vendor", vendor], fake.env())
-        assert r.returncode == 0, r.stdout + r.stderr
-        r = opkit(["install", str(pkg), "--vendor", vendor], fake.env())
-        assert r.returncode == 0, r.stdout + r.stderr
-        pkgs[name] = (pkg, vendor)
+        pkgs[name] = (installed_copy(fake, tmp, src, vendor), vendor)
     return fake, pkgs
 
 
@@ -289,11 +284,7 @@ def mc2(tmp_path_factory):
     the fake HCCL communicator its group attr names)."""
     tmp = tmp_path_factory.mktemp("npu-mc2")
     fake = make_fake_cann(tmp / "cann")
-    pkg = package(tmp, MC2)
-    for args in (["build", str(pkg), "--backend", "cann", "--vendor", "mc2"], ["install", str(pkg), "--vendor", "mc2"]):
-        r = opkit(args, fake.env())
-        assert r.returncode == 0, r.stdout + r.stderr
-    return fake, pkg
+    return fake, installed_copy(fake, tmp, MC2, "mc2")
 
 
 def _mc2_verify(mc2, tmp_path, *extra, **env):

@@ -169,15 +169,11 @@ needs_cmake = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("g+
 
 @pytest.fixture(scope="module")
 def int4_cann(tmp_path_factory):
-    from fake_cann import copy_package, make_fake_cann, run_opkit
+    from fake_cann import installed_copy, make_fake_cann
 
     tmp = tmp_path_factory.mktemp("int4-cann")
     fake = make_fake_cann(tmp / "cann")
-    pkg = copy_package(tmp, INT4_SCALE)
-    for args in (["build", str(pkg), "--backend", "cann", "--vendor", "int4"], ["install", str(pkg), "--vendor", "int4"]):
-        r = run_opkit(args, fake.env())
-        assert r.returncode == 0, r.stdout + r.stderr
-    return fake, pkg
+    return fake, installed_copy(fake, tmp, INT4_SCALE, "int4")
 
 
 def _use(monkeypatch, env: dict[str, str]) -> None:
