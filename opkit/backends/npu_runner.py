@@ -308,7 +308,7 @@ def measure(spec: Spec, case_name: str, dtype: Any | None, soc_name: str | None,
     runner = NpuRunner(timeout_s=timeout_s, vendor=vendor, device=device)
     with tempfile.TemporaryDirectory(prefix="opkit-msprof-") as tmp:
         if spec.multi_rank:
-            from opkit.perf.comm_case import world_size
+            from opkit.run.rankdata import world_size
 
             case = replace(case, world_size=world_size(case, ranks))
             outs = runner.run_ranks(spec, case, column, chip, make_rank_inputs(spec, case, column, generators),

@@ -10,6 +10,7 @@ from typing import Any
 
 from opkit import writes
 from opkit.errors import OpkitError, UsageError
+from opkit.run.rankdata import world_size
 from opkit.spec import Case, Spec
 
 from .comm import link_model
@@ -18,17 +19,6 @@ from .comm_report import ranks_timeline, write_json
 from .costs import chip_params
 from .mm_order import canonical_job_order
 from .model import golden_costs, l2_hits
-
-
-def world_size(case: Case, ranks: int | None) -> int:
-    """The ranks to model: ``ranks`` (``--world-size``) when given, else the case's ``world_size``."""
-    if ranks is not None:
-        if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
-            raise UsageError(f"--world-size {ranks!r}: give a number of ranks >= 1")
-        return ranks
-    if case.world_size is None:
-        raise UsageError(f"case '{case.name}' names no world_size: give --world-size N, the ranks to model")
-    return int(case.world_size)
 
 
 def read_rank_traces(files: list[Path]) -> list[dict[str, Any]]:

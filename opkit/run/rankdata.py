@@ -20,7 +20,7 @@ from opkit.run.inputs import make_rank_inputs
 from opkit.run.limits import check_case
 from opkit.run.types import Generators, Runner
 from opkit.run.userdata import case_from_npz, parse_attrs, save_run, select_case
-from opkit.spec import Spec
+from opkit.spec import Case, Spec
 
 RANK = "{rank}"
 MAX_WORLD_SIZE = 64  # as op.yaml's world_size
@@ -33,6 +33,17 @@ class RankRunSummary:
     chip: str
     outputs: list[dict[str, tuple[int, ...]]]  # rank r's output shapes
     infos: list[dict[str, Any]]  # rank r's run info (block dim, tiling key, warnings)
+
+
+def world_size(case: Case, ranks: int | None) -> int:
+    """The ranks of a multi-rank run: ``ranks`` (``--world-size``) when given, else the case's ``world_size``."""
+    if ranks is not None:
+        if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
+            raise UsageError(f"--world-size {ranks!r}: give a number of ranks >= 1")
+        return ranks
+    if case.world_size is None:
+        raise UsageError(f"case '{case.name}' names no world_size: give --world-size N, the ranks to model")
+    return int(case.world_size)
 
 
 def rank_path(template: Path, rank: int) -> Path:

@@ -248,6 +248,20 @@ private:
         auto& mine = w_->ranks[size_t(rank_)].tasks;
         const int k = int(mine.size());
         if (k >= 127) { lk.unlock(); fail_at(api, loc, "more than 127 collectives prepared on one rank (HcclHandle is int8_t)"); }
+        lk.unlock();
+        uint64_t shi = 0, rhi = 0;
+        extents(t, w_->R, &shi, &rhi);
+        gm_check(send, shi, api, loc, "read (sendBuf)");
+        gm_check(recv, rhi, api, loc, "write (recvBuf)");
+        for (auto* p : {send, recv}) {
+            const int own = gm_owner(p);
+            if (own >= 0 && own != rank_)
+                fail_at(api, loc, "%s %p is GM of rank %d's device; a rank hands HCCL its own buffers (the peers' data "
+                        "arrives through the collective)", p == send ? "sendBuf" : "recvBuf", (void*)p, own);
+        }
+        lk.lock();
+        // Compared with the peers' collective #k in the same critical section that appends this rank's: checked
+        // before the buffer checks above (outside it), two ranks preparing at once could each miss the other's.
         for (int r = 0; r < w_->R; ++r) {
             const auto& other = w_->ranks[size_t(r)].tasks;
             if (r == rank_ || other.size() <= size_t(k)) continue;
@@ -261,18 +275,6 @@ private:
             }
             break;
         }
-        lk.unlock();
-        uint64_t shi = 0, rhi = 0;
-        extents(t, w_->R, &shi, &rhi);
-        gm_check(send, shi, api, loc, "read (sendBuf)");
-        gm_check(recv, rhi, api, loc, "write (recvBuf)");
-        for (auto* p : {send, recv}) {
-            const int own = gm_owner(p);
-            if (own >= 0 && own != rank_)
-                fail_at(api, loc, "%s %p is GM of rank %d's device; a rank hands HCCL its own buffers (the peers' data "
-                        "arrives through the collective)", p == send ? "sendBuf" : "recvBuf", (void*)p, own);
-        }
-        lk.lock();
         mine.push_back(t);
         TracePrepare(t, k, loc);
         if (commit) {
