@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,6 +103,11 @@ def from_device(raw: np.ndarray, dtype: str, count: int) -> np.ndarray:
     if d.kind == "int":  # sign-extend
         lanes = np.where(lanes >= (1 << (d.bits - 1)), lanes - (1 << d.bits), lanes)
     return lanes.astype(np_dtype(dtype))
+
+
+def tensor_bytes(dtype: str, shape: Sequence[int]) -> int:
+    """Bytes of a tensor of ``dtype`` and ``shape`` on the device (int4: packed two per byte)."""
+    return device_bytes(int(np.prod(shape, dtype=np.int64)), dtype)
 
 
 def device_bytes(count: int, dtype: str) -> int:

@@ -23,8 +23,8 @@ import numpy as np
 from opkit.backends import cann_cpu, cann_env
 from opkit.build import sim_backend
 from opkit.errors import OpkitError
-from opkit.numerics import device_bytes, np_dtype
-from opkit.run.sim_runner import KernelError, SimRunner, _read_output, failure_message, output_shapes_from_spec
+from opkit.numerics import tensor_bytes
+from opkit.run.sim_runner import KernelError, SimRunner, failure_message, output_shapes_from_spec, read_tensor
 from opkit.run.types import RunOutput
 from opkit.spec import Case, Spec
 
@@ -58,11 +58,6 @@ def host_tiling(host: Path, spec: Spec, case: Case, column: int, chip: str, inpu
     except (OSError, ValueError) as exc:
         raise OpkitError(f"{label}: the host harness wrote no readable tiling result ({exc})") from None
     return req, result
-
-
-def nbytes(dtype: str, shape: list[int]) -> int:
-    """Bytes of a tensor of ``dtype`` and ``shape`` in GM (int4: packed two per byte, as the kernel reads it)."""
-    return device_bytes(int(np.prod(shape, dtype=np.int64)), dtype)
 
 
 def list_word(manifest: Path, kind: str, files: list[str], shapes: list[list[int]], sizes: list[int]) -> str:
@@ -154,11 +149,11 @@ class CannCpuRunner:
                     files = [work / f"out_{o.name}_{i}.bin" for i in range(len(shape))]
                     outs[o.name] = [(f, list(s)) for f, s in zip(files, shape, strict=True)]
                     words.append(list_word(work / f"list_{o.name}.txt", "w", [str(f) for f in files], shape,
-                                           [nbytes(o.dtypes[column], s) for s in shape]))
+                                           [tensor_bytes(o.dtypes[column], s) for s in shape]))
                     continue
                 path = work / f"out_{o.name}.bin"
                 outs[o.name] = (path, list(shape))
-                words.append(f"w:{path}:{nbytes(o.dtypes[column], shape)}")
+                words.append(f"w:{path}:{tensor_bytes(o.dtypes[column], shape)}")
             for o in spec.outputs:
                 if o.inplace:  # no kernel parameter: read from its input's buffer
                     outs[o.name] = (Path(req["inputs"][index[o.inplace]]["file"]), list(np.shape(inputs[o.inplace])))
@@ -176,13 +171,9 @@ class CannCpuRunner:
                 raise KernelError(f"{label}: the kernel failed on CANN's CPU model ({how}):\n" + "\n".join(log))
             outputs = {}
             for o in spec.outputs:
-                def read(path: Path, shape: list[int], o: Any = o) -> np.ndarray:
-                    data = _read_output(path, np_dtype(o.dtypes[column]), o.dtypes[column],
-                                        int(np.prod(shape, dtype=np.int64)))
-                    return data.reshape(shape)
-
-                got = outs[o.name]
-                outputs[o.name] = [read(f, s) for f, s in got] if isinstance(got, list) else read(*got)
+                got, dt, what = outs[o.name], o.dtypes[column], f"{label}: output '{o.name}'"
+                outputs[o.name] = ([read_tensor(f, dt, s, f"{what}[{i}]") for i, (f, s) in enumerate(got)]
+                                   if isinstance(got, list) else read_tensor(got[0], dt, got[1], what))
         info: dict[str, Any] = {"block_dim": result.get("block_dim"), "tiling_key": result.get("tiling_key"),
                                 "workspace_bytes": workspace, "tiling_bytes": len(tiling), "backend": "cann-cpu"}
         if log:

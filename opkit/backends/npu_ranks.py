@@ -13,6 +13,9 @@ running is ended and the error names each rank's state.
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -126,15 +129,12 @@ def run_ranks(runner: NpuRunner, spec: Spec, case: Case, column: int, chip: str,
                     "tiling_key": result.get("tiling_key")}
             if profile_dir is not None:
                 info["measured_us"], info["profile_csv"] = task_duration(profile_dir / f"rank{r}", f"{label} rank {r}")
-            results.append(RunOutput(runner._read_outputs(spec, column, outs), info))
+            results.append(RunOutput(runner._read_outputs(spec, column, outs, f"{label} rank {r}"), info))
         return results
 
 
 def _end(p: subprocess.Popen[bytes]) -> None:
     """End a rank's process group if the rank still runs (or left children behind), then reap the rank."""
-    import os
-    import signal
-
     try:
         os.killpg(p.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -158,8 +158,6 @@ def _wait(procs: list[tuple[subprocess.Popen[bytes], Any]], timeout_s: float) ->
 
 
 def _done(path: Path) -> dict[str, Any] | None:
-    import json
-
     try:
         return json.loads(path.with_name(path.name + ".result.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):

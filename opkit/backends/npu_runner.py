@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from opkit.backends import cann_env
 from opkit.backends.aclnn_worker import ERROR
 from opkit.backends.base import BackendUnavailable
@@ -29,8 +27,8 @@ from opkit.backends.install import check_library, symbols
 from opkit.build import sim_backend
 from opkit.dtypes import DTYPES, FORMAT_VALUES
 from opkit.errors import UsageError
-from opkit.numerics import device_bytes, np_dtype
-from opkit.run.sim_runner import KernelError, _read_output
+from opkit.numerics import tensor_bytes
+from opkit.run.sim_runner import KernelError, read_tensor
 from opkit.run.types import RunOutput
 from opkit.spec import Case, Spec
 
@@ -147,10 +145,10 @@ class NpuRunner:
             if o.param == "dynamic":  # a list output: one shape, file and buffer per tensor
                 entry.update({"list": True, "shape": [list(s) for s in shape],
                               "file": [str(work / f"out_{o.name}_{i}.bin") for i in range(len(shape))],
-                              "bytes": [device_bytes(int(np.prod(s, dtype=np.int64)), dt) for s in shape]})
+                              "bytes": [tensor_bytes(dt, s) for s in shape]})
             else:
                 entry.update({"shape": list(shape), "file": str(work / f"out_{o.name}.bin"),
-                              "bytes": device_bytes(int(np.prod(shape, dtype=np.int64)), dt)})
+                              "bytes": tensor_bytes(dt, shape)})
             outs.append(entry)
         ins = [{"name": p.name, "shape": e["shape"], "file": e["file"], "list": isinstance(e["file"], list),
                 "acl_dtype": DTYPES[p.dtypes[column]].ge_value, "acl_format": FORMAT_VALUES[p.formats[column]]}
@@ -171,16 +169,13 @@ class NpuRunner:
         return env
 
     @staticmethod
-    def _read_outputs(spec: Spec, column: int, outs: list[dict[str, Any]]) -> dict[str, Any]:
+    def _read_outputs(spec: Spec, column: int, outs: list[dict[str, Any]], label: str) -> dict[str, Any]:
         outputs: dict[str, Any] = {}
         for o, t in zip(spec.device_outputs, outs, strict=True):
-            def read(file: str, shape: list[int], o: Any = o) -> np.ndarray:
-                data = _read_output(Path(file), np_dtype(o.dtypes[column]), o.dtypes[column],
-                                    int(np.prod(shape, dtype=np.int64)))
-                return data.reshape(shape)
-
-            outputs[o.name] = ([read(f, s) for f, s in zip(t["file"], t["shape"], strict=True)] if t.get("list")
-                               else read(t["file"], t["shape"]))
+            dt, what = o.dtypes[column], f"{label}: output '{o.name}'"
+            outputs[o.name] = ([read_tensor(Path(f), dt, s, f"{what}[{i}]")
+                                for i, (f, s) in enumerate(zip(t["file"], t["shape"], strict=True))]
+                               if t.get("list") else read_tensor(Path(t["file"]), dt, t["shape"], what))
         return outputs
 
     def run(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any],
@@ -208,7 +203,7 @@ class NpuRunner:
             if r.returncode != 0:
                 raise KernelError(f"{label}: {worker_error(r.stderr, r.returncode)}")
             done = json.loads(path.with_name(path.name + ".result.json").read_text(encoding="utf-8"))
-            outputs = self._read_outputs(spec, column, outs)
+            outputs = self._read_outputs(spec, column, outs, label)
         # block dim and tiling key: the package's tiling as the host harness ran it for the chip (the same code
         # the aclnn call runs on the host side)
         info = {"workspace_bytes": done.get("workspace_bytes"), "backend": "cann", "device": self.device,

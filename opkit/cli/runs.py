@@ -461,23 +461,17 @@ def perf(
         from opkit.verify.golden import custom_generators
 
         m = measure(spec, case, sel, soc, device, vendor, timeout, generators=custom_generators(spec), ranks=ranks)
-        if "per_rank_us" in m:
-            modelled = report.perf.get("fused_us")
-            ranks_text = ", ".join(f"rank {r} (device {d}) {t:.3f}" for r, (d, t) in
-                                   enumerate(zip(m["devices"], m["per_rank_us"], strict=True)))
-            ratio = f"; measured / modelled = {m['measured_us'] / modelled:.3g} (the model's error on this chip)" \
-                if modelled else ""
-            out.print(f"measured on {len(m['per_rank_us'])} NPUs: {m['measured_us']:.3f} us, the slowest rank's "
-                      f"(rank {m['slowest_rank']}; msprof op, Task Duration, {m['source']} of each rank); modelled "
-                      f"fused {modelled:.3f} us on {report.chip}{ratio}" if modelled else
-                      f"measured on {len(m['per_rank_us'])} NPUs: {m['measured_us']:.3f} us, the slowest rank's")
-            out.print(f"  per rank (us): {ranks_text}")
-            return
-        modelled = report.perf.get("modelled_us")
-        ratio = f"; measured / modelled = {m['measured_us'] / modelled:.3g} (the model's error on this chip)" \
-            if modelled else ""
-        out.print(f"measured on NPU device {m['device']}: {m['measured_us']:.3f} us (msprof op, Task Duration, "
-                  f"{m['source']}); modelled {modelled:.3f} us on {report.chip}{ratio}" if modelled else
-                  f"measured on NPU device {m['device']}: {m['measured_us']:.3f} us (msprof op, {m['source']})")
+        ranks_run = "per_rank_us" in m
+        modelled = report.perf.get("fused_us" if ranks_run else "modelled_us")
+        measured = (f"measured on {len(m['per_rank_us'])} NPUs: {m['measured_us']:.3f} us, the slowest rank's "
+                    f"(rank {m['slowest_rank']}; msprof op, Task Duration, {m['source']} of each rank)" if ranks_run
+                    else f"measured on NPU device {m['device']}: {m['measured_us']:.3f} us (msprof op, Task Duration, "
+                    f"{m['source']})")
+        out.print(f"{measured}; modelled {'fused ' if ranks_run else ''}{modelled:.3f} us on {report.chip}; measured / "
+                  f"modelled = {m['measured_us'] / modelled:.3g} (the model's error on this chip)" if modelled else
+                  measured)
+        if ranks_run:
+            out.print("  per rank (us): " + ", ".join(f"rank {r} (device {d}) {t:.3f}" for r, (d, t) in
+                                                      enumerate(zip(m["devices"], m["per_rank_us"], strict=True))))
 
 

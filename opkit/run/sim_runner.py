@@ -106,6 +106,16 @@ def _read_output(path: Path, dtype: Any, spec_dtype: str | None = None, count: i
     return np.fromfile(path, dtype=dtype)
 
 
+def read_tensor(path: Path, dtype: str, shape: list[int], what: str) -> np.ndarray:
+    """An output tensor of op.yaml ``dtype`` and ``shape`` from its file (:func:`_read_output`); a file of
+    another element count is an error naming ``what``."""
+    count = int(np.prod(shape, dtype=np.int64))
+    data = _read_output(path, np_dtype(dtype), dtype, count)
+    if data.size != count:
+        raise KernelError(f"{what} has {data.size} elements; InferShape said {shape}")
+    return data.reshape(shape)
+
+
 def output_shapes_from_spec(spec: Spec, case: Case, exe: Path, req: dict[str, Any], label: str) -> None:
     """Without an InferShape registered, a request's output shapes come from op.yaml's symbolic ``shape``."""
     if opdef_check.infers_shapes(exe, spec.op_type):
@@ -237,14 +247,6 @@ class SimRunner:
                 entry["untouched"] = str(f)
         return req
 
-    @staticmethod
-    def _read(path: Path, dt: Any, dtype: str, shape: list[int], what: str) -> np.ndarray:
-        count = int(np.prod(shape, dtype=np.int64))
-        data = _read_output(path, dt, dtype, count)
-        if data.size != count:
-            raise KernelError(f"{what} has {data.size} elements; InferShape said {shape}")
-        return data.reshape(shape)
-
     def run(self, spec: Spec, case: Case, column: int, chip: str, inputs: dict[str, Any],
             trace_only: bool = False, untouched: dict[str, np.ndarray] | None = None) -> RunOutput:
         """Run one case. ``untouched``: per output, the mask of elements the operator leaves as they were
@@ -299,13 +301,12 @@ class SimRunner:
                 shape = result.get("output_shapes", {}).get(o.opdef_name)
                 if shape is None:
                     continue
-                dt = np_dtype(o.dtypes[column])
                 if o.param == "dynamic":  # a list output: one shape and one file per tensor
-                    outputs[o.name] = [self._read(work / f"out_{o.name}_{i}.bin", dt, o.dtypes[column], s,
-                                                  f"{label}: output '{o.name}'[{i}]") for i, s in enumerate(shape)]
+                    outputs[o.name] = [read_tensor(work / f"out_{o.name}_{i}.bin", o.dtypes[column], s,
+                                                   f"{label}: output '{o.name}'[{i}]") for i, s in enumerate(shape)]
                     continue
-                outputs[o.name] = self._read(work / f"out_{o.name}.bin", dt, o.dtypes[column], shape,
-                                             f"{label}: output '{o.name}'")
+                outputs[o.name] = read_tensor(work / f"out_{o.name}.bin", o.dtypes[column], shape,
+                                              f"{label}: output '{o.name}'")
             info = {k: result[k] for k in ("block_dim", "tiling_key", "workspace_bytes", "tiling_bytes")
                     if k in result}
             if req["trace"] and Path(req["trace"]).is_file():
@@ -377,10 +378,8 @@ class SimRunner:
             shape = result.get("output_shapes", {}).get(o.opdef_name)
             if shape is None:
                 continue
-            count = int(np.prod(shape, dtype=np.int64))
-            data = _read_output(req_path.parent / f"out_{o.name}.bin", np_dtype(o.dtypes[column]), o.dtypes[column],
-                                count)
-            outputs[o.name] = data.reshape(shape)
+            outputs[o.name] = read_tensor(req_path.parent / f"out_{o.name}.bin", o.dtypes[column], shape,
+                                          f"{label}: {req_path.parent.name}: output '{o.name}'")
         info = {k: result[k] for k in ("block_dim", "tiling_key", "workspace_bytes", "tiling_bytes") if k in result}
         if req["trace"] and Path(req["trace"]).is_file():
             info["trace_file"] = req["trace"]
