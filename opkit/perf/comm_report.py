@@ -41,7 +41,7 @@ def summary_lines(res: RanksResult) -> list[str]:
         + f" us, AICPU launch {link.launch_us:g} us per task",
         f"compute            {_us(res.compute_us)}  (slowest rank, every slice landed at once)",
         f"communication      {_us(res.comm_us)}  (the unfused equivalent, after the compute: "
-        f"{_serial_what(res)})",
+        f"{_serial_what(d['serial_collectives'])})",
         f"serial sum         {_us(res.serial_us)}  = compute + communication",
         f"perfect overlap    {_us(d['perfect_overlap_us'])}  = max(compute, communication)",
         f"fused (modelled)   {_us(res.fused_us)}  overlapped replay of the slices; exposed communication "
@@ -64,11 +64,10 @@ def _name(c: dict[str, Any]) -> str:
     return f"{c['kind']} ({', '.join(x for x in (c['op'], c['dtype']) if x)})"
 
 
-def _serial_what(res: RanksResult) -> str:
-    """What the serial's communication counts, in a few words."""
-    if not res.serial:
+def _serial_what(d: list[dict[str, Any]]) -> str:
+    """What the serial's communication counts (``as_dict()["serial_collectives"]``), in a few words."""
+    if not d:
         return "no collectives"
-    d = res.as_dict()["serial_collectives"]
     merged = sum(len(c["handles"]) for c in d)
     parts = ", ".join(f"{c['kind']} {c['bytes'] / 2**20:.4g} MiB" for c in d)
     what = f"{len(d)} collective(s), {parts} per rank"
