@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from opkit.build.cache import digest, sim_digest, tree_files
-from opkit.build.program import HEADER_SUFFIXES, include_dirs_of
+from opkit.build.program import include_dirs_of, source_folder_headers
 from opkit.sim import include_dir
 
 _HOST_USE = re.compile(r"GetTilingData\s*<\s*([A-Za-z_][\w:]*)\s*>")
@@ -130,7 +130,7 @@ def _probe_inputs(headers: list[Path], flags: list[str]) -> list[Path]:
     sim_root = include_dir().resolve()
     files = list(headers)
     for h in headers:
-        files += [p for p in h.parent.iterdir() if p.suffix in HEADER_SUFFIXES and p.is_file()]
+        files += source_folder_headers(h)
     for d in include_dirs_of(flags):
         if not d.resolve().is_relative_to(sim_root):
             files += tree_files(d)
