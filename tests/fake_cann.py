@@ -48,6 +48,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from fake_cann_runtime import ACL_C, FAKE_OPS, FAKE_OPS_C, HCCL_C, NNOPBASE_C
 from helpers import fresh_copy
 
@@ -465,6 +466,11 @@ def make_fake_cann(tmp: Path, version: str = FAKE_VERSION, asc: bool = True, tik
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "ops" / "examples" / "axpy_relu"
+
+
+# The fake CANN's projects (the op project, the CPU-debug build) are configured by real CMake and built with g++.
+needs_cmake = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("g++")),
+                                 reason="needs cmake and g++ (the fake CANN's projects are configured by real CMake)")
 
 
 def run_opkit(args: list[str], env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess:

@@ -9,13 +9,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from fake_cann import copy_package, make_fake_cann, no_cann_env, run_opkit
+from fake_cann import copy_package, make_fake_cann, needs_cmake, no_cann_env, run_opkit
 
 from opkit.backends import cann, cann_env
 from opkit.backends.install import InstallError, check_library
 
-needs_tools = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("g++")),
-                                 reason="needs cmake and g++ (the fake CANN's project is configured by real CMake)")
 opkit = run_opkit
 package = copy_package
 bare_env = no_cann_env
@@ -78,7 +76,7 @@ def test_toolkit_without_the_project_modules_is_refused(tmp_path):
     assert "CANN 8.5 or newer" in r.stderr
 
 
-@needs_tools
+@needs_cmake
 def test_build_writes_the_project_and_the_run(tmp_path, fake):
     pkg = package(tmp_path)
     r = opkit(["build", str(pkg), "--backend", "cann", "-j", "1"], fake.env())
@@ -118,7 +116,7 @@ def test_build_writes_the_project_and_the_run(tmp_path, fake):
     assert not (proj / "op_kernel" / "extra.h").exists()
 
 
-@needs_tools
+@needs_cmake
 def test_kernel_error_is_shown_in_the_users_file(tmp_path, fake):
     pkg = package(tmp_path)
     kernel = pkg / "op_kernel" / "axpy_relu.cpp"
@@ -133,14 +131,14 @@ def test_kernel_error_is_shown_in_the_users_file(tmp_path, fake):
     assert ".opkit/cann/project/op_kernel" not in r.stderr.split("full log:")[0]
 
 
-@needs_tools
+@needs_cmake
 def test_package_step_failure(tmp_path, fake):
     r = opkit(["build", str(package(tmp_path)), "--backend", "cann"], fake.env(FAKE_CANN_FAIL="package"))
     assert r.returncode == 1 and "CMake Error: fake CANN: packing the operator package failed" in r.stderr
     assert "full log:" in r.stderr
 
 
-@needs_tools
+@needs_cmake
 def test_install_default_and_path(tmp_path, fake):
     pkg = package(tmp_path)
     before = opkit(["install", str(pkg)], fake.env())
@@ -256,7 +254,7 @@ def test_fake_msopgen_fails_as_msopgen_does(tmp_path, fake):
     assert r.returncode == 1 and "give -lan cpp for Ascend C" in r.stderr
 
 
-@needs_tools
+@needs_cmake
 def test_doctor_reports_each_backend_ready_on_the_fake_toolkit(fake):
     from opkit.doctor import diagnose, render
 

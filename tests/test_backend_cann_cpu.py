@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from fake_cann import copy_package as package
-from fake_cann import make_fake_cann
+from fake_cann import make_fake_cann, needs_cmake
 from fake_cann import no_cann_env as bare_env
 from fake_cann import run_opkit as opkit
 from helpers import fresh_copy
@@ -18,8 +17,7 @@ from helpers import fresh_copy
 from opkit.backends import cann_cpu
 from opkit.backends.cann_cpu_runner import compare_outputs
 
-pytestmark = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("g++")),
-                                reason="needs cmake and g++ (CANN's CPU-debug build is a CMake project)")
+pytestmark = needs_cmake
 
 
 LAYOUTS = Path(__file__).resolve().parent / "fixtures" / "layouts"

@@ -6,18 +6,16 @@ reports the mismatch as it would for a wrong kernel)."""
 from __future__ import annotations
 
 import json
-import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
 import pytest
 from fake_cann import copy_package as package
-from fake_cann import installed_copy, make_fake_cann
+from fake_cann import installed_copy, make_fake_cann, needs_cmake
 from fake_cann import run_opkit as opkit
 
-pytestmark = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("g++")),
-                                reason="needs cmake and g++ (the fake CANN's project is configured by real CMake)")
+pytestmark = needs_cmake
 
 
 @pytest.fixture(scope="module")

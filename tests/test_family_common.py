@@ -4,20 +4,16 @@ the sim build puts them on the include path and in the cache key, the CANN proje
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-from fake_cann import copy_package, make_fake_cann, run_opkit
+from fake_cann import copy_package, make_fake_cann, needs_cmake, run_opkit
 
 from opkit import discover
 from opkit.backends import cann, cann_env, cann_project
 from opkit.build import options
 from opkit.errors import UsageError
 from opkit.spec import load
-
-needs_tools = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("g++")),
-                                 reason="needs cmake and g++ (the fake CANN's project is configured by real CMake)")
 
 KERNEL_HEADER = "#pragma once\nconstexpr int kFamKernelValue = 1;\n"
 HOST_HEADER = "#pragma once\nconstexpr int kFamHostValue = 2;\n"
@@ -112,7 +108,7 @@ def test_cann_project_carries_the_common_files(tmp_path):
     assert "common/op_host/fam_host.h" in again.removed and not (proj.root / "common/op_host/fam_host.h").exists()
 
 
-@needs_tools
+@needs_cmake
 def test_cann_build_resolves_the_common_include(tmp_path):
     pkg = family(tmp_path)
     fake = make_fake_cann(tmp_path / "cann")

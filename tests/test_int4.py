@@ -5,11 +5,11 @@ gdb's ptype /o)."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from fake_cann import needs_cmake
 
 from opkit import data_io
 from opkit.build.opdef_check import differences
@@ -163,8 +163,6 @@ def test_ptype_layouts_and_decoding():
 # int4 on the CANN backends: tests/fixtures/api/int4_scale (an int4 input w and an int4 output r, of the view shape
 # [320]; y float16) through the fake CANN's aclnn (cann) and its stand-in tikicpulib (cann-cpu).
 INT4_SCALE = Path(__file__).resolve().parent / "fixtures" / "api" / "int4_scale"
-needs_cmake = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("g++")),
-                                 reason="needs cmake and g++ (the fake CANN's projects are configured by real CMake)")
 
 
 @pytest.fixture(scope="module")
