@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hostile import hostile_package, install_fake_sim
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from opkit.spec import load
@@ -150,6 +150,8 @@ option = st.tuples(st.sampled_from(["--timeout", "-j", "--sweep-values", "--juni
 
 @FUZZ
 @given(opts=st.lists(option, max_size=4))
+@example(opts=[("--out", "..")])  # a report above the working folder, as asked
+@example(opts=[("--junit", "../r.xml"), ("--out", "../a")])
 def test_fuzzed_verify_options(cli, tmp_path, monkeypatch, opts):
     install_fake_sim(monkeypatch)
     pkg = tmp_path / "pkg" / "axpy_relu"
@@ -162,7 +164,18 @@ def test_fuzzed_verify_options(cli, tmp_path, monkeypatch, opts):
         args += [name] if name in ("--full", "--sweep", "--force", "--no-trace") else [name, value]
     before = snapshot(tmp_path, skip=work)
     _clean(*cli(*args, cwd=work))
-    assert snapshot(tmp_path, skip=work) == before
+    after = snapshot(tmp_path, skip=work)
+    # outside the working folder opkit writes only where --out or --junit sends it (a value such as ".." names a
+    # folder above it): the named folder's tree or the named file, and the write manifest (.opkit) beside it
+    named = [(work / value).resolve() for name, value in opts if name in ("--out", "--junit") and value]
+
+    def named_by_an_option(rel: str) -> bool:
+        path = (tmp_path / rel).resolve()
+        return any(path == t or t in path.parents or (path.parent.name == ".opkit" and path.parent.parent == t.parent)
+                   for t in named)
+
+    touched = {k for k in set(before) | set(after) if before.get(k) != after.get(k)}
+    assert all(named_by_an_option(k) for k in touched), (args, sorted(touched))
 
 
 @pytest.mark.parametrize("argv", [
