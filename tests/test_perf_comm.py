@@ -90,3 +90,53 @@ def test_more_ranks_than_one_server_connects_is_refused():
     with pytest.raises(UsageError, match=r"16 ranks: the mesh of ascend910b connects 8 ranks in one server"):
         collective_us("AllReduce", MIB, 16, link_model("ascend910b2"))
     assert collective_us("AllReduce", MIB, 16, link_model("ascend910_9382")) > 0
+
+
+def _mc2_benchmark():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "mc2_perf.py"
+    spec = importlib.util.spec_from_file_location("_mc2_perf", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _chain_us(rows: list[int], compute_us: float, startup_us: float, m: int, n: int, link) -> float:
+    """Fused time of one cut as the overlap replay runs it: slice t leaves when its rows are computed (compute
+    spread evenly over the rows) and slice t - 1 has landed."""
+    per_row = (compute_us - startup_us) / m
+    done = landed = 0.0
+    for r in rows:
+        done += per_row * r
+        landed = max(done, landed) + collective_us("AllReduce", r * n * 2, 8, link)
+    return landed + startup_us
+
+
+def test_the_benchmarks_best_cut_is_the_best_of_every_cut():
+    # benchmarks/mc2_perf.py's bound on what any cut saves: its dynamic programme against every cut of M into
+    # slices of 512 rows (2^7 cuts), and its cut's own time
+    import itertools
+
+    bench = _mc2_benchmark()
+    link = link_model("ascend910b2")
+    for compute in (200.0, 913.6, 3000.0):
+        t, rows = bench.best_cut(compute, 10.0, link, unit=512)
+        assert sum(rows) == bench.M and all(r % 512 == 0 for r in rows)
+        assert t == pytest.approx(_chain_us(rows, compute, 10.0, bench.M, bench.N, link))
+        every = []
+        for marks in itertools.product((False, True), repeat=bench.M // 512 - 1):
+            cut, run = [], 512
+            for mark in marks:
+                if mark:
+                    cut.append(run)
+                    run = 0
+                run += 512
+            every.append(_chain_us(cut + [run], compute, 10.0, bench.M, bench.N, link))
+        assert t == pytest.approx(min(every))
+    # the anchor: no cut saves 40 % against the plain matmul (863.6 us) then the AllReduce, even at the roofline
+    ar = collective_us("AllReduce", bench.M * bench.N * 2, 8, link)
+    t, _ = bench.best_cut(786.7, 10.0, link)
+    assert 1 - t / (863.6 + ar) < 0.40

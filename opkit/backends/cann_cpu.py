@@ -103,12 +103,9 @@ def tiling_header(spec: Spec, described: dict[str, Any]) -> str | None:
     """The kernel-side tiling header of a package whose host registers TilingData classes: opkit's tiling-data
     step (the simulator build's, :mod:`opkit.sim.host.tiling_struct`) with CANN's ``GET_TILING_DATA`` in place
     of the simulator's; None when the host registers none."""
-    from opkit.sim.host import tiling_struct
+    from opkit.build.sim_backend import kernel_tiling_text
 
-    try:
-        text = tiling_struct.kernel_tiling_header(described, spec.op_type)
-    except ValueError as exc:
-        raise BuildError(f"{spec.src_dir / 'op_host'}: {exc}") from None
+    text = kernel_tiling_text(spec, described)
     if text is None:
         return None
     m = _SIM_TAIL.search(text)

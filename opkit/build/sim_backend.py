@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from opkit import sim
 from opkit.build import interface_check, kernel_entry, opdef_check, options
@@ -234,13 +235,20 @@ def kernel_unit(a: Artifact, jobs: int | None = None) -> Unit:
     return shim
 
 
-def _tiling_header(spec: Spec, described: dict) -> Path | None:
-    """CANN's tiling-data step: the kernel-side structs of the TilingData classes the host registers for
-    the op, written once per content under the package's build folder."""
+def kernel_tiling_text(spec: Spec, described: Mapping[str, Any]) -> str | None:
+    """CANN's tiling-data step for a package: the kernel-side structs of the TilingData classes its host
+    registers for the op (:mod:`opkit.sim.host.tiling_struct`), None when it registers none; a registration
+    the step cannot follow is a BuildError naming the package's op_host."""
     try:
-        text = tiling_struct.kernel_tiling_header(described, spec.op_type)
+        return tiling_struct.kernel_tiling_header(described, spec.op_type)
     except ValueError as exc:
         raise BuildError(f"{spec.src_dir / 'op_host'}: {exc}") from None
+
+
+def _tiling_header(spec: Spec, described: dict) -> Path | None:
+    """The package's kernel-side tiling header (kernel_tiling_text), written once per content under the
+    package's build folder."""
+    text = kernel_tiling_text(spec, described)
     if text is None:
         return None
     path = spec.dir / BUILD_DIR / "gen" / f"tiling-{hashlib.sha256(text.encode()).hexdigest()[:20]}.h"
