@@ -179,30 +179,16 @@ def test_a_template_kernel_runs_the_instantiation_its_tiling_key_selects(tmp_pat
 def test_a_template_kernel_reads_a_registered_tiling_class(tmp_path, fake):
     """Both together (the template tiling-key style and BEGIN_TILING_DATA_DEF): the launcher includes the generated
     tiling header before the kernel, whose instantiations it dispatches to (PAD from the tiling: 0 and 1)."""
-    from test_fixture_layouts import TPL_KEY_HEADER
+    from test_fixture_layouts import template_key_leaky_clamp
 
-    pkg = fresh_copy(LAYOUTS / "msopgen" / "leaky_clamp", tmp_path / "leaky_clamp")
-    (pkg / "op_kernel" / "leaky_clamp_tiling_key.h").write_text(TPL_KEY_HEADER)
-    host = pkg / "op_host" / "leaky_clamp.cpp"
-    text = host.read_text().replace('#include "leaky_clamp_tiling.h"',
-                                    '#include "leaky_clamp_tiling.h"\n#include "../op_kernel/leaky_clamp_tiling_key.h"')
-    host.write_text(text.replace("context->SetTilingKey(tail ? KEY_TAIL : KEY_ALIGNED);",
-                                 "context->SetTilingKey(GET_TPL_TILING_KEY(tail ? 1 : 0));"))
-    kernel = pkg / "op_kernel" / "leaky_clamp.cpp"
-    text = kernel.read_text().replace('#include "kernel_operator.h"',
-                                      '#include "kernel_operator.h"\n#include "leaky_clamp_tiling_key.h"')
-    start = text.index('extern "C"')
-    kernel.write_text(text[:start] + (
-        "template <bool PAD>\n"
-        "__global__ __aicore__ void leaky_clamp(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)\n"
-        "{\n    GET_TILING_DATA(tilingData, tiling);\n    LeakyClampKernel<DTYPE_X, PAD> op;\n"
-        "    op.Init(x, y, tilingData);\n    op.Process();\n}\n"))
+    pkg = template_key_leaky_clamp(LAYOUTS / "msopgen" / "leaky_clamp", tmp_path / "leaky_clamp")
     r = opkit(["verify", str(pkg), "--backend", "cann-cpu", "--soc", "ascend910b2", "--dtype", "float32", "--out",
                str(tmp_path / "v"), "-j", "1", "--workers", "1"], fake.env())
     assert r.returncode == 0, r.stdout + r.stderr
     assert "2 passed, 0 failed, 0 errors" in r.stdout
     proj = pkg / ".opkit" / "cann-cpu" / "ascend910b2-float32"
     launcher = (proj / "launcher.cpp").read_text()
+    kernel = pkg / "op_kernel" / "leaky_clamp.cpp"
     assert launcher.index(f'#include "{proj / "tiling_data.h"}"') < launcher.index(f'#include "{kernel}"')
     assert "&leaky_clamp<false>;" in launcher and "&leaky_clamp<true>;" in launcher
 

@@ -193,11 +193,10 @@ ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_BOOL_SEL(PAD, 0, 1)));
 """
 
 
-def test_a_template_kernel_reads_a_macro_defined_tiling_class(cli, layouts, tmp_path):
-    """The template tiling-key style (ASCENDC_TPL_*) and BEGIN_TILING_DATA_DEF together: both come from
-    the host-only harness's describe."""
-    pkg = tmp_path / "leaky_clamp"
-    _copy(layouts / "msopgen" / "leaky_clamp", pkg)
+def template_key_leaky_clamp(src: Path, dst: Path) -> Path:
+    """A copy at ``dst`` of the msopgen leaky_clamp fixture ``src`` in the template tiling-key style (ASCENDC_TPL_*,
+    GET_TPL_TILING_KEY on the host, a ``template <bool PAD>`` kernel entry) beside its BEGIN_TILING_DATA_DEF class."""
+    pkg = fresh_copy(src, dst)
     (pkg / "op_kernel" / "leaky_clamp_tiling_key.h").write_text(TPL_KEY_HEADER)
     host = pkg / "op_host" / "leaky_clamp.cpp"
     text = host.read_text().replace('#include "leaky_clamp_tiling.h"',
@@ -213,6 +212,13 @@ def test_a_template_kernel_reads_a_macro_defined_tiling_class(cli, layouts, tmp_
         "__global__ __aicore__ void leaky_clamp(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)\n"
         "{\n    GET_TILING_DATA(tilingData, tiling);\n    LeakyClampKernel<DTYPE_X, PAD> op;\n"
         "    op.Init(x, y, tilingData);\n    op.Process();\n}\n"))
+    return pkg
+
+
+def test_a_template_kernel_reads_a_macro_defined_tiling_class(cli, layouts, tmp_path):
+    """The template tiling-key style (ASCENDC_TPL_*) and BEGIN_TILING_DATA_DEF together: both come from
+    the host-only harness's describe."""
+    pkg = template_key_leaky_clamp(layouts / "msopgen" / "leaky_clamp", tmp_path / "leaky_clamp")
     code, out, err = cli("verify", pkg, "--soc", CHIP, "-j", "1", "--out", tmp_path / "v")
     assert code == 0 and "0 failed, 0 errors" in out and "simulator warning" not in out, out + err
     assert _tiling_keys(pkg) == {0, 1}
