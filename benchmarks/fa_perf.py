@@ -26,7 +26,6 @@ measured on an NPU; the run times are wall times of this machine.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -186,12 +185,9 @@ def text_timeline(path: Path, window: tuple[float | None, float | None] | None, 
 
 
 def verify_time() -> None:
-    cmd = [sys.executable, "-m", "opkit", "verify", str(PKG), "-j", "1"]
-    subprocess.run(cmd, capture_output=True, text=True, check=False)  # build if needed
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - t0
-    last = (p.stdout.strip().splitlines() or ["?"])[-1]
+    from verify_wall import verify_wall
+
+    _, wall, _, last = verify_wall(PKG)
     print(f"## opkit verify over the default cases, warm: {wall:.1f} s ({last})\n")
 
 

@@ -23,10 +23,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -71,18 +69,6 @@ def _ops_transformer(ot: Path, soc: str) -> dict[str, Any]:
         (pkg / "op.yaml").write_text(text[:text.index("cases:")] + OT_CASE)
         (pkg / "golden.py").write_text(OT_GOLDEN)
         return _perf(pkg, "balanced_e8", soc)
-
-
-def _verify_wall() -> tuple[float, float, int]:
-    cmd = [sys.executable, "-m", "opkit", "verify", str(ROOT / "ops" / "gmm"), "-j", "1"]
-    times = []
-    code = 0
-    for _ in range(2):  # the first run builds what the cache lacks; the second is warm
-        t0 = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tempfile.gettempdir())
-        times.append(time.perf_counter() - t0)
-        code = code or proc.returncode
-    return times[0], times[1], code
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,7 +126,9 @@ def main(argv: list[str] | None = None) -> int:
         print("\n(set OPKIT_OPS_TRANSFORMER to model ops-transformer's own GroupedMatmul against its measured time)")
 
     if not args.skip_verify:
-        cold, warm, code = _verify_wall()
+        from verify_wall import verify_wall
+
+        cold, warm, code, _ = verify_wall(ROOT / "ops" / "gmm")
         status = "all passed" if code == 0 else f"exit status {code}"
         print(f"\nopkit verify ops/gmm (non-full cases, -j 1): {warm:.1f} s warm ({cold:.1f} s first run), {status}"
               f" (goal <= 60 s warm; measured wall time on this machine)")

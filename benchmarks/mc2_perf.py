@@ -14,7 +14,9 @@ would save 46 %. The script prints, all modelled (trace-only runs, docs/perf.md 
    the saving against the plain serial baseline (matmul_bias_act, then a plain AllReduce) when 1 ran;
 4. a cross-check of the link model against A-MC2 (K=3072: the sliced AllReduce of {512, 4 x 896} rows plus
    the first tile's matmul against the 1262 us measured fused);
-5. the most any cut can save under the link model (``best_cut``): the fused time of the best cut of M into slices
+5. the wall time of ``opkit verify ops/mc2`` (every non-``full`` case at its world sizes), run once to build and
+   once warm (``--skip-verify`` leaves it out; measured, not modelled);
+6. the most any cut can save under the link model (``best_cut``): the fused time of the best cut of M into slices
    of any sizes (multiples of 16 rows), each slice one AllReduce of the link model committed when its rows are
    computed, the slices one after the other on the link, with the compute spread evenly over the rows (no
    rounds of pieces, no per-tile cost: a lower bound for a kernel of that compute) - for the package's compute,
@@ -108,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tolerance", type=float, default=0.15, help="allowed relative error of the model checks")
     ap.add_argument("--timeout", type=float, default=3000.0, help="seconds per simulator run")
     ap.add_argument("--no-example", action="store_true", help="skip the matmul_bias_act run")
+    ap.add_argument("--skip-verify", action="store_true", help="do not time opkit verify ops/mc2")
     ap.add_argument("--golden-hbm", action="store_true", help="take the L2 footprint from golden.py's hbm_bytes "
                     "hook (none today: no L2 hits) instead of the case's compulsory bytes")
     args = ap.parse_args(argv)
@@ -156,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         "a_mc2": {"sliced_comm_us": sliced, "first_tile_us": first_tile, "fused_estimate_us": sliced + first_tile,
                   "published_fused_us": A_MC2["fused_us"]},
         "best_cut": bounds,
+        "verify_wall_s": None,
         "wall_s": wall,
     }
     # the model checks: a plain matmul kernel of the shape and a plain AllReduce (the model's two halves);
@@ -204,6 +208,15 @@ def main(argv: list[str] | None = None) -> int:
               f"({', '.join(map(str, b['rows']))} rows); saving {b['saving_own']:.1%} against its own serial{against}, "
               f"{b['saving_published']:.1%} against the published 1913 us")
     print(f"(8-rank trace-only run and replay: {wall:.0f} s wall)")
+    if not args.skip_verify:
+        from verify_wall import verify_wall
+
+        first, warm, code, last = verify_wall(ROOT / "ops" / "mc2")
+        fig["verify_wall_s"] = {"first": first, "warm": warm, "exit_status": code, "summary": last}
+        print(f"opkit verify ops/mc2 (non-full cases at their world sizes, -j 1): {warm:.1f} s warm "
+              f"({first:.1f} s first "
+              f"run; goal <= 90 s), exit status {code}: {last}")
+        bad += code != 0
     if args.json:
         args.json.write_text(json.dumps(fig, indent=1) + "\n", encoding="utf-8")
     return 1 if bad else 0
