@@ -140,6 +140,23 @@ def test_two_aiv_clients_of_one_aic(exe, tmp_path):
     assert classes[("FIX", "Fixpipe", "float32")][0] == 8
 
 
+def test_ibshare_b_copies_the_shared_matrix_once_for_both_aivs(exe, tmp_path):
+    # both AIVs of the AIC multiply their half of A's rows by the same B: without IBShare each job copies B into L1,
+    # with it (B's MatmulType IBSHARE, CFG_IBSHARE_NORM) the second job finds it there; the results are the same
+    m, n, k = 64, 64, 96
+    b_bytes = k * n * 2
+    mte2 = {}
+    for scenario in ("halves", "share_b"):
+        a, b, _, _, out, r, t = run(exe, tmp_path, scenario, m, n, k, trace=True)
+        assert r.returncode == 0, r.stderr
+        np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
+        pipes, _ = core_trace(t, "AIC")
+        mte2[scenario] = pipes["MTE2"][1]
+    a_bytes = m * k * 2 * (n // 32)  # A's rows are copied again for each of the two 32-column tiles
+    assert mte2["halves"] == a_bytes + 2 * b_bytes
+    assert mte2["share_b"] == a_bytes + b_bytes
+
+
 def test_c_to_ub_through_the_workspace(exe, tmp_path):
     m, n, k = 50, 40, 64
     a, b, _, _, out, r, t = run(exe, tmp_path, "ub", m, n, k, trace=True)
@@ -267,6 +284,8 @@ ERRORS = {
                               r"without serving its AIVs", r"REGIST_MATMUL_OBJ must be reached"]),
     "nz_operand": ("nz_operand", [r"Matmul::IterateAll: Matmul operands in CubeFormat::ZN are not simulated: A and B are ND or NZ"]),
     "batch_layout": ("batch_layout", [r"Matmul::IterateBatch: layout BSNGD is not simulated", r"LayoutMode::NORMAL"]),
+    "share_ab_iterate": ("share_ab_iterate", [r"Matmul::Iterate: IBShare is enabled on both A and B",
+                                              r"only be computed with IterateAll into GM"]),
 }
 
 

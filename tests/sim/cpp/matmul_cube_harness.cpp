@@ -18,9 +18,11 @@
 //   batch         MIX: IterateBatch of 3 products (A rows [3M', K] as 3 matrices of M' = M / 3 rows, B shared), WaitIterateBatch
 //   lws           MIX: SetLocalWorkspace with a VECCALC buffer of 2 x transLength bytes, then IterateAll
 //   bias_ub       MIX: the bias GM -> UB on the AIV, SetBias with that local tensor, IterateAll
+//   halves        MIX: AIV 0 the rows [0, M/2), AIV 1 the rest, each one IterateAll with the same B
+//   share_b       the same with IBShare on B (CFG_IBSHARE_NORM): one L1 copy of B serves both AIVs
 // Broken kernels: a line marked "// @name" is where scenario "name" must be reported.
 //   nowait, nowait_end, no_iterate, aiv_only, l1_over, l0c_over, l0a_over, l0b_over, iterate_after_end, nz_operand,
-//   batch_layout, noserver, lws_small, lws_pos, lws_aic, bias_ub_short
+//   batch_layout, noserver, lws_small, lws_pos, lws_aic, bias_ub_short, share_ab_iterate
 // Reads DIR/a.bin, b.bin, bias.bin, c.bin; writes DIR/out.bin (C).
 #include <fstream>
 #include <iterator>
@@ -41,6 +43,8 @@ using B = MatmulType<TPosition::GM, CubeFormat::ND, half>;
 using C = MatmulType<TPosition::GM, CubeFormat::ND, float>;
 using CU = MatmulType<TPosition::VECIN, CubeFormat::ND, float>;
 using Bias = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+using AS = MatmulType<TPosition::GM, CubeFormat::ND, half, false, LayoutMode::NONE, true>;  // IBShare
+using BS = MatmulType<TPosition::GM, CubeFormat::ND, half, false, LayoutMode::NONE, true>;
 
 struct Gm {
     GlobalTensor<half> a, b;
@@ -146,6 +150,25 @@ static void two(TPipe& pipe, Gm& g, const TCubeTiling* t) {
     mm.SetTensorA(g.a[uint64_t(m0) * K]);
     mm.SetTensorB(g.b);
     while (mm.Iterate()) mm.GetTensorC(g.c[uint64_t(m0) * N]);
+    mm.End();
+}
+
+// Two AIV clients, each one IterateAll of its half of the rows against the same B (IBShare on B, or on A and B).
+template <class AT, class BT, const auto& CFG>
+static void halves(TPipe& pipe, Gm& g, const TCubeTiling* t) {
+    Matmul<AT, BT, C, Bias, CFG> mm;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, t);
+    const int half_m = M / 2, me = GetSubBlockIdx();
+    const int m0 = me ? half_m : 0, m = me ? M - half_m : half_m;
+    mm.SetOrgShape(M, N, K);
+    mm.SetSingleShape(m, N, K);
+    mm.SetTensorA(g.a[uint64_t(m0) * K]);
+    mm.SetTensorB(g.b);
+    if (S == "share_ab_iterate") {
+        mm.Iterate();  // @share_ab_iterate
+        return;
+    }
+    mm.IterateAll(g.c[uint64_t(m0) * N]);
     mm.End();
 }
 
@@ -311,6 +334,9 @@ extern "C" __global__ __aicore__ void mm_cube_kernel(GM_ADDR a, GM_ADDR b, GM_AD
     if (S == "hand") { hand(g, t); return; }
     TPipe pipe;
     if (S == "two") two(pipe, g, t);
+    else if (S == "halves") halves<A, B, CFG_NORM>(pipe, g, t);
+    else if (S == "share_b") halves<A, BS, CFG_IBSHARE_NORM>(pipe, g, t);
+    else if (S == "share_ab_iterate") halves<AS, BS, CFG_IBSHARE_NORM>(pipe, g, t);
     else if (S == "ub") ub(pipe, g, t);
     else if (S == "local") local(pipe, g, t);
     else if (S == "batch") batch(pipe, g, t);

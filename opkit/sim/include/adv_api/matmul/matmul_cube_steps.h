@@ -11,8 +11,16 @@
 // Every instruction is the simulator's own, so its capacity, alignment, layout and pipe-order checks and the
 // trace see the Matmul's real movement. Buffers come from the AIC's TPipe at the first job (TPipe::InitBuffer);
 // a tiling that does not fit fails there with the Matmul step named.
+//
+// IBShare (MatmulType's IBSHARE on A or B): the shared matrix is held in L1 whole (the single shape, as the
+// IBShare template requires: "the reused matrix must be fully loaded in L1"), its K chunks and tiles each in the
+// place a normal copy would fill, and one GM -> L1 copy of a chunk serves the jobs of the two AIVs of the AIC
+// whose operand has the same GM address and layout: the first job of the pair copies it, the other AIV's next job
+// on it finds it in L1 (no MTE2). Each copy serves one job of each of the two clients; a job that finds it already
+// served that client's previous job copies again.
 #pragma once
 #include "kernel_operator.h"
+#include "adv_api/matmul/matmul_server.h"
 
 namespace AscendC {
 namespace opkit_mm {
@@ -48,7 +56,9 @@ public:
     int baseN() const { return bn_; }
 
     // Buffers of the tiling (first job). `m`, `n`: the single shape, used where the tiling leaves a base size 0.
-    void init(const TCubeTiling& t, int m, int n, int k, bool bias, TPipe* pipe, const opkit::sim::SrcLoc& loc) {
+    // shareA / shareB: that operand is IBShare (held whole in L1, above).
+    void init(const TCubeTiling& t, int m, int n, int k, bool bias, TPipe* pipe, const opkit::sim::SrcLoc& loc,
+              bool shareA = false, bool shareB = false) {
         using namespace opkit::sim;
         if (!pipe) pipe = static_cast<TPipe*>(core().pipe);
         if (!pipe) fail_at("Matmul::Init", loc, "no TPipe on the cube core: pass the kernel's TPipe to REGIST_MATMUL_OBJ / Init");
@@ -72,10 +82,19 @@ public:
         b1Len_ = uint32_t(kP1_) * nP_;
         a2Len_ = uint32_t(mP_) * kP0_;
         b2Len_ = uint32_t(kP0_) * nP_;
-        char step[200];
-        std::snprintf(step, sizeof step, "baseM %d, baseN %d, baseK %d, stepKa/stepKb %d, %d buffer(s)", bm_, bn_, bk_, sk, nb1_);
-        need(A_L1, uint64_t(nb1_) * (a1Len_ + b1Len_) * ESZ + (bias ? 2 * uint64_t(nP_) * sizeof(BiasT) : 0),
+        kChunks_ = (k + kL1 - 1) / kL1;
+        shareA_ = shareA;
+        shareB_ = shareB;
+        const uint32_t aSlots = shareA ? uint32_t(((m + bm_ - 1) / bm_) * kChunks_) : uint32_t(nb1_);
+        const uint32_t bSlots = shareB ? uint32_t(((n + bn_ - 1) / bn_) * kChunks_) : uint32_t(nb1_);
+        char step[240];
+        std::snprintf(step, sizeof step, "baseM %d, baseN %d, baseK %d, stepKa/stepKb %d, %d buffer(s)%s%s", bm_, bn_, bk_, sk, nb1_,
+                      shareA ? "; IBShare A: the whole A (singleCoreM x singleCoreK) in L1" : "",
+                      shareB ? "; IBShare B: the whole B (singleCoreK x singleCoreN) in L1" : "");
+        need(A_L1, (uint64_t(aSlots) * a1Len_ + uint64_t(bSlots) * b1Len_) * ESZ + (bias ? 2 * uint64_t(nP_) * sizeof(BiasT) : 0),
              "Matmul::Init (A1/B1 L1 buffers of the tiling", step, loc);
+        shared_a_.assign(shareA ? aSlots : 0, Held{});
+        shared_b_.assign(shareB ? bSlots : 0, Held{});
         std::snprintf(step, sizeof step, "baseM %d, baseK %d, dbL0A %d", bm_, bk_, nb0_);
         need(A_L0A, uint64_t(nb0_) * a2Len_ * ESZ, "Matmul::Init (A2 L0A buffers of the tiling", step, loc);
         std::snprintf(step, sizeof step, "baseK %d, baseN %d, dbL0B %d", bk_, bn_, nb0_);
@@ -83,8 +102,8 @@ public:
         std::snprintf(step, sizeof step, "baseM %d x baseN %d x %zu B", bm_, bn_, sizeof(Acc));
         need(A_L0C, uint64_t(mP_) * nP_ * sizeof(Acc), "Matmul::Init (CO1 L0C buffer of the tiling", step, loc);
         if (bias) need(A_BT, uint64_t(nP_) * sizeof(Acc), "Matmul::Init (C2 BiasTable buffer of the tiling", step, loc);
-        pipe->InitBuffer(a1_, nb1_ * a1Len_ * ESZ, loc);
-        pipe->InitBuffer(b1_, nb1_ * b1Len_ * ESZ, loc);
+        pipe->InitBuffer(a1_, aSlots * a1Len_ * ESZ, loc);
+        pipe->InitBuffer(b1_, bSlots * b1Len_ * ESZ, loc);
         pipe->InitBuffer(a2_, nb0_ * a2Len_ * ESZ, loc);
         pipe->InitBuffer(b2_, nb0_ * b2Len_ * ESZ, loc);
         pipe->InitBuffer(c1_, uint32_t(mP_) * nP_ * sizeof(Acc), loc);
@@ -139,11 +158,20 @@ public:
         for (int k1 = 0; k1 < K; k1 += kL1) {
             const int kc = std::min(kL1, K - k1);
             const int l1 = int(n1_++ % uint32_t(nb1_));
-            LocalTensor<SrcT> a1 = a1_.template Get<SrcT>()[uint32_t(l1) * a1Len_];
-            LocalTensor<SrcT> b1 = b1_.template Get<SrcT>()[uint32_t(l1) * b1Len_];
+            const uint32_t aSlot = shareA_ ? uint32_t((r0 / bm_) * kChunks_ + k1 / kL1) : uint32_t(l1);
+            const uint32_t bSlot = shareB_ ? uint32_t((c0 / bn_) * kChunks_ + k1 / kL1) : uint32_t(l1);
+            if ((shareA_ && aSlot >= shared_a_.size()) || (shareB_ && bSlot >= shared_b_.size()))
+                fail_at("Matmul::Iterate", loc, "IBShare: this job's %s (%d x %d) is larger than the single shape the L1 copy of the whole "
+                        "shared matrix was made for at the first job (SetSingleShape / the tiling's singleCore shape)",
+                        shareA_ && aSlot >= shared_a_.size() ? "A" : "B", shareA_ && aSlot >= shared_a_.size() ? op.m : op.k,
+                        shareA_ && aSlot >= shared_a_.size() ? op.k : op.n);
+            LocalTensor<SrcT> a1 = a1_.template Get<SrcT>()[aSlot * a1Len_];
+            LocalTensor<SrcT> b1 = b1_.template Get<SrcT>()[bSlot * b1Len_];
             WaitFlag<HardEvent::MTE1_MTE2>(l1);
-            copy_a(a1, ga, op, r0, k1, rows, kc, loc);
-            copy_b(b1, gb, op, c0, k1, cols, kc, loc);
+            const Held aKey{op.a, op.lda, op.a_pad, op.ta, op.a_nz, op.m, op.k, r0, k1, rows, kc};
+            const Held bKey{op.b, op.ldb, op.b_pad, op.tb, op.b_nz, op.n, op.k, c0, k1, cols, kc};
+            if (!shareA_ || !reuse(shared_a_[aSlot], aKey)) copy_a(a1, ga, op, r0, k1, rows, kc, loc);
+            if (!shareB_ || !reuse(shared_b_[bSlot], bKey)) copy_b(b1, gb, op, c0, k1, cols, kc, loc);
             SetFlag<HardEvent::MTE2_MTE1>(l1);
             WaitFlag<HardEvent::MTE2_MTE1>(l1);
             for (int k2 = 0; k2 < kc; k2 += bk_) {
@@ -209,6 +237,33 @@ public:
     }
 
 private:
+    // An IBShare chunk held in L1: which operand chunk it holds (GM address, layout, the job's shape and the chunk's
+    // place), which client's job copied it and whether the other client's job has used it since.
+    struct Held {
+        const void* gm = nullptr;
+        uint64_t ld = 0, pad = 0;
+        bool trans = false, nz = false;
+        int whole0 = 0, whole1 = 0, at0 = 0, at1 = 0, len0 = 0, len1 = 0;
+        int64_t loader = -2;
+        bool served = false;
+        bool same(const Held& o) const {
+            return gm == o.gm && ld == o.ld && pad == o.pad && trans == o.trans && nz == o.nz && whole0 == o.whole0 &&
+                   whole1 == o.whole1 && at0 == o.at0 && at1 == o.at1 && len0 == o.len0 && len1 == o.len1;
+        }
+    };
+    // Whether the job now running finds the chunk `want` in `slot` (copied by the other AIV's job and not yet used
+    // by this one); otherwise the slot takes the copy this job makes.
+    static bool reuse(Held& slot, const Held& want) {
+        const int64_t client = opkit::sim::mm::serving_client();
+        if (client >= 0 && slot.same(want) && slot.loader != client && !slot.served) {
+            slot.served = true;
+            return true;
+        }
+        slot = want;
+        slot.loader = client;
+        slot.served = false;
+        return false;
+    }
     void need(int a, uint64_t bytes, const char* step, const char* detail, const opkit::sim::SrcLoc& loc) {
         using namespace opkit::sim;
         ArenaMem& m = core().mem(a);
@@ -350,7 +405,9 @@ private:
     TBuf<TPosition::CO1> c1_;
     TBuf<TPosition::C1> bias1_;
     TBuf<TPosition::C2> bias2_;
-    bool ready_ = false, has_bias_ = false;
+    bool ready_ = false, has_bias_ = false, shareA_ = false, shareB_ = false;
+    int kChunks_ = 1;
+    std::vector<Held> shared_a_, shared_b_;
     int bm_ = 0, bn_ = 0, bk_ = 0, stepK_ = 1, nb1_ = 1, nb0_ = 1, mP_ = 0, nP_ = 0, kP1_ = 0, kP0_ = 0, mB_ = 0;
     uint32_t a1Len_ = 0, b1Len_ = 0, a2Len_ = 0, b2Len_ = 0, n1_ = 0, n0_ = 0;
 };

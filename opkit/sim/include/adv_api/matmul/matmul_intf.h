@@ -222,6 +222,7 @@ public:
     // The whole result to UB (VECIN): L0C -> GM workspace (Fixpipe, on the AIC) -> UB (DataCopy, on the AIV).
     void IterateAll(const LocalTensor<DstT>& ub, uint8_t enAtomic = 0, OPKIT_LOC) {
         if (enAtomic) opkit::sim::fail_at("Matmul::IterateAll", loc, "enAtomic with a UB (VECIN) destination is not simulated");
+        both_shared("Matmul::IterateAll", loc);
         Ops op = operands("Matmul::IterateAll", loc);
         const uint64_t ld = uint64_t(n_);
         DstT* ws = workspace(uint64_t(m_) * n_ * sizeof(DstT), "Matmul::IterateAll", loc);
@@ -243,6 +244,7 @@ public:
     template <bool sync = true>
     bool Iterate(bool enPartialSum = false, OPKIT_LOC) {
         if (enPartialSum) opkit::sim::fail_at("Matmul::Iterate", loc, "enPartialSum (accumulating onto the previous L0C tile) is not simulated");
+        both_shared("Matmul::Iterate", loc);
         TileWalk w = walk();
         if (iter_ < 0) iter_ = 0; else ++iter_;
         if (iter_ >= w.count()) { iter_ = -1; return false; }
@@ -389,10 +391,18 @@ private:
         if (C_TYPE::format != CubeFormat::ND && C_TYPE::format != CubeFormat::ND_ALIGN && !(nz_ok && C_TYPE::format == CubeFormat::NZ))
             opkit::sim::fail_at(api, loc, "a C matrix in this format is not simulated here: ND%s", nz_ok ? " or NZ" : " (NZ only to GM with IterateAll / GetTensorC)");
     }
+    // IBShare on both A and B allows only IterateAll into GM (the IBShare template's documented restriction).
+    static void both_shared(const char* api, const opkit::sim::SrcLoc& loc) {
+        if (A_TYPE::ibShare && B_TYPE::ibShare)
+            opkit::sim::fail_at(api, loc, "IBShare is enabled on both A and B: the result can then only be computed with IterateAll "
+                                "into GM (the IBShare template's restriction); call IterateAll(GlobalTensor)");
+    }
     // Server side, before the first tile of a job: the buffers of the tiling.
     void prepare(const Ops& op, const TileWalk& w, const opkit::sim::SrcLoc& loc) {
         (void)w;
-        if (!steps_.ready()) steps_.init(op.tiling, op.m, op.n, op.k, op.bias_on || op.tiling.isBias, pipe_, loc);
+        if (!steps_.ready())
+            steps_.init(op.tiling, std::max(m_, op.m), std::max(n_, op.n), std::max(k_, op.k), op.bias_on || op.tiling.isBias, pipe_,
+                        loc, A_TYPE::ibShare, B_TYPE::ibShare);
     }
     // The operands of a call (client side); UB operands travel through the GM workspace.
     Ops operands(const char* api, const opkit::sim::SrcLoc& loc, bool c_nz_ok = false) {

@@ -91,6 +91,13 @@ inline void wait(uint64_t id, const char* api, const SrcLoc& loc) {
     L->state[t] = 0;
 }
 
+// The client (thread id of the posting AIV) whose job the calling AIC thread is running; -1 outside a served job
+// (an AIC-only launch runs its Matmul inline). IBShare's L1 reuse needs it (matmul_cube_steps.h).
+inline int64_t& serving_client() {
+    static thread_local int64_t client = -1;
+    return client;
+}
+
 // Server side (the AIC thread): run the AIVs' jobs until all of them have finished the kernel.
 inline void serve(const std::vector<void*>& objs, const std::vector<size_t>& types) {
     Launch* L = cur_launch();
@@ -122,7 +129,9 @@ inline void serve(const std::vector<void*>& objs, const std::vector<size_t>& typ
                         "AIV code must register the same objects in the same order)", j.obj + 1);
             if (c.trace_on) trace_event(fmt("{\"ev\":\"mm_run\",\"job\":%llu,\"lease\":%d}", (unsigned long long)j.id,
                                             j.lease));  // lease: the replay keeps a leased tile's jobs together
+            serving_client() = j.client;
             j.fn(s.objs[j.obj]);
+            serving_client() = -1;
             if (c.trace_on) trace_event(fmt("{\"ev\":\"mm_done\",\"job\":%llu}", (unsigned long long)j.id));
             lk.lock();
             if (j.lease > 0) s.lease = j.client;
