@@ -10,8 +10,11 @@
 //    vector cores), s2Base columns of K per step, the largest of 1024/512/256/128 whose score tiles,
 //    mask, pse and output accumulator fit UB (PlatformAscendC), and the two Matmul tilings
 //    (Q K^T with K transposed, P V) against L1/L0 (MultiCoreMatmulTiling).
-// 4. Cores: tasks (b, n1, S1 block) weighted by the S2 blocks the band leaves (causal skipping) and
-//    split greedily into contiguous ranges of about equal work over min(tasks, vector cores).
+// 4. Cores: the tasks (b, n1, S1 block) are paired, S1 blocks 2q and 2q + 1 of one (b, n1), the two vector
+//    cores of a block (one AIC) taking one task of each pair and walking the S2 blocks the band leaves to
+//    either of the two, so that their Q K^T and P V read the same K and V blocks in the same order (IBShare:
+//    one copy into L1 serves both). Pairs, weighted by those S2 blocks (causal skipping), are split greedily
+//    into contiguous ranges of about equal work over min(pairs, AIC blocks).
 // 5. Tiling key: ops-transformer's fields - DataType bits 18-19, Layout 20-22, Sparse 25-28,
 //    HasDropOut 31, HasAttenMask 32, HasPse 33.
 #include <algorithm>
@@ -383,6 +386,7 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
 
     // 4. Tasks and their work: S2 blocks inside the band per S1 block (mode 3/4 bands per batch)
     std::vector<int64_t> work;
+    int64_t tasks = 0;
     for (int64_t b = 0; b < nb; ++b) {
         const int64_t s1 = tnd ? cumQ[b] - (b ? cumQ[b - 1] : 0) : d.S1;
         const int64_t s2 = tnd ? cumKv[b] - (b ? cumKv[b - 1] : 0) : d.S2;
@@ -395,12 +399,15 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
             bn = next + (s2 - s1);
         }
         for (int64_t n = 0; n < d.N1; ++n) {
-            for (int64_t r0 = 0; r0 < s1; r0 += s1Base) {
-                work.push_back(1 + ValidBlocks(r0, std::min(s1Base, s1 - r0), s2, s2Base, bp, bn));
+            for (int64_t r0 = 0; r0 < s1; r0 += 2 * s1Base) {  // a pair of S1 blocks: its band's S2 blocks
+                work.push_back(1 + ValidBlocks(r0, std::min(2 * s1Base, s1 - r0), s2, s2Base, bp, bn));
+                tasks += r0 + s1Base < s1 ? 2 : 1;
             }
         }
     }
-    const uint64_t cores = std::max<uint64_t>(1, std::min<uint64_t>({work.size(), aivNum, MAX_CORES}));
+    // `cores` counts vector cores (two per AIC block); `work` has one entry per pair, split over the blocks
+    const uint64_t blocks = std::max<uint64_t>(1, std::min<uint64_t>({work.size(), aivNum / 2, MAX_CORES / 2}));
+    const uint64_t cores = 2 * blocks;
     int64_t total = 0;
     for (int64_t w : work) {
         total += w;
@@ -408,13 +415,13 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
     uint32_t c = 0;
     int64_t acc = 0;
     t->taskStart[0] = 0;
-    for (size_t i = 0; i < work.size() && c + 1 < cores; ++i) {
+    for (size_t i = 0; i < work.size() && c + 1 < blocks; ++i) {
         acc += work[i];
-        if (acc * static_cast<int64_t>(cores) >= total * static_cast<int64_t>(c + 1)) {
+        if (acc * static_cast<int64_t>(blocks) >= total * static_cast<int64_t>(c + 1)) {
             t->taskStart[++c] = static_cast<uint32_t>(i + 1);
         }
     }
-    while (c + 1 <= cores) {
+    while (c + 1 <= blocks) {
         t->taskStart[++c] = static_cast<uint32_t>(work.size());
     }
 
@@ -476,7 +483,7 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
         t->dropBytes = static_cast<uint64_t>(dm->GetShapeSize());
     }
     t->coreNum = static_cast<uint32_t>(cores);
-    t->tasksTotal = static_cast<uint32_t>(work.size());
+    t->tasksTotal = static_cast<uint32_t>(tasks);
     for (size_t b = 0; b < cumQ.size(); ++b) {
         t->cumQ[b] = cumQ[b];
         t->cumKv[b] = cumKv[b];

@@ -51,13 +51,14 @@ __aicore__ inline float ToF(V v)
 template <typename T, typename PT>
 class FlashAttentionScore {
     using AType = MatmulType<TPosition::GM, CubeFormat::ND, T>;
-    using BType = MatmulType<TPosition::GM, CubeFormat::ND, T>;
+    // K and V are IBShare (the two vector cores of an AIC walk the same blocks of them: RunTask)
+    using BType = MatmulType<TPosition::GM, CubeFormat::ND, T, false, LayoutMode::NONE, true>;
     using CType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
     using BiasType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
 
 public:
-    Matmul<AType, BType, CType, BiasType> mm1;
-    Matmul<AType, BType, CType, BiasType> mm2;
+    Matmul<AType, BType, CType, BiasType, CFG_IBSHARE_NORM> mm1;
+    Matmul<AType, BType, CType, BiasType, CFG_IBSHARE_NORM> mm2;
 
     __aicore__ inline void Init(GM_ADDR q, GM_ADDR k, GM_ADDR v, GM_ADDR pse, GM_ADDR drop, GM_ADDR mask,
                                 GM_ADDR smMax, GM_ADDR smSum, GM_ADDR out, GM_ADDR ws,
@@ -119,9 +120,10 @@ public:
 
     __aicore__ inline void Process()
     {
-        if (core_ < t_.coreNum) {
-            for (uint32_t task = t_.taskStart[core_]; task < t_.taskStart[core_ + 1]; ++task) {
-                RunTask(task);
+        if (core_ < t_.coreNum) {  // the two vector cores of AIC block g take the two tasks of each of its pairs
+            const uint32_t g = core_ / 2;
+            for (uint32_t pair = t_.taskStart[g]; pair < t_.taskStart[g + 1]; ++pair) {
+                RunTask(pair, core_ % 2);
             }
         }
         mm1.End();
@@ -131,26 +133,37 @@ public:
 private:
     __aicore__ inline int64_t Cum(const int64_t* c, int64_t b) const { return b == 0 ? 0 : c[b - 1]; }
 
-    __aicore__ inline void RunTask(uint32_t task)
+    // Task `sub` (0 or 1) of a pair: S1 blocks 2q and 2q + 1 of one (batch, head). Both vector cores of the AIC walk
+    // the S2 blocks the band leaves to either block of the pair, in the same order, so that their bmm1 and bmm2
+    // read the same K and V blocks one after the other (IBShare: one copy into L1 serves both); a block outside
+    // one task's own band is masked whole for it (MaskBlock) and its exp(s - max') weights are zeroed by the
+    // next valid block's rescale, or leave the row invalid.
+    __aicore__ inline void RunTask(uint32_t pair, uint32_t sub)
     {
-        // task -> (batch, head, first row)
+        // pair -> (batch, head, first row of the pair)
         const bool tnd = t_.layout == fas::LAYOUT_TND;
         int64_t b = 0, s1 = t_.S1, s2 = t_.S2;
-        uint32_t rest = task;
+        const int64_t pairRows = 2 * static_cast<int64_t>(t_.s1Base);
+        uint32_t rest = pair;
         for (b = 0; b < static_cast<int64_t>(t_.B); ++b) {
             if (tnd) {
                 s1 = t_.cumQ[b] - Cum(t_.cumQ, b);
                 s2 = t_.cumKv[b] - Cum(t_.cumKv, b);
             }
-            const uint32_t n = t_.N1 * static_cast<uint32_t>((s1 + t_.s1Base - 1) / t_.s1Base);
+            const uint32_t n = t_.N1 * static_cast<uint32_t>((s1 + pairRows - 1) / pairRows);
             if (rest < n) {
                 break;
             }
             rest -= n;
         }
-        const uint32_t blocksS1 = static_cast<uint32_t>((s1 + t_.s1Base - 1) / t_.s1Base);
-        const int64_t head = rest / blocksS1;
-        const int64_t r0 = static_cast<int64_t>(rest % blocksS1) * t_.s1Base;
+        const uint32_t pairsS1 = static_cast<uint32_t>((s1 + pairRows - 1) / pairRows);
+        const int64_t head = rest / pairsS1;
+        const int64_t p0 = static_cast<int64_t>(rest % pairsS1) * pairRows;  // the pair's first row
+        const int64_t pm = s1 - p0 < pairRows ? s1 - p0 : pairRows;          // and its rows
+        const int64_t r0 = p0 + static_cast<int64_t>(sub) * t_.s1Base;
+        if (r0 >= s1) {
+            return;  // the pair's second block does not exist (an odd number of S1 blocks)
+        }
         const int64_t m = s1 - r0 < t_.s1Base ? s1 - r0 : t_.s1Base;
         const int64_t kvHead = head / t_.G;
         const uint64_t qBase = tnd ? Cum(t_.cumQ, b) * t_.qStrideS : b * t_.qStrideB;
@@ -172,9 +185,9 @@ private:
         }
         const bool band = t_.maskShape != fas::MASK_NONE && t_.sparseMode != 1;
         int64_t lo = 0, hi = s2 - 1;
-        if (band) {
-            lo = r0 - pre > 0 ? r0 - pre : 0;
-            hi = r0 + m - 1 + next < s2 - 1 ? r0 + m - 1 + next : s2 - 1;
+        if (band) {  // the columns the band leaves to the pair's rows
+            lo = p0 - pre > 0 ? p0 - pre : 0;
+            hi = p0 + pm - 1 + next < s2 - 1 ? p0 + pm - 1 + next : s2 - 1;
         }
 
         LocalTensor<float> sc = scBuf_.Get<float>();

@@ -46,9 +46,9 @@ struct FlashAttentionScoreTilingData {
     uint32_t foldScale;                    // scale * Q is exact in the input dtype: scaled once per task (ScaleQ)
     uint64_t dropBytes;                    // bytes of drop_mask the kernel may read
     // cores
-    uint32_t coreNum;                      // vector cores that take tasks
+    uint32_t coreNum;                      // vector cores that take tasks (two per AIC block)
     uint32_t tasksTotal;                   // B * N1 * ceil(S1 / s1Base) (TND: summed per batch)
-    uint32_t taskStart[50];                // first task of vector core c: [taskStart[c], taskStart[c + 1])
+    uint32_t taskStart[50];                // first pair of S1 blocks of AIC block g: [taskStart[g], taskStart[g + 1])
     uint32_t pad0;
     int64_t cumQ[fas::MAX_BATCH];          // TND: cumulative query lengths (also B = 1 otherwise)
     int64_t cumKv[fas::MAX_BATCH];

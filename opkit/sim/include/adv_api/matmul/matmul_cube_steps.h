@@ -14,10 +14,12 @@
 //
 // IBShare (MatmulType's IBSHARE on A or B): the shared matrix is held in L1 whole (the single shape, as the
 // IBShare template requires: "the reused matrix must be fully loaded in L1"), its K chunks and tiles each in the
-// place a normal copy would fill, and one GM -> L1 copy of a chunk serves the jobs of the two AIVs of the AIC
-// whose operand has the same GM address and layout: the first job of the pair copies it, the other AIV's next job
-// on it finds it in L1 (no MTE2). Each copy serves one job of each of the two clients; a job that finds it already
-// served that client's previous job copies again.
+// place a normal copy would fill. The two AIVs of the AIC walk their shared matrices in lock-step on the chip, so
+// the simulator pairs the n-th job of one AIV on the object with the n-th job of the other (the server runs the
+// AIV threads in whatever order the host schedules them): the first of the two copies the shared matrix
+// (GM -> L1, MTE2, traced), and the other, when its operand has the same GM address, layout and shape, finds it in
+// L1 - its copy is made without a trace event, so the L1 data is right whatever order the threads ran in and the
+// model charges the bytes once. Jobs whose shared operands differ both copy.
 #pragma once
 #include "kernel_operator.h"
 #include "adv_api/matmul/matmul_server.h"
@@ -93,8 +95,8 @@ public:
                       shareB ? "; IBShare B: the whole B (singleCoreK x singleCoreN) in L1" : "");
         need(A_L1, (uint64_t(aSlots) * a1Len_ + uint64_t(bSlots) * b1Len_) * ESZ + (bias ? 2 * uint64_t(nP_) * sizeof(BiasT) : 0),
              "Matmul::Init (A1/B1 L1 buffers of the tiling", step, loc);
-        shared_a_.assign(shareA ? aSlots : 0, Held{});
-        shared_b_.assign(shareB ? bSlots : 0, Held{});
+        slotsA_ = shareA ? aSlots : 0;
+        slotsB_ = shareB ? bSlots : 0;
         std::snprintf(step, sizeof step, "baseM %d, baseK %d, dbL0A %d", bm_, bk_, nb0_);
         need(A_L0A, uint64_t(nb0_) * a2Len_ * ESZ, "Matmul::Init (A2 L0A buffers of the tiling", step, loc);
         std::snprintf(step, sizeof step, "baseK %d, baseN %d, dbL0B %d", bk_, bn_, nb0_);
@@ -160,18 +162,22 @@ public:
             const int l1 = int(n1_++ % uint32_t(nb1_));
             const uint32_t aSlot = shareA_ ? uint32_t((r0 / bm_) * kChunks_ + k1 / kL1) : uint32_t(l1);
             const uint32_t bSlot = shareB_ ? uint32_t((c0 / bn_) * kChunks_ + k1 / kL1) : uint32_t(l1);
-            if ((shareA_ && aSlot >= shared_a_.size()) || (shareB_ && bSlot >= shared_b_.size()))
+            if ((shareA_ && aSlot >= slotsA_) || (shareB_ && bSlot >= slotsB_))
                 fail_at("Matmul::Iterate", loc, "IBShare: this job's %s (%d x %d) is larger than the single shape the L1 copy of the whole "
                         "shared matrix was made for at the first job (SetSingleShape / the tiling's singleCore shape)",
-                        shareA_ && aSlot >= shared_a_.size() ? "A" : "B", shareA_ && aSlot >= shared_a_.size() ? op.m : op.k,
-                        shareA_ && aSlot >= shared_a_.size() ? op.k : op.n);
+                        shareA_ && aSlot >= slotsA_ ? "A" : "B", shareA_ && aSlot >= slotsA_ ? op.m : op.k,
+                        shareA_ && aSlot >= slotsA_ ? op.k : op.n);
             LocalTensor<SrcT> a1 = a1_.template Get<SrcT>()[aSlot * a1Len_];
             LocalTensor<SrcT> b1 = b1_.template Get<SrcT>()[bSlot * b1Len_];
             WaitFlag<HardEvent::MTE1_MTE2>(l1);
-            const Held aKey{op.a, op.lda, op.a_pad, op.ta, op.a_nz, op.m, op.k, r0, k1, rows, kc};
-            const Held bKey{op.b, op.ldb, op.b_pad, op.tb, op.b_nz, op.n, op.k, c0, k1, cols, kc};
-            if (!shareA_ || !reuse(shared_a_[aSlot], aKey)) copy_a(a1, ga, op, r0, k1, rows, kc, loc);
-            if (!shareB_ || !reuse(shared_b_[bSlot], bKey)) copy_b(b1, gb, op, c0, k1, cols, kc, loc);
+            {
+                Untraced quiet(shareA_ && hitA_);  // the other AIV's job of the pair copied this chunk (above)
+                copy_a(a1, ga, op, r0, k1, rows, kc, loc);
+            }
+            {
+                Untraced quiet(shareB_ && hitB_);
+                copy_b(b1, gb, op, c0, k1, cols, kc, loc);
+            }
             SetFlag<HardEvent::MTE2_MTE1>(l1);
             WaitFlag<HardEvent::MTE2_MTE1>(l1);
             for (int k2 = 0; k2 < kc; k2 += bk_) {
@@ -237,33 +243,59 @@ public:
     }
 
 private:
-    // An IBShare chunk held in L1: which operand chunk it holds (GM address, layout, the job's shape and the chunk's
-    // place), which client's job copied it and whether the other client's job has used it since.
+    // An IBShare operand of a job: its GM address, layout and shape.
     struct Held {
         const void* gm = nullptr;
         uint64_t ld = 0, pad = 0;
         bool trans = false, nz = false;
-        int whole0 = 0, whole1 = 0, at0 = 0, at1 = 0, len0 = 0, len1 = 0;
-        int64_t loader = -2;
-        bool served = false;
-        bool same(const Held& o) const {
-            return gm == o.gm && ld == o.ld && pad == o.pad && trans == o.trans && nz == o.nz && whole0 == o.whole0 &&
-                   whole1 == o.whole1 && at0 == o.at0 && at1 == o.at1 && len0 == o.len0 && len1 == o.len1;
+        int rows = 0, cols = 0;
+        bool operator==(const Held& o) const {
+            return gm == o.gm && ld == o.ld && pad == o.pad && trans == o.trans && nz == o.nz && rows == o.rows && cols == o.cols;
         }
     };
-    // Whether the job now running finds the chunk `want` in `slot` (copied by the other AIV's job and not yet used
-    // by this one); otherwise the slot takes the copy this job makes.
-    static bool reuse(Held& slot, const Held& want) {
-        const int64_t client = opkit::sim::mm::serving_client();
-        if (client >= 0 && slot.same(want) && slot.loader != client && !slot.served) {
-            slot.served = true;
-            return true;
+    struct Pending {
+        int64_t client = -1;
+        Held a, b;
+    };
+    // The instructions of one scope neither traced nor counted (an IBShare copy the other AIV's job already made).
+    struct Untraced {
+        bool* on = nullptr;
+        bool was = false;
+        explicit Untraced(bool quiet) {
+            if (!quiet) return;
+            on = &opkit::sim::core().trace_quiet;
+            was = *on;
+            *on = true;
         }
-        slot = want;
-        slot.loader = client;
-        slot.served = false;
-        return false;
+        ~Untraced() {
+            if (on) *on = was;
+        }
+        Untraced(const Untraced&) = delete;
+        Untraced& operator=(const Untraced&) = delete;
+    };
+
+public:
+    // Before a job's first tile: with IBShare, whether the other AIV's job of the same number made the copy of
+    // its shared operand(s) already (module comment).
+    template <class SrcAT, class SrcBT>
+    void begin_job(const Operands<SrcAT, SrcBT, BiasT>& op) {
+        hitA_ = hitB_ = false;
+        const int64_t client = opkit::sim::mm::serving_client();
+        if ((!shareA_ && !shareB_) || client < 0) return;
+        const Held a{op.a, op.lda, op.a_pad, op.ta, op.a_nz, op.m, op.k};
+        const Held b{op.b, op.ldb, op.b_pad, op.tb, op.b_nz, op.k, op.n};
+        const uint64_t n = jobs_[client]++;
+        auto it = pending_.find(n);
+        if (it != pending_.end() && it->second.client != client) {
+            hitA_ = shareA_ && it->second.a == a;
+            hitB_ = shareB_ && it->second.b == b;
+            pending_.erase(it);
+            return;
+        }
+        pending_[n] = Pending{client, a, b};
     }
+
+private:
     void need(int a, uint64_t bytes, const char* step, const char* detail, const opkit::sim::SrcLoc& loc) {
         using namespace opkit::sim;
         ArenaMem& m = core().mem(a);
@@ -405,9 +437,11 @@ private:
     TBuf<TPosition::CO1> c1_;
     TBuf<TPosition::C1> bias1_;
     TBuf<TPosition::C2> bias2_;
-    bool ready_ = false, has_bias_ = false, shareA_ = false, shareB_ = false;
+    bool ready_ = false, has_bias_ = false, shareA_ = false, shareB_ = false, hitA_ = false, hitB_ = false;
     int kChunks_ = 1;
-    std::vector<Held> shared_a_, shared_b_;
+    uint32_t slotsA_ = 0, slotsB_ = 0;
+    std::map<int64_t, uint64_t> jobs_;     // IBShare: jobs run so far, per client
+    std::map<uint64_t, Pending> pending_;  // IBShare: job number -> the first of the pair's jobs, awaiting the other
     int bm_ = 0, bn_ = 0, bk_ = 0, stepK_ = 1, nb1_ = 1, nb0_ = 1, mP_ = 0, nP_ = 0, kP1_ = 0, kP0_ = 0, mB_ = 0;
     uint32_t a1Len_ = 0, b1Len_ = 0, a2Len_ = 0, b2Len_ = 0, n1_ = 0, n0_ = 0;
 };

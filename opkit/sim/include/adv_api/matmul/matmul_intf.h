@@ -403,6 +403,7 @@ private:
         if (!steps_.ready())
             steps_.init(op.tiling, std::max(m_, op.m), std::max(n_, op.n), std::max(k_, op.k), op.bias_on || op.tiling.isBias, pipe_,
                         loc, A_TYPE::ibShare, B_TYPE::ibShare);
+        steps_.begin_job(op);
     }
     // The operands of a call (client side); UB operands travel through the GM workspace.
     Ops operands(const char* api, const opkit::sim::SrcLoc& loc, bool c_nz_ok = false) {

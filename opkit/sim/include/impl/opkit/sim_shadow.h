@@ -150,6 +150,7 @@ struct CoreState {
     std::vector<std::string> events;
     uint64_t events_dropped = 0;
     bool trace_on = false;
+    bool trace_quiet = false;  // the instructions now issued cost nothing (an IBShare copy the paired AIV's job made): not traced or counted
     std::atomic<int64_t>* trace_left = nullptr;  // the launch's pool of trace events still to keep (sim_trace.h)
     uint64_t ub_reserved_needed = 0;
 

@@ -94,6 +94,7 @@ inline bool trace_keep(CoreState& c) {
 inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = "", const char* dtype = "",
                   const GmRange* gm = nullptr, int dst = -1, uint64_t rows = 0, int update = -1) {
     CoreState& c = core();
+    if (c.trace_quiet) return;
     c.trace[pipe].instrs++;
     c.trace[pipe].bytes += bytes;
     c.trace[pipe].repeats += repeats;
@@ -143,7 +144,7 @@ inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = 
 }
 inline void trace_event(const std::string& e) {
     CoreState& c = core();
-    if (!c.trace_on) return;
+    if (!c.trace_on || c.trace_quiet) return;
     if (!trace_keep(c)) { c.events_dropped++; return; }
     c.events.push_back(e);
 }
