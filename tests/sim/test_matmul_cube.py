@@ -44,7 +44,7 @@ def run(exe, tmp_path, scenario, m, n, k, c0=None, trace=False):
     if scenario == "orgk":  # C rows of N + 8 elements: the last 8 of each row stay as they were
         c = np.full((m, n + 8), 7.0, np.float32)
     d = tmp_path / scenario
-    d.mkdir()
+    d.mkdir(parents=True)
     for name, arr in [("a", sa), ("b", sb), ("bias", bias), ("c", c)]:
         (d / f"{name}.bin").write_bytes(arr.tobytes())
     env = dict(os.environ)
@@ -155,6 +155,18 @@ def test_ibshare_b_copies_the_shared_matrix_once_for_both_aivs(exe, tmp_path):
     a_bytes = m * k * 2 * (n // 32)  # A's rows are copied again for each of the two 32-column tiles
     assert mte2["halves"] == a_bytes + 2 * b_bytes
     assert mte2["share_b"] == a_bytes + b_bytes
+
+
+def test_a_block_the_previous_tile_left_in_l1_is_not_copied_again(exe, tmp_path):
+    # the Norm template keeps the base blocks it copied in A1/B1: with A's whole K in one copy that the depth
+    # holds (K 32 = baseK x stepKa, depthA1 1), the second 32-column tile of the row reuses A's block; with K 64
+    # (two copies, more than the depth) every tile copies it
+    for k, a_copies in ((32, 1), (64, 2)):
+        a, b, _, _, out, r, t = run(exe, tmp_path / f"k{k}", "mix", 32, 64, k, trace=True)
+        assert r.returncode == 0, r.stderr
+        np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
+        pipes, _ = core_trace(t, "AIC")
+        assert pipes["MTE2"][1] == a_copies * 32 * k * 2 + k * 64 * 2, k
 
 
 def test_c_to_ub_through_the_workspace(exe, tmp_path):

@@ -74,6 +74,8 @@ public:
         if (bk_ % KAL) sk = 1;  // several base blocks per copy only when they start on whole load blocks
         stepK_ = sk;
         nb1_ = (t.depthA1 >= 2 * sk && t.depthB1 >= 2 * sk) ? 2 : 1;
+        depthA1_ = t.depthA1;
+        depthB1_ = t.depthB1;
         nb0_ = (t.dbL0A >= 2 && t.dbL0B >= 2) ? 2 : 1;
         const int kL1 = sk * bk_;
         mP_ = up(bm_, I8 ? 32 : 16);
@@ -156,6 +158,11 @@ public:
         }
         const int K = op.k;
         const int kL1 = stepK_ * bk_;
+        // Norm: the base blocks a copy leaves in A1/B1 stay there (MatmulConfig), so when the operand's whole K for
+        // this tile fits its depth, a chunk the previous tile of the job copied is not copied again
+        const int chunks = (K + kL1 - 1) / kL1;
+        const bool keepA = chunks * stepK_ <= depthA1_, keepB = chunks * stepK_ <= depthB1_;
+        std::vector<Chunk> copiedA, copiedB;
         bool first = true;
         for (int k1 = 0; k1 < K; k1 += kL1) {
             const int kc = std::min(kL1, K - k1);
@@ -170,14 +177,18 @@ public:
             LocalTensor<SrcT> a1 = a1_.template Get<SrcT>()[aSlot * a1Len_];
             LocalTensor<SrcT> b1 = b1_.template Get<SrcT>()[bSlot * b1Len_];
             WaitFlag<HardEvent::MTE1_MTE2>(l1);
+            const Chunk ca{r0, k1, rows, kc}, cb{c0, k1, cols, kc};
             {
-                Untraced quiet(shareA_ && hitA_);  // the other AIV's job of the pair copied this chunk (above)
+                // the other AIV's job of an IBShare pair copied this chunk (above), or the previous tile did
+                Untraced quiet((shareA_ && hitA_) || (keepA && held(heldA_, ca)));
                 copy_a(a1, ga, op, r0, k1, rows, kc, loc);
             }
             {
-                Untraced quiet(shareB_ && hitB_);
+                Untraced quiet((shareB_ && hitB_) || (keepB && held(heldB_, cb)));
                 copy_b(b1, gb, op, c0, k1, cols, kc, loc);
             }
+            copiedA.push_back(ca);
+            copiedB.push_back(cb);
             SetFlag<HardEvent::MTE2_MTE1>(l1);
             WaitFlag<HardEvent::MTE2_MTE1>(l1);
             for (int k2 = 0; k2 < kc; k2 += bk_) {
@@ -211,6 +222,8 @@ public:
                 SetFlag<HardEvent::M_MTE1>(l0);
             }
         }
+        heldA_.swap(copiedA);
+        heldB_.swap(copiedB);
         for (int i = 0; i < nb1_; ++i) WaitFlag<HardEvent::MTE1_MTE2>(i);
         for (int i = 0; i < nb0_; ++i) WaitFlag<HardEvent::M_MTE1>(i);
         SetFlag<HardEvent::M_FIX>(0);
@@ -253,6 +266,16 @@ private:
             return gm == o.gm && ld == o.ld && pad == o.pad && trans == o.trans && nz == o.nz && rows == o.rows && cols == o.cols;
         }
     };
+    // A chunk of an operand one tile copied: its row (A) or column (B) start, its K start and its extents.
+    struct Chunk {
+        int at = 0, k1 = 0, len = 0, kc = 0;
+        bool operator==(const Chunk& o) const { return at == o.at && k1 == o.k1 && len == o.len && kc == o.kc; }
+    };
+    static bool held(const std::vector<Chunk>& in, const Chunk& c) {
+        for (const Chunk& h : in)
+            if (h == c) return true;
+        return false;
+    }
     struct Pending {
         int64_t client = -1;
         Held a, b;
@@ -280,6 +303,8 @@ public:
     template <class SrcAT, class SrcBT>
     void begin_job(const Operands<SrcAT, SrcBT, BiasT>& op) {
         hitA_ = hitB_ = false;
+        heldA_.clear();  // a new job's operands may be new data at the same addresses
+        heldB_.clear();
         const int64_t client = opkit::sim::mm::serving_client();
         if ((!shareA_ && !shareB_) || client < 0) return;
         const Held a{op.a, op.lda, op.a_pad, op.ta, op.a_nz, op.m, op.k};
@@ -440,6 +465,8 @@ private:
     bool ready_ = false, has_bias_ = false, shareA_ = false, shareB_ = false, hitA_ = false, hitB_ = false;
     int kChunks_ = 1;
     uint32_t slotsA_ = 0, slotsB_ = 0;
+    int depthA1_ = 0, depthB1_ = 0;
+    std::vector<Chunk> heldA_, heldB_;  // the chunks the job's previous tile copied (Norm keeps them in A1/B1)
     std::map<int64_t, uint64_t> jobs_;     // IBShare: jobs run so far, per client
     std::map<uint64_t, Pending> pending_;  // IBShare: job number -> the first of the pair's jobs, awaiting the other
     int bm_ = 0, bn_ = 0, bk_ = 0, stepK_ = 1, nb1_ = 1, nb0_ = 1, mP_ = 0, nP_ = 0, kP1_ = 0, kP0_ = 0, mB_ = 0;
