@@ -139,21 +139,8 @@ static void hand(Gm& g, const TCubeTiling* t) {
     }
 }
 
-// Two AIV clients of one AIC, tile by tile: the lease keeps each client's tile in L0C until its GetTensorC.
-static void two(TPipe& pipe, Gm& g, const TCubeTiling* t) {
-    Matmul<A, B, C, Bias> mm;
-    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, t);
-    const int half_m = M / 2, me = GetSubBlockIdx();
-    const int m0 = me ? half_m : 0, m = me ? M - half_m : half_m;
-    mm.SetOrgShape(M, N, K);
-    mm.SetSingleShape(m, N, K);
-    mm.SetTensorA(g.a[uint64_t(m0) * K]);
-    mm.SetTensorB(g.b);
-    while (mm.Iterate()) mm.GetTensorC(g.c[uint64_t(m0) * N]);
-    mm.End();
-}
-
-// Two AIV clients, each one IterateAll of its half of the rows against the same B (IBShare on B, or on A and B).
+// Two AIV clients of one AIC, each on its half of the rows against the same B: tile by tile ("two": the lease
+// keeps each client's tile in L0C until its GetTensorC), or one IterateAll each (IBShare on B, or on A and B).
 template <class AT, class BT, const auto& CFG>
 static void halves(TPipe& pipe, Gm& g, const TCubeTiling* t) {
     Matmul<AT, BT, C, Bias, CFG> mm;
@@ -168,7 +155,11 @@ static void halves(TPipe& pipe, Gm& g, const TCubeTiling* t) {
         mm.Iterate();  // @share_ab_iterate
         return;
     }
-    mm.IterateAll(g.c[uint64_t(m0) * N]);
+    if (S == "two") {
+        while (mm.Iterate()) mm.GetTensorC(g.c[uint64_t(m0) * N]);
+    } else {
+        mm.IterateAll(g.c[uint64_t(m0) * N]);
+    }
     mm.End();
 }
 
@@ -333,8 +324,7 @@ extern "C" __global__ __aicore__ void mm_cube_kernel(GM_ADDR a, GM_ADDR b, GM_AD
     const TCubeTiling* t = reinterpret_cast<const TCubeTiling*>(tiling);
     if (S == "hand") { hand(g, t); return; }
     TPipe pipe;
-    if (S == "two") two(pipe, g, t);
-    else if (S == "halves") halves<A, B, CFG_NORM>(pipe, g, t);
+    if (S == "two" || S == "halves") halves<A, B, CFG_NORM>(pipe, g, t);
     else if (S == "share_b") halves<A, BS, CFG_IBSHARE_NORM>(pipe, g, t);
     else if (S == "share_ab_iterate") halves<AS, BS, CFG_IBSHARE_NORM>(pipe, g, t);
     else if (S == "ub") ub(pipe, g, t);
