@@ -162,33 +162,34 @@ public:
         // this tile fits its depth, a chunk the previous tile of the job copied is not copied again
         const int chunks = (K + kL1 - 1) / kL1;
         const bool keepA = chunks * stepK_ <= depthA1_, keepB = chunks * stepK_ <= depthB1_;
-        std::vector<Chunk> copiedA, copiedB;
+        copiedA_.clear();
+        copiedB_.clear();
         bool first = true;
         for (int k1 = 0; k1 < K; k1 += kL1) {
             const int kc = std::min(kL1, K - k1);
             const int l1 = int(n1_++ % uint32_t(nb1_));
             const uint32_t aSlot = shareA_ ? uint32_t((r0 / bm_) * kChunks_ + k1 / kL1) : uint32_t(l1);
             const uint32_t bSlot = shareB_ ? uint32_t((c0 / bn_) * kChunks_ + k1 / kL1) : uint32_t(l1);
-            if ((shareA_ && aSlot >= slotsA_) || (shareB_ && bSlot >= slotsB_))
+            const bool overA = shareA_ && aSlot >= slotsA_;
+            if (overA || (shareB_ && bSlot >= slotsB_))
                 fail_at("Matmul::Iterate", loc, "IBShare: this job's %s (%d x %d) is larger than the single shape the L1 copy of the whole "
                         "shared matrix was made for at the first job (SetSingleShape / the tiling's singleCore shape)",
-                        shareA_ && aSlot >= slotsA_ ? "A" : "B", shareA_ && aSlot >= slotsA_ ? op.m : op.k,
-                        shareA_ && aSlot >= slotsA_ ? op.k : op.n);
+                        overA ? "A" : "B", overA ? op.m : op.k, overA ? op.k : op.n);
             LocalTensor<SrcT> a1 = a1_.template Get<SrcT>()[aSlot * a1Len_];
             LocalTensor<SrcT> b1 = b1_.template Get<SrcT>()[bSlot * b1Len_];
             WaitFlag<HardEvent::MTE1_MTE2>(l1);
             const Chunk ca{r0, k1, rows, kc}, cb{c0, k1, cols, kc};
             {
                 // the other AIV's job of an IBShare pair copied this chunk (above), or the previous tile did
-                Untraced quiet((shareA_ && hitA_) || (keepA && held(heldA_, ca)));
+                Untraced quiet((shareA_ && hitA_) || (keepA && std::find(heldA_.begin(), heldA_.end(), ca) != heldA_.end()));
                 copy_a(a1, ga, op, r0, k1, rows, kc, loc);
             }
             {
-                Untraced quiet((shareB_ && hitB_) || (keepB && held(heldB_, cb)));
+                Untraced quiet((shareB_ && hitB_) || (keepB && std::find(heldB_.begin(), heldB_.end(), cb) != heldB_.end()));
                 copy_b(b1, gb, op, c0, k1, cols, kc, loc);
             }
-            copiedA.push_back(ca);
-            copiedB.push_back(cb);
+            copiedA_.push_back(ca);
+            copiedB_.push_back(cb);
             SetFlag<HardEvent::MTE2_MTE1>(l1);
             WaitFlag<HardEvent::MTE2_MTE1>(l1);
             for (int k2 = 0; k2 < kc; k2 += bk_) {
@@ -222,8 +223,8 @@ public:
                 SetFlag<HardEvent::M_MTE1>(l0);
             }
         }
-        heldA_.swap(copiedA);
-        heldB_.swap(copiedB);
+        heldA_.swap(copiedA_);
+        heldB_.swap(copiedB_);
         for (int i = 0; i < nb1_; ++i) WaitFlag<HardEvent::MTE1_MTE2>(i);
         for (int i = 0; i < nb0_; ++i) WaitFlag<HardEvent::M_MTE1>(i);
         SetFlag<HardEvent::M_FIX>(0);
@@ -271,11 +272,6 @@ private:
         int at = 0, k1 = 0, len = 0, kc = 0;
         bool operator==(const Chunk& o) const { return at == o.at && k1 == o.k1 && len == o.len && kc == o.kc; }
     };
-    static bool held(const std::vector<Chunk>& in, const Chunk& c) {
-        for (const Chunk& h : in)
-            if (h == c) return true;
-        return false;
-    }
     struct Pending {
         int64_t client = -1;
         Held a, b;
@@ -467,6 +463,7 @@ private:
     uint32_t slotsA_ = 0, slotsB_ = 0;
     int depthA1_ = 0, depthB1_ = 0;
     std::vector<Chunk> heldA_, heldB_;  // the chunks the job's previous tile copied (Norm keeps them in A1/B1)
+    std::vector<Chunk> copiedA_, copiedB_;  // the chunks the running tile copies (then held; storage reused)
     std::map<int64_t, uint64_t> jobs_;     // IBShare: jobs run so far, per client
     std::map<uint64_t, Pending> pending_;  // IBShare: job number -> the first of the pair's jobs, awaiting the other
     int bm_ = 0, bn_ = 0, bk_ = 0, stepK_ = 1, nb1_ = 1, nb0_ = 1, mP_ = 0, nP_ = 0, kP1_ = 0, kP0_ = 0, mB_ = 0;
