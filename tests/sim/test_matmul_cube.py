@@ -157,6 +157,50 @@ def test_ibshare_b_copies_the_shared_matrix_once_for_both_aivs(exe, tmp_path):
     assert mte2["share_b"] == a_bytes + b_bytes
 
 
+def _job_mte2_bytes(trace):
+    """MTE2 bytes of the AIC's jobs, by the posting AIV (0 or 1): the AIC's events from a job's mm_run to its mm_done."""
+    aivs = [c for c in trace["cores"] if c.get("core_type") == "AIV"]
+    poster = {e["job"]: i for i, c in enumerate(aivs) for e in c["events"] if e.get("ev") == "mm_post"}
+    aic = next(c for c in trace["cores"] if c.get("core_type") == "AIC")
+    out, job = {0: 0, 1: 0}, None
+    for e in aic["events"]:
+        if e.get("ev") == "mm_run":
+            job = e["job"]
+        elif e.get("ev") == "mm_done":
+            job = None
+        elif job is not None and e.get("ev") == "op" and e.get("pipe") == "MTE2":
+            out[poster[job]] += e["bytes"]
+    return out
+
+
+def test_ibshare_copy_is_charged_to_the_first_aiv_whatever_the_host_order(exe, tmp_path):
+    # the model serves AIV 0's job of a pair first, so the shared B copy is AIV 0's job's even when the host ran
+    # AIV 1's job first ("share_b_late"): that job's traced copy is taken back and the counts agree with the trace
+    m, n, k = 64, 64, 96
+    b_bytes = k * n * 2
+    a_half = m // 2 * k * 2 * (n // 32)
+    for scenario in ("share_b", "share_b_late"):
+        a, b, _, _, out, r, t = run(exe, tmp_path, scenario, m, n, k, trace=True)
+        assert r.returncode == 0, r.stderr
+        np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
+        assert _job_mte2_bytes(t) == {0: a_half + b_bytes, 1: a_half}, scenario
+        pipes, classes = core_trace(t, "AIC")
+        assert pipes["MTE2"][1] == 2 * a_half + b_bytes, scenario
+        assert sum(v[1] for key, v in classes.items() if key[0] == "MTE2") == 2 * a_half + b_bytes, scenario
+
+
+def test_ibshare_matrix_takes_its_own_size_in_l1(exe, tmp_path):
+    # copies of stepK x baseK = 256 K against K 96: the shared B [96, 2048] (384 KiB) is held at its own size, not as
+    # 64 tiles of 256 K (1 MiB, more than L1); a B that is itself too large for L1 [96, 4096] is still refused
+    a, b, _, _, out, r, _ = run(exe, tmp_path, "share_b_deep", 64, 2048, 96)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
+    *_, r, _ = run(exe, tmp_path / "big", "share_b_deep", 64, 4096, 96)
+    assert r.returncode != 0 and "IBShare B: the whole B (singleCoreK x singleCoreN) in L1" in r.stderr, r.stderr
+    # B's 96 x 4096 x 2 B = 786432 plus A's two buffers of 32 x 256 x 2 B
+    assert "L1 capacity exceeded: the Matmul needs 819200 bytes" in r.stderr, r.stderr
+
+
 def test_a_block_the_previous_tile_left_in_l1_is_not_copied_again(exe, tmp_path):
     # the Norm template keeps the base blocks it copied in A1/B1: with A's whole K in one copy that the depth
     # holds (K 32 = baseK x stepKa, depthA1 1), the second 32-column tile of the row reuses A's block; with K 64

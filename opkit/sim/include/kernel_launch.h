@@ -323,7 +323,9 @@ inline void write_trace(const std::string& name, int64_t n) {
             firsti = false;
         }
         std::fprintf(f, "],\"events_dropped\":%llu,\"events\":[", (unsigned long long)v[i].events_dropped);
-        for (size_t k = 0; k < v[i].events.size(); ++k) std::fprintf(f, "%s%s", k ? "," : "", v[i].events[k].c_str());
+        bool firste = true;  // an emptied event (taken back: sim_trace.h, untrace) is left out
+        for (const std::string& e : v[i].events)
+            if (!e.empty()) { std::fprintf(f, "%s%s", firste ? "" : ",", e.c_str()); firste = false; }
         std::fprintf(f, "]}");
     }
     std::fprintf(f, "\n]}\n");

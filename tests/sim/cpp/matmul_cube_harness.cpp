@@ -20,12 +20,17 @@
 //   bias_ub       MIX: the bias GM -> UB on the AIV, SetBias with that local tensor, IterateAll
 //   halves        MIX: AIV 0 the rows [0, M/2), AIV 1 the rest, each one IterateAll with the same B
 //   share_b       the same with IBShare on B (CFG_IBSHARE_NORM): one L1 copy of B serves both AIVs
+//   share_b_late  share_b with AIV 0 posting its job only after AIV 1's job is done (the host order reversed)
+//   share_b_deep  share_b with stepKa = stepKb = 8 (copies of 256 K, more than K): L1 holds B at its own size
 // Broken kernels: a line marked "// @name" is where scenario "name" must be reported.
 //   nowait, nowait_end, no_iterate, aiv_only, l1_over, l0c_over, l0a_over, l0b_over, iterate_after_end, nz_operand,
 //   batch_layout, noserver, lws_small, lws_pos, lws_aic, bias_ub_short, share_ab_iterate
 // Reads DIR/a.bin, b.bin, bias.bin, c.bin; writes DIR/out.bin (C).
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <iterator>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -155,11 +160,15 @@ static void halves(TPipe& pipe, Gm& g, const TCubeTiling* t) {
         mm.Iterate();  // @share_ab_iterate
         return;
     }
+    static std::atomic<bool> second_done{false};
+    if (S == "share_b_late" && me == 0)  // host code: AIV 0 waits until AIV 1's job was served
+        for (int i = 0; i < 20000 && !second_done.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     if (S == "two") {
         while (mm.Iterate()) mm.GetTensorC(g.c[uint64_t(m0) * N]);
     } else {
         mm.IterateAll(g.c[uint64_t(m0) * N]);
     }
+    if (me == 1) second_done.store(true);
     mm.End();
 }
 
@@ -325,7 +334,7 @@ extern "C" __global__ __aicore__ void mm_cube_kernel(GM_ADDR a, GM_ADDR b, GM_AD
     if (S == "hand") { hand(g, t); return; }
     TPipe pipe;
     if (S == "two" || S == "halves") halves<A, B, CFG_NORM>(pipe, g, t);
-    else if (S == "share_b") halves<A, BS, CFG_IBSHARE_NORM>(pipe, g, t);
+    else if (S == "share_b" || S == "share_b_late" || S == "share_b_deep") halves<A, BS, CFG_IBSHARE_NORM>(pipe, g, t);
     else if (S == "share_ab_iterate") halves<AS, BS, CFG_IBSHARE_NORM>(pipe, g, t);
     else if (S == "ub") ub(pipe, g, t);
     else if (S == "local") local(pipe, g, t);
@@ -365,6 +374,7 @@ int main(int argc, char** argv) {
     T->depthA1 = 1; T->depthB1 = 1; T->stepKa = 1; T->stepKb = 1; T->dbL0A = 1; T->dbL0B = 1; T->dbL0C = 1;
     if (S == "db_l0") { T->dbL0A = 2; T->dbL0B = 2; }  // L0A/L0B ping-pong: flags no longer order Mmad after Mmad
     if (S == "l1_over") { T->baseM = 512; T->baseN = 512; T->baseK = 512; }
+    if (S == "share_b_deep") { T->stepKa = 8; T->stepKb = 8; T->depthA1 = 16; T->depthB1 = 16; }
     if (S == "l0c_over") { T->baseM = 256; T->baseN = 256; T->baseK = 16; }
     if (S == "l0a_over") { T->baseM = 256; T->baseN = 16; T->baseK = 256; }  // A2 256 x 256 x 2 B: 128 KiB > L0A's 64 KiB
     if (S == "l0b_over") { T->baseM = 16; T->baseN = 256; T->baseK = 256; }  // B2 likewise

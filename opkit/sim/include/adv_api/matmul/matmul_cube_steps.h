@@ -16,10 +16,11 @@
 // IBShare template requires: "the reused matrix must be fully loaded in L1"), its K chunks and tiles each in the
 // place a normal copy would fill. The two AIVs of the AIC walk their shared matrices in lock-step on the chip, so
 // the simulator pairs the n-th job of one AIV on the object with the n-th job of the other (the server runs the
-// AIV threads in whatever order the host schedules them): the first of the two copies the shared matrix
-// (GM -> L1, MTE2, traced), and the other, when its operand has the same GM address, layout and shape, finds it in
-// L1 - its copy is made without a trace event, so the L1 data is right whatever order the threads ran in and the
-// model charges the bytes once. Jobs whose shared operands differ both copy.
+// AIV threads in whatever order the host schedules them): both copy the shared matrix (GM -> L1, MTE2), so the L1
+// data is right whatever order the threads ran in, and when their operands have the same GM address, layout and
+// shape the model is charged one copy, always the first AIV's (the job the model serves first): a second AIV's job
+// that ran first has its copy taken back from the trace when the first AIV's job comes (begin_job), and one that
+// runs second copies without a trace event. Jobs whose shared operands differ both copy, traced.
 #pragma once
 #include "kernel_operator.h"
 #include "adv_api/matmul/matmul_server.h"
@@ -89,6 +90,10 @@ public:
         kChunks_ = (k + kL1 - 1) / kL1;
         shareA_ = shareA;
         shareB_ = shareB;
+        // a shared matrix takes its own size in L1: with the whole K in one copy, a slot holds that K, not stepK x baseK
+        const uint32_t kShared = uint32_t(kChunks_ == 1 ? up(k, KAL) : kP1_);
+        if (shareA) a1Len_ = uint32_t(mP_) * kShared;
+        if (shareB) b1Len_ = kShared * uint32_t(nP_);
         const uint32_t aSlots = shareA ? uint32_t(((m + bm_ - 1) / bm_) * kChunks_) : uint32_t(nb1_);
         const uint32_t bSlots = shareB ? uint32_t(((n + bn_ - 1) / bn_) * kChunks_) : uint32_t(nb1_);
         char step[240];
@@ -182,10 +187,12 @@ public:
             {
                 // the other AIV's job of an IBShare pair copied this chunk (above), or the previous tile did
                 Untraced quiet((shareA_ && hitA_) || (keepA && std::find(heldA_.begin(), heldA_.end(), ca) != heldA_.end()));
+                Recorded rec(shareA_ ? recA_ : nullptr);
                 copy_a(a1, ga, op, r0, k1, rows, kc, loc);
             }
             {
                 Untraced quiet((shareB_ && hitB_) || (keepB && std::find(heldB_.begin(), heldB_.end(), cb) != heldB_.end()));
+                Recorded rec(shareB_ ? recB_ : nullptr);
                 copy_b(b1, gb, op, c0, k1, cols, kc, loc);
             }
             copiedA_.push_back(ca);
@@ -275,6 +282,7 @@ private:
     struct Pending {
         int64_t client = -1;
         Held a, b;
+        std::vector<opkit::sim::CoreState::TraceRec> recA, recB;  // its traced copies of A and B (it is the second client's)
     };
     // The instructions of one scope neither traced nor counted (an IBShare copy the other AIV's job already made).
     struct Untraced {
@@ -292,13 +300,33 @@ private:
         Untraced(const Untraced&) = delete;
         Untraced& operator=(const Untraced&) = delete;
     };
+    // The instructions of one scope listed in `to` as well (CoreState::trace_record), when `to` is set.
+    struct Recorded {
+        std::vector<opkit::sim::CoreState::TraceRec>* was = nullptr;
+        bool on = false;
+        explicit Recorded(std::vector<opkit::sim::CoreState::TraceRec>* to) {
+            if (!to) return;
+            on = true;
+            was = opkit::sim::core().trace_record;
+            opkit::sim::core().trace_record = to;
+        }
+        ~Recorded() {
+            if (on) opkit::sim::core().trace_record = was;
+        }
+        Recorded(const Recorded&) = delete;
+        Recorded& operator=(const Recorded&) = delete;
+    };
 
 public:
-    // Before a job's first tile: with IBShare, whether the other AIV's job of the same number made the copy of
-    // its shared operand(s) already (module comment).
+    // Before a job's first tile: with IBShare, which of the two jobs of the same number carries the copy of a shared
+    // operand they both name (module comment). The model serves the n-th job of the AIC's first AIV before the n-th of
+    // its second (opkit/perf/mm_order.py), so the copy is always the first AIV's, whatever order the host threads ran
+    // in: when the second AIV's job runs first, its copies are traced and listed, and the first AIV's job, which
+    // copies again, takes them back (untrace) where its operand is the same.
     template <class SrcAT, class SrcBT>
     void begin_job(const Operands<SrcAT, SrcBT, BiasT>& op) {
         hitA_ = hitB_ = false;
+        recA_ = recB_ = nullptr;
         heldA_.clear();  // a new job's operands may be new data at the same addresses
         heldB_.clear();
         const int64_t client = opkit::sim::mm::serving_client();
@@ -306,14 +334,27 @@ public:
         const Held a{op.a, op.lda, op.a_pad, op.ta, op.a_nz, op.m, op.k};
         const Held b{op.b, op.ldb, op.b_pad, op.tb, op.b_nz, op.k, op.n};
         const uint64_t n = jobs_[client]++;
+        const bool first = client == opkit::sim::cur_launch()->tid_aiv(opkit::sim::core().core_id, 0);
         auto it = pending_.find(n);
         if (it != pending_.end() && it->second.client != client) {
-            hitA_ = shareA_ && it->second.a == a;
-            hitB_ = shareB_ && it->second.b == b;
+            Pending& p = it->second;
+            const bool sameA = shareA_ && p.a == a, sameB = shareB_ && p.b == b;
+            if (first) {  // the second AIV's job ran first: this job's copy is the one the model counts
+                if (sameA) opkit::sim::untrace(p.recA);
+                if (sameB) opkit::sim::untrace(p.recB);
+            } else {
+                hitA_ = sameA;
+                hitB_ = sameB;
+            }
             pending_.erase(it);
             return;
         }
-        pending_[n] = Pending{client, a, b};
+        Pending& p = pending_[n];
+        p = Pending{client, a, b, {}, {}};
+        if (!first) {
+            recA_ = &p.recA;
+            recB_ = &p.recB;
+        }
     }
 
 private:
@@ -466,6 +507,7 @@ private:
     std::vector<Chunk> copiedA_, copiedB_;  // the chunks the running tile copies (then held; storage reused)
     std::map<int64_t, uint64_t> jobs_;     // IBShare: jobs run so far, per client
     std::map<uint64_t, Pending> pending_;  // IBShare: job number -> the first of the pair's jobs, awaiting the other
+    std::vector<opkit::sim::CoreState::TraceRec>*recA_ = nullptr, *recB_ = nullptr;  // where the running job lists its shared copies
     int bm_ = 0, bn_ = 0, bk_ = 0, stepK_ = 1, nb1_ = 1, nb0_ = 1, mP_ = 0, nP_ = 0, kP1_ = 0, kP0_ = 0, mB_ = 0;
     uint32_t a1Len_ = 0, b1Len_ = 0, a2Len_ = 0, b2Len_ = 0, n1_ = 0, n0_ = 0;
 };

@@ -151,6 +151,11 @@ struct CoreState {
     uint64_t events_dropped = 0;
     bool trace_on = false;
     bool trace_quiet = false;  // the instructions now issued cost nothing (an IBShare copy the paired AIV's job made): not traced or counted
+    // While trace_record is set, every instruction trace() counts is also listed there (its pipe, its class entry, its
+    // bytes and repeats, its index in events or -1 when it was dropped), so that it can be taken back (untrace): an
+    // IBShare copy that the paired AIV's job, served first in the model's order, turns out to have made as well.
+    struct TraceRec { int pipe; Trace* cls; uint64_t bytes, repeats; int64_t event; };
+    std::vector<TraceRec>* trace_record = nullptr;
     std::atomic<int64_t>* trace_left = nullptr;  // the launch's pool of trace events still to keep (sim_trace.h)
     uint64_t ub_reserved_needed = 0;
 

@@ -98,7 +98,11 @@ inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = 
     c.trace[pipe].instrs++;
     c.trace[pipe].bytes += bytes;
     c.trace[pipe].repeats += repeats;
-    if (!c.trace_on) return;
+    if (!c.trace_on) {
+        if (c.trace_record) c.trace_record->push_back(CoreState::TraceRec{pipe, nullptr, bytes, repeats, -1});
+        return;
+    }
+    int64_t kept = -1;
     if (trace_keep(c)) {
         std::string e;
         e.reserve(96);
@@ -132,6 +136,7 @@ inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = 
         }
         if (update >= 0) e += update ? ",\"update\":1" : ",\"update\":0";
         e += '}';
+        kept = int64_t(c.events.size());
         c.events.push_back(std::move(e));
     } else {
         c.events_dropped++;
@@ -141,6 +146,23 @@ inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = 
     slot->instrs++;
     slot->bytes += bytes;
     slot->repeats += repeats;
+    if (c.trace_record) c.trace_record->push_back(CoreState::TraceRec{pipe, slot, bytes, repeats, kept});
+}
+// Take back the instructions `recs` listed (CoreState::trace_record): their counts, and their events, which the trace
+// file then leaves out (an emptied event is not written).
+inline void untrace(const std::vector<CoreState::TraceRec>& recs) {
+    CoreState& c = core();
+    for (const CoreState::TraceRec& r : recs) {
+        c.trace[r.pipe].instrs--;
+        c.trace[r.pipe].bytes -= r.bytes;
+        c.trace[r.pipe].repeats -= r.repeats;
+        if (!r.cls) continue;  // counted with the trace off: no class entry, no event
+        r.cls->instrs--;
+        r.cls->bytes -= r.bytes;
+        r.cls->repeats -= r.repeats;
+        if (r.event >= 0) c.events[size_t(r.event)].clear();
+        else if (c.events_dropped) c.events_dropped--;
+    }
 }
 inline void trace_event(const std::string& e) {
     CoreState& c = core();
