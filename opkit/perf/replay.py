@@ -297,7 +297,9 @@ def _rates(flows: dict[int, float], caps: dict[int, float], total: float) -> dic
 
 
 def run(graph: Graph, hbm_bytes_per_cycle: float) -> None:
-    """Time every task of ``graph`` (sets ``start`` and ``end``, in cycles)."""
+    """Time every task of ``graph`` (sets ``start`` and ``end``, in cycles).
+
+    The rates depend only on the set of flows in flight: they are computed again only when it changed."""
     tasks = graph.tasks
     n = len(tasks)
     indeg = [0] * n
@@ -310,6 +312,8 @@ def run(graph: Graph, hbm_bytes_per_cycle: float) -> None:
     heap: list[tuple[float, int, int]] = []  # (time, phase, task) ; phase 0 = fixed part done
     flows: dict[int, float] = {}
     caps: dict[int, float] = {}
+    rates: dict[int, float] = {}
+    changed = False
     now = 0.0
     done = 0
     stack = [i for i in range(n) if indeg[i] == 0]
@@ -324,6 +328,7 @@ def run(graph: Graph, hbm_bytes_per_cycle: float) -> None:
                 stack.append(s)
 
     def start_ready() -> None:
+        nonlocal changed
         while stack:
             i = stack.pop()
             t = tasks[i]
@@ -332,12 +337,15 @@ def run(graph: Graph, hbm_bytes_per_cycle: float) -> None:
                 heapq.heappush(heap, (now + t.fixed, 0, i))
             elif t.gm_bytes > 0:
                 flows[i], caps[i] = t.gm_bytes, t.cap
+                changed = True
             else:
                 finish(i)
 
     start_ready()
     while heap or flows:
-        rates = _rates(flows, caps, hbm_bytes_per_cycle) if flows else {}
+        if changed:
+            rates = _rates(flows, caps, hbm_bytes_per_cycle)
+            changed = False
         ends = {i: now + flows[i] / rates[i] for i in flows if rates[i] > 0}
         t_flow = min(ends.values(), default=float("inf"))
         t_next = min(heap[0][0] if heap else float("inf"), t_flow)
@@ -350,6 +358,7 @@ def run(graph: Graph, hbm_bytes_per_cycle: float) -> None:
         for i in list(flows):
             if ends.get(i, float("inf")) <= now + tol:
                 del flows[i], caps[i]
+                changed = True
                 finish(i)
             else:
                 flows[i] -= rates[i] * dt
@@ -358,6 +367,7 @@ def run(graph: Graph, hbm_bytes_per_cycle: float) -> None:
             t = tasks[i]
             if t.gm_bytes > 0:
                 flows[i], caps[i] = t.gm_bytes, t.cap
+                changed = True
             else:
                 finish(i)
         start_ready()
