@@ -27,16 +27,17 @@ L2 read rate.
 
 from __future__ import annotations
 
-import heapq
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .costs import PIPES, ChipParams, op_cost
+from .engine import timed_run
 from .l2 import L2Hits
 
 _BARRIER_PIPES = {0: "S", 1: "V", 2: "M", 3: "MTE1", 4: "MTE2", 5: "MTE3", 6: "ALL", 10: "FIX"}
-_EPS = 1e-9
 
 
 @dataclass(slots=True)
@@ -283,97 +284,19 @@ def build_graph(trace: dict[str, Any], p: ChipParams, l2_hit: float | L2Hits = 0
     return Graph(b.tasks, len(b.cores), b.unknown, b.edges)
 
 
-def _rates(flows: dict[int, float], caps: dict[int, float], total: float) -> dict[int, float]:
-    """Max-min fair share of ``total`` among flows, each capped at its own rate."""
-    order = sorted(flows, key=lambda i: caps[i])
-    rates: dict[int, float] = {}
-    left, n = total, len(order)
-    for i in order:
-        r = min(caps[i], left / n) if n else 0.0
-        rates[i] = r
-        left -= r
-        n -= 1
-    return rates
-
-
 def run(graph: Graph, hbm_bytes_per_cycle: float) -> None:
-    """Time every task of ``graph`` (sets ``start`` and ``end``, in cycles).
-
-    The rates depend only on the set of flows in flight: they are computed again only when it changed."""
+    """Time every task of ``graph`` (sets ``start`` and ``end``, in cycles; the timed run of the module docstring,
+    done by :mod:`opkit.perf.engine`)."""
     tasks = graph.tasks
     n = len(tasks)
-    indeg = [0] * n
-    succ: list[list[int]] = [[] for _ in range(n)]
-    for i, t in enumerate(tasks):
-        uniq = set(t.deps)
-        indeg[i] = len(uniq)
-        for d in uniq:
-            succ[d].append(i)
-    heap: list[tuple[float, int, int]] = []  # (time, phase, task) ; phase 0 = fixed part done
-    flows: dict[int, float] = {}
-    caps: dict[int, float] = {}
-    rates: dict[int, float] = {}
-    changed = False
-    now = 0.0
-    done = 0
-    stack = [i for i in range(n) if indeg[i] == 0]
-
-    def finish(i: int) -> None:
-        nonlocal done
-        tasks[i].end = now
-        done += 1
-        for s in succ[i]:
-            indeg[s] -= 1
-            if indeg[s] == 0:
-                stack.append(s)
-
-    def start_ready() -> None:
-        nonlocal changed
-        while stack:
-            i = stack.pop()
-            t = tasks[i]
-            t.start = now
-            if t.fixed > 0:
-                heapq.heappush(heap, (now + t.fixed, 0, i))
-            elif t.gm_bytes > 0:
-                flows[i], caps[i] = t.gm_bytes, t.cap
-                changed = True
-            else:
-                finish(i)
-
-    start_ready()
-    while heap or flows:
-        if changed:
-            rates = _rates(flows, caps, hbm_bytes_per_cycle)
-            changed = False
-        ends = {i: now + flows[i] / rates[i] for i in flows if rates[i] > 0}
-        t_flow = min(ends.values(), default=float("inf"))
-        t_next = min(heap[0][0] if heap else float("inf"), t_flow)
-        if t_next == float("inf"):
-            raise RuntimeError("perf replay: GM transfers with zero bandwidth")
-        dt = t_next - now
-        # a flow ends when its own end time is reached (time-based, so rounding cannot stall it)
-        tol = _EPS * max(1.0, abs(t_next))
-        now = t_next
-        for i in list(flows):
-            if ends.get(i, float("inf")) <= now + tol:
-                del flows[i], caps[i]
-                changed = True
-                finish(i)
-            else:
-                flows[i] -= rates[i] * dt
-        while heap and heap[0][0] <= now + _EPS:
-            _, _, i = heapq.heappop(heap)
-            t = tasks[i]
-            if t.gm_bytes > 0:
-                flows[i], caps[i] = t.gm_bytes, t.cap
-                changed = True
-            else:
-                finish(i)
-        start_ready()
-    if done != n:
-        raise RuntimeError(f"perf replay: {n - done} of {n} trace events never became ready "
-                           "(unmatched wait in the trace)")
+    fixed = np.fromiter((t.fixed for t in tasks), dtype=np.float64, count=n)
+    gm = np.fromiter((t.gm_bytes for t in tasks), dtype=np.float64, count=n)
+    cap = np.fromiter((t.cap for t in tasks), dtype=np.float64, count=n)
+    src = np.fromiter((d for t in tasks for d in t.deps), dtype=np.int32)
+    dst = np.fromiter((i for i, t in enumerate(tasks) for _ in t.deps), dtype=np.int32)
+    start, end = timed_run(fixed, gm, cap, src, dst, hbm_bytes_per_cycle)
+    for t, s, e in zip(tasks, start.tolist(), end.tolist(), strict=True):
+        t.start, t.end = s, e
 
 
 __all__ = ["Graph", "Task", "build_graph", "run"]
