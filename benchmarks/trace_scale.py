@@ -108,9 +108,10 @@ def model(pkg: Path, case_name: str, chip: str, trace_file: Path) -> dict[str, A
     hits = timed("l2", l2_hits, trace, p, hbm)
     graph = timed("build", build_graph, trace, p, hits)
     timed("run", run, graph, p.hbm_bytes_per_cycle)
-    span = max((t.end for t in graph.tasks if t.core >= 0), default=0.0)
+    ends = graph.end[graph.core >= 0]
+    span = float(ends.max()) if len(ends) else 0.0
     steady = p.us(span)
-    return {"recorded": recorded, "dropped": dropped, "cores": len(cores), "tasks": len(graph.tasks),
+    return {"recorded": recorded, "dropped": dropped, "cores": len(cores), "tasks": len(graph),
             "phases": phases, "rss_after_kib": rss, "steady_us": steady, "modelled_us": steady + p.startup_us,
             "startup_us": p.startup_us, "peak_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
 

@@ -246,9 +246,9 @@ def replay_ranks(traces: list[dict[str, Any]], chip: str, *, l2_hit: list[float 
                 return made[-1]
 
             res = model_trace(traces[r0], p, keep_graph=True, l2_hit=hits[r0], builder=make)
-            tasks = res.graph.tasks if res.graph is not None else []
+            ends = res.graph.end.tolist() if res.graph is not None else []
             for key, ti in made[0].commits.items():
-                commits[key] = max(commits.get(key, 0.0), p.us(tasks[ti].end))
+                commits[key] = max(commits.get(key, 0.0), p.us(ends[ti]))
             if not graph:
                 res = _without_graph(res)
             for r in members:

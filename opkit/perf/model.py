@@ -10,6 +10,8 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .costs import PIPES, ChipParams, chip_params
 from .l2 import L2Hits
 from .l2 import classify as l2_reads
@@ -80,24 +82,14 @@ def model_trace(trace: dict[str, Any], params: ChipParams | str, keep_graph: boo
     graph = build_graph(trace, p, l2_hit, builder)  # builder: see build_graph (multi-rank: opkit.perf.comm_replay)
     run(graph, p.hbm_bytes_per_cycle)
     n = graph.n_cores
-    span = [0.0] * n
-    busy: list[dict[str, float]] = [dict.fromkeys(PIPES, 0.0) for _ in range(n)]
-    by_api: list[dict[str, float]] = [{} for _ in range(n)]
-    for t in graph.tasks:
-        if t.core < 0:
-            continue
-        span[t.core] = max(span[t.core], t.end)
-        if t.pipe and t.end > t.start:
-            busy[t.core][t.pipe] += t.end - t.start
-        if t.pipe and t.end > t.start and t.klass:  # instructions, not sync events
-            key = f"{t.pipe} {t.name or t.klass}"
-            by_api[t.core][key] = by_api[t.core].get(key, 0.0) + (t.end - t.start)
+    span, busy = core_sums(graph)
     cores_in = list(trace.get("cores", []))
     cores = [
         CoreTime(int(c.get("block", i)), str(c.get("core_type", "AIV")), span[i], busy[i])
         for i, c in enumerate(cores_in)
     ]
     slowest = max(range(n), key=lambda i: span[i]) if n else -1
+    by_api = slowest_by_api(graph, slowest) if n else {}
     steady = p.us(span[slowest]) if n else 0.0
     per_pipe = {q: p.us(max((b[q] for b in busy), default=0.0)) for q in PIPES}
     per_pipe = {q: v for q, v in per_pipe.items() if v > 0}
@@ -114,9 +106,39 @@ def model_trace(trace: dict[str, Any], params: ChipParams | str, keep_graph: boo
         dropped_cores=dropped_cores(cores_in),
         graph=graph if keep_graph else None,
         clock_mhz=p.clock_mhz,
-        slowest_by_api_us=({k: p.us(v) for k, v in sorted(by_api[slowest].items(), key=lambda kv: -kv[1])}
-                           if n else {}),
+        slowest_by_api_us={k: p.us(v) for k, v in sorted(by_api.items(), key=lambda kv: -kv[1])},
     )
+
+
+def core_sums(graph: Graph) -> tuple[list[float], list[dict[str, float]]]:
+    """Per core of a timed graph: its makespan (the last end of its tasks) and each pipe's busy time (the
+    durations of the pipe's tasks, summed in task order)."""
+    n, core, end = graph.n_cores, graph.core, graph.end
+    mine = core >= 0
+    span = np.zeros(n)
+    np.maximum.at(span, core[mine], end[mine])
+    pipe = graph.pipe
+    dur = end - graph.start
+    on = mine & (pipe >= 0) & (dur > 0)
+    k = len(PIPES)
+    sums = np.bincount(core[on].astype(np.int64) * k + pipe[on], weights=dur[on], minlength=n * k)
+    return span.tolist(), [dict(zip(PIPES, row, strict=True)) for row in sums.reshape(n, k).tolist()]
+
+
+def slowest_by_api(graph: Graph, ci: int) -> dict[str, float]:
+    """Busy time of core ``ci``'s instructions (tasks with a pipe and a class: not the sync events) by "PIPE API"
+    (the API's name, else its class), summed in task order, keys in the order they first appear."""
+    spec, dur = graph.spec, graph.end - graph.start
+    on = (graph.core == ci) & (graph.spec_pipe[spec] >= 0) & (dur > 0) & (graph.spec_klass[spec] > 0)
+    key_of: dict[str, int] = {}
+    spec_key = np.array([key_of.setdefault(f"{PIPES[q]} {graph.text[nm] or graph.text[kl]}", len(key_of))
+                         for q, nm, kl in zip(graph.spec_pipe.tolist(), graph.spec_name.tolist(),
+                                              graph.spec_klass.tolist(), strict=True)], dtype=np.int64)
+    kid = spec_key[spec[on]] if len(spec_key) else np.zeros(0, dtype=np.int64)
+    sums = np.bincount(kid, weights=dur[on], minlength=len(key_of))
+    _, first = np.unique(kid, return_index=True)
+    names = list(key_of)
+    return {names[k]: float(sums[k]) for k in kid[np.sort(first)].tolist()}
 
 
 def dropped_cores(cores: list[dict[str, Any]]) -> dict[str, float]:

@@ -28,39 +28,14 @@ L2 read rate.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from dataclasses import dataclass, field
 from typing import Any
-
-import numpy as np
 
 from .costs import PIPES, ChipParams, op_cost
 from .engine import timed_run
 from .l2 import L2Hits
+from .task_graph import Graph, GraphBuilder, Task
 
 _BARRIER_PIPES = {0: "S", 1: "V", 2: "M", 3: "MTE1", 4: "MTE2", 5: "MTE3", 6: "ALL", 10: "FIX"}
-
-
-@dataclass(slots=True)
-class Task:
-    core: int
-    pipe: str
-    fixed: float
-    gm_bytes: float = 0.0
-    cap: float = 0.0
-    klass: str = ""
-    deps: list[int] = field(default_factory=list)
-    start: float = 0.0
-    end: float = 0.0
-    name: str = ""  # the traced API or sync event, for timelines
-
-
-@dataclass
-class Graph:
-    tasks: list[Task]
-    n_cores: int
-    unknown_apis: set[str]
-    # ordering edges between pipes or cores (src task, dst task, kind: flag / queue / cross / sync_all)
-    edges: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 def _core_ids(cores: list[dict[str, Any]]) -> tuple[dict[tuple[str, int], int], int]:
@@ -80,7 +55,7 @@ class _Builder:
         self.cores: list[dict[str, Any]] = list(trace.get("cores", []))
         self.ids, self.ratio = _core_ids(self.cores)
         self.n_aic = sum(1 for c in self.cores if c.get("core_type") == "AIC")
-        self.tasks: list[Task] = []
+        self.g = GraphBuilder()
         self.unknown: set[str] = set()
         self.joins: dict[tuple[bool, int], int] = {}
         # cross-core flags: tokens[(core, flag, sub)] = set tasks; round_sets[(type, flag)][k]
@@ -88,7 +63,6 @@ class _Builder:
         self.round_sets: dict[tuple[str, int], list[list[int]]] = defaultdict(list)
         self.round_count: dict[tuple[int, int], int] = defaultdict(int)
         self.waits: list[tuple[int, int, int]] = []  # (task, core, flag)
-        self.edges: list[tuple[int, int, str]] = []
         # Matmul MIX server jobs, keyed (AIC block, job id): the AIV's post and the AIC's end of the job
         self.mm_posts: dict[tuple[int, int], int] = {}
         self.mm_dones: dict[tuple[int, int], int] = {}
@@ -98,14 +72,14 @@ class _Builder:
         self.ci = 0
         self.last: dict[str, int] = {}
 
-    def new(self, core: int, pipe: str, fixed: float, deps: list[int], **kw: Any) -> int:
-        self.tasks.append(Task(core, pipe, fixed, deps=[d for d in deps if d >= 0], **kw))
-        return len(self.tasks) - 1
+    def new(self, core: int, pipe: str, fixed: float, deps: list[int], gm_bytes: float = 0.0, cap: float = 0.0,
+            klass: str = "", name: str = "") -> int:
+        """A new task of ``core`` (-1: chip-wide) on ``pipe`` ("": none) after ``deps`` (negative ones ignored)."""
+        return self.g.add(core, self.g.spec_of(pipe, fixed, gm_bytes, cap, klass, name), deps)
 
     def link(self, src: int, dst: int, kind: str) -> None:
         """Remember an ordering edge between pipes or cores (for timelines)."""
-        if src >= 0:
-            self.edges.append((src, dst, kind))
+        self.g.link(src, dst, kind)
 
     def on(self, pipe: str, fixed: float, extra: list[int], **kw: Any) -> int:
         """A task on ``pipe``: after the pipe's previous task and the last scalar task."""
@@ -183,7 +157,7 @@ class _Builder:
                 arrive = self.drain()
                 if key2 not in self.joins:
                     self.joins[key2] = self.new(-1, "", sync, [], name="SyncAll")
-                self.tasks[self.joins[key2]].deps.append(arrive)
+                self.g.dep(arrive, self.joins[key2])
                 self.link(arrive, self.joins[key2], "sync_all")
                 for q in PIPES:
                     last[q] = self.joins[key2]
@@ -253,23 +227,23 @@ class _Builder:
             if all(self.tokens[(ci, flag, s)] for s in range(subs)):
                 for s in range(subs):
                     src = self.tokens[(ci, flag, s)].popleft()
-                    self.tasks[t].deps.append(src)
+                    self.g.dep(src, t)
                     self.link(src, t, "cross")
                 continue
             k = round_used[(ci, flag)]
             round_used[(ci, flag)] += 1
             lst = self.round_sets.get((ctype, flag), [])
             if k < len(lst):
-                self.tasks[t].deps.extend(lst[k])
                 for src in lst[k]:
+                    self.g.dep(src, t)
                     self.link(src, t, "cross")
         for task, key in self.mm_runs:
             if key in self.mm_posts:
-                self.tasks[task].deps.append(self.mm_posts[key])
+                self.g.dep(self.mm_posts[key], task)
                 self.link(self.mm_posts[key], task, "matmul")
         for task, key in self.mm_waits:
             if key in self.mm_dones:
-                self.tasks[task].deps.append(self.mm_dones[key])
+                self.g.dep(self.mm_dones[key], task)
                 self.link(self.mm_dones[key], task, "matmul")
 
 
@@ -281,22 +255,14 @@ def build_graph(trace: dict[str, Any], p: ChipParams, l2_hit: float | L2Hits = 0
     for ci, c in enumerate(b.cores):
         b.core(ci, c)
     b.resolve_waits()
-    return Graph(b.tasks, len(b.cores), b.unknown, b.edges)
+    return b.g.graph(len(b.cores), b.unknown)
 
 
 def run(graph: Graph, hbm_bytes_per_cycle: float) -> None:
-    """Time every task of ``graph`` (sets ``start`` and ``end``, in cycles; the timed run of the module docstring,
-    done by :mod:`opkit.perf.engine`)."""
-    tasks = graph.tasks
-    n = len(tasks)
-    fixed = np.fromiter((t.fixed for t in tasks), dtype=np.float64, count=n)
-    gm = np.fromiter((t.gm_bytes for t in tasks), dtype=np.float64, count=n)
-    cap = np.fromiter((t.cap for t in tasks), dtype=np.float64, count=n)
-    src = np.fromiter((d for t in tasks for d in t.deps), dtype=np.int32)
-    dst = np.fromiter((i for i, t in enumerate(tasks) for _ in t.deps), dtype=np.int32)
-    start, end = timed_run(fixed, gm, cap, src, dst, hbm_bytes_per_cycle)
-    for t, s, e in zip(tasks, start.tolist(), end.tolist(), strict=True):
-        t.start, t.end = s, e
+    """Time every task of ``graph`` (sets ``graph.start`` and ``graph.end``, in cycles; the timed run of the module
+    docstring, done by :mod:`opkit.perf.engine`)."""
+    graph.start, graph.end = timed_run(graph.fixed, graph.gm_bytes, graph.cap, graph.dep_src, graph.dep_dst,
+                                       hbm_bytes_per_cycle)
 
 
 __all__ = ["Graph", "Task", "build_graph", "run"]

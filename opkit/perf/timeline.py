@@ -51,28 +51,34 @@ def timeline(result: ModelResult, trace: dict[str, Any], meta: dict[str, Any] | 
     events.append({"ph": "M", "name": "process_name", "pid": n, "args": {"name": "chip (SyncAll)"}})
     events.append({"ph": "M", "name": "thread_name", "pid": n, "tid": 0, "args": {"name": "SyncAll"}})
 
-    def where(i: int) -> tuple[int, int]:
-        t = graph.tasks[i]
-        if t.core < 0:
-            return n, 0
-        return t.core, _THREADS.index(t.pipe) if t.pipe in PIPES else len(PIPES)
+    core, start, end = graph.core.tolist(), graph.start.tolist(), graph.end.tolist()
+    spec = graph.spec.tolist()
+    # per spec: thread, category, name and GM bytes
+    specs = []
+    for q, nm, kl, gm in zip(graph.spec_pipe.tolist(), graph.spec_name.tolist(), graph.spec_klass.tolist(),
+                             graph.spec_gm.tolist(), strict=True):
+        pipe = PIPES[q] if q >= 0 else ""
+        specs.append((q if q >= 0 else len(PIPES), pipe or "sync",
+                      graph.text[nm] or graph.text[kl] or ("drain" if not pipe else pipe), gm))
 
-    for i, t in enumerate(graph.tasks):
+    def where(i: int) -> tuple[int, int]:
+        return (n, 0) if core[i] < 0 else (core[i], specs[spec[i]][0])
+
+    for i in range(len(core)):
         pid, tid = where(i)
-        name = t.name or t.klass or ("drain" if not t.pipe else t.pipe)
+        _, cat, name, gm = specs[spec[i]]
         args: dict[str, Any] = {"task": i}
-        if t.gm_bytes:
-            args["gm_bytes"] = int(t.gm_bytes)
-        events.append({"ph": "X", "name": name, "cat": t.pipe or "sync", "pid": pid, "tid": tid,
-                       "ts": t.start / clock, "dur": (t.end - t.start) / clock, "args": args})
+        if gm:
+            args["gm_bytes"] = int(gm)
+        events.append({"ph": "X", "name": name, "cat": cat, "pid": pid, "tid": tid,
+                       "ts": start[i] / clock, "dur": (end[i] - start[i]) / clock, "args": args})
     for k, (src, dst, kind) in enumerate(graph.edges):
-        s, d = graph.tasks[src], graph.tasks[dst]
         spid, stid = where(src)
         dpid, dtid = where(dst)
         events.append({"ph": "s", "id": k, "name": kind, "cat": "sync", "pid": spid, "tid": stid,
-                       "ts": s.start / clock})
+                       "ts": start[src] / clock})
         events.append({"ph": "f", "bp": "e", "id": k, "name": kind, "cat": "sync", "pid": dpid, "tid": dtid,
-                       "ts": d.start / clock})
+                       "ts": start[dst] / clock})
     other = {"label": LABEL, "chip": result.chip, "time_unit": "us (modelled)",
              "steady_us": result.steady_us, "startup_us": result.startup_us}
     other.update(meta or {})
