@@ -190,15 +190,15 @@ def test_ibshare_copy_is_charged_to_the_first_aiv_whatever_the_host_order(exe, t
 
 
 def test_ibshare_matrix_takes_its_own_size_in_l1(exe, tmp_path):
-    # copies of stepK x baseK = 256 K against K 96: the shared B [96, 2048] (384 KiB) is held at its own size, not as
-    # 64 tiles of 256 K (1 MiB, more than L1); a B that is itself too large for L1 [96, 4096] is still refused
+    # stepKa = stepKb = 8 (256 K, more than K 96) with depths of 16: the shared B [96, 2048] (384 KiB) is held at its own
+    # size, not as 64 tiles of 256 K (1 MiB, more than L1); a B that is itself too large for L1 [96, 4096] is still refused
     a, b, _, _, out, r, _ = run(exe, tmp_path, "share_b_deep", 64, 2048, 96)
     assert r.returncode == 0, r.stderr
     np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
     *_, r, _ = run(exe, tmp_path / "big", "share_b_deep", 64, 4096, 96)
     assert r.returncode != 0 and "IBShare B: the whole B (singleCoreK x singleCoreN) in L1" in r.stderr, r.stderr
-    # B's 96 x 4096 x 2 B = 786432 plus A's two buffers of 32 x 256 x 2 B
-    assert "L1 capacity exceeded: the Matmul needs 819200 bytes" in r.stderr, r.stderr
+    # B's 96 x 4096 x 2 B = 786432 plus A's three K blocks, cached (Norm copies one base block: 32 x 32 x 2 B each)
+    assert "L1 capacity exceeded: the Matmul needs 792576 bytes" in r.stderr, r.stderr
 
 
 def test_a_block_the_previous_tile_left_in_l1_is_not_copied_again(exe, tmp_path):
@@ -211,6 +211,28 @@ def test_a_block_the_previous_tile_left_in_l1_is_not_copied_again(exe, tmp_path)
         np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
         pipes, _ = core_trace(t, "AIC")
         assert pipes["MTE2"][1] == a_copies * 32 * k * 2 + k * 64 * 2, k
+
+
+def test_the_next_tile_copies_while_the_tile_computes(exe, tmp_path):
+    # CANN's Norm template drains nothing at the end of a tile: with K blocks streamed through two L1 buffers and
+    # two L0 halves, the second tile's first copy goes into the buffer the tile's third K block has left, so it
+    # starts before the first tile's last Mmad ends; with one buffer each it waits for the last K block's loads
+    from opkit.perf.model import model_trace
+
+    for scenario, overlap in (("stream2", True), ("api", False)):
+        a, b, _, _, out, r, t = run(exe, tmp_path, scenario, 32, 64, 128, trace=True)  # 2 tiles, 4 K blocks each
+        assert r.returncode == 0, r.stderr
+        np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-5)
+        tasks = model_trace(t, "ascend910b2", keep_graph=True).graph.tasks
+        aic = [i for i, c in enumerate(t["cores"]) if c["core_type"] == "AIC"][0]
+        on = {p: [x for x in tasks if x.core == aic and x.pipe == p and x.klass] for p in ("MTE2", "MTE1", "M")}
+        assert len(on["MTE2"]) == 16 and len(on["M"]) == 8, scenario  # A and B per K block; one Mmad per K block
+        next_copy, last_mmad = on["MTE2"][8], on["M"][3]
+        last_load = max((x for x in on["MTE1"] if x.end <= last_mmad.start), key=lambda x: x.end)
+        if overlap:
+            assert next_copy.start < last_mmad.end, scenario
+        else:
+            assert next_copy.start >= last_load.end, scenario
 
 
 def test_c_to_ub_through_the_workspace(exe, tmp_path):

@@ -21,7 +21,8 @@
 //   halves        MIX: AIV 0 the rows [0, M/2), AIV 1 the rest, each one IterateAll with the same B
 //   share_b       the same with IBShare on B (CFG_IBSHARE_NORM): one L1 copy of B serves both AIVs
 //   share_b_late  share_b with AIV 0 posting its job only after AIV 1's job is done (the host order reversed)
-//   share_b_deep  share_b with stepKa = stepKb = 8 (copies of 256 K, more than K): L1 holds B at its own size
+//   share_b_deep  share_b with stepKa = stepKb = 8 and depths of 16 (256 K, more than K): L1 holds B at its own size
+//   stream2       api with depthA1 = depthB1 = 2 and dbL0A = dbL0B = 2: K blocks streamed through two L1 buffers
 // Broken kernels: a line marked "// @name" is where scenario "name" must be reported.
 //   nowait, nowait_end, no_iterate, aiv_only, l1_over, l0c_over, l0a_over, l0b_over, iterate_after_end, nz_operand,
 //   batch_layout, noserver, lws_small, lws_pos, lws_aic, bias_ub_short, share_ab_iterate
@@ -373,12 +374,13 @@ int main(int argc, char** argv) {
     if (S.rfind("lws", 0) == 0) T->transLength = 32 * 32 * 4;
     T->depthA1 = 1; T->depthB1 = 1; T->stepKa = 1; T->stepKb = 1; T->dbL0A = 1; T->dbL0B = 1; T->dbL0C = 1;
     if (S == "db_l0") { T->dbL0A = 2; T->dbL0B = 2; }  // L0A/L0B ping-pong: flags no longer order Mmad after Mmad
+    if (S == "stream2") { T->depthA1 = 2; T->depthB1 = 2; T->dbL0A = 2; T->dbL0B = 2; }  // K blocks through two L1 buffers
     if (S == "l1_over") { T->baseM = 512; T->baseN = 512; T->baseK = 512; }
     if (S == "share_b_deep") { T->stepKa = 8; T->stepKb = 8; T->depthA1 = 16; T->depthB1 = 16; }
     if (S == "l0c_over") { T->baseM = 256; T->baseN = 256; T->baseK = 16; }
     if (S == "l0a_over") { T->baseM = 256; T->baseN = 16; T->baseK = 256; }  // A2 256 x 256 x 2 B: 128 KiB > L0A's 64 KiB
     if (S == "l0b_over") { T->baseM = 16; T->baseN = 256; T->baseK = 256; }  // B2 likewise
-    const bool aic = S == "api" || S == "hand" || S == "l1_over" || S == "l0c_over" || S == "l0a_over" || S == "l0b_over" || S == "lws_aic";
+    const bool aic = S == "api" || S == "hand" || S == "stream2" || S == "l1_over" || S == "l0c_over" || S == "l0a_over" || S == "l0b_over" || S == "lws_aic";
     uint8_t* ws = (uint8_t*)GmAlloc(16 * 1024 * 1024);
     SetKernelMode(aic ? KernelMode::AIC_MODE
                   : S == "aiv_only" ? KernelMode::AIV_MODE : KernelMode::MIX_MODE);

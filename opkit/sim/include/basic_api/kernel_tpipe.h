@@ -128,13 +128,25 @@ class TPipe : public opkit::sim::TPipeBase {
 public:
     TPipe() { opkit::sim::core().pipe = this; }
     ~TPipe() {
+        run_destroy_hooks();
         check_all_freed(opkit::sim::SrcLoc(nullptr, 0), "TPipe::~TPipe");
         for (auto* q : queues_) { q->pipe_ = nullptr; q->inited_ = false; q->blocks_.clear(); q->fifo_.clear(); }
         for (auto& b : bufs_) { *b.first = false; *b.second = nullptr; }
         if (opkit::sim::core().pipe == this) opkit::sim::core().pipe = nullptr;
     }
     void Init() { opkit::sim::core().pipe = this; }
-    void Destroy() { check_all_freed(opkit::sim::SrcLoc(nullptr, 0), "TPipe::Destroy"); clear(); }
+    void Destroy() {
+        run_destroy_hooks();
+        check_all_freed(opkit::sim::SrcLoc(nullptr, 0), "TPipe::Destroy");
+        clear();
+    }
+    // What the pipe's end does beyond its buffers (CANN's TPipe::Destroy waits the event IDs its Init preset, e.g. the
+    // Matmul API's M -> MTE1 ping-pong on an AIC): run once per registration, on the pipe's core, at Destroy or ~TPipe.
+    void opkit_on_destroy(void (*fn)()) {
+        for (auto f : destroy_hooks_)
+            if (f == fn) return;
+        destroy_hooks_.push_back(fn);
+    }
     void Reset(OPKIT_LOC) {
         check_all_freed(loc, "TPipe::Reset");
         clear();
@@ -254,6 +266,12 @@ public:
     }
     std::vector<TQueBase*> queues_;
     std::vector<std::pair<bool*, TPipe**>> bufs_;  // live TBufs: their inited_ flag and pipe_ back pointer
+    std::vector<void (*)()> destroy_hooks_;
+    void run_destroy_hooks() {
+        std::vector<void (*)()> hooks;
+        hooks.swap(destroy_hooks_);
+        for (auto f : hooks) f();
+    }
     void forget_buf(bool* flag) {
         for (size_t i = 0; i < bufs_.size(); ++i)
             if (bufs_[i].first == flag) { bufs_.erase(bufs_.begin() + i); return; }

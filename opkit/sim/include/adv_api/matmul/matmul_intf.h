@@ -184,6 +184,7 @@ public:
                                 "WaitIterateAll() before End()",
                                 all_loc_.file ? all_loc_.file : "?", all_loc_.line);
         wait_all("Matmul::End", loc);
+        if (opkit::sim::core().core_type == opkit::sim::CT_AIC && steps_.ready()) steps_.end_job();  // AIC-only: inline
         iter_ = -1;
     }
     void WaitIterateAll(OPKIT_LOC) {
@@ -343,13 +344,18 @@ public:
     void opkit_set_index(int i) { index_ = i; }
 
 private:
-    // The tiles of the single shape, in the tiling's order.
+    // The tiles of the single shape, in the tiling's order (CANN's Norm scheduler): iterateOrder 0 (ORDER_M) walks the
+    // N tiles in groups of stepN, and within a group the M tiles, each over the group's N tiles; iterateOrder 1 the
+    // same with M and N swapped (groups of stepM). With steps of 1: M fastest (ORDER_M), N fastest (ORDER_N).
     struct TileWalk {
-        int m = 0, n = 0, bm = 1, bn = 1, tm = 0, tn = 0;
+        int m = 0, n = 0, bm = 1, bn = 1, tm = 0, tn = 0, step = 1;
         bool n_first = false;
         int count() const { return tm * tn; }
         void at(int t, int& r0, int& c0, int& rows, int& cols) const {
-            int im = n_first ? t / tn : t % tm, in = n_first ? t % tn : t / tm;
+            const int outer = n_first ? tm : tn, inner = n_first ? tn : tm;  // grouped axis, the axis walked per group
+            const int g = t / (inner * step), r = t % (inner * step), size = std::min(step, outer - g * step);
+            const int grouped = g * step + r % size, walked = r / size;
+            const int im = n_first ? grouped : walked, in = n_first ? walked : grouped;
             r0 = im * bm; c0 = in * bn;
             rows = std::min(bm, m - r0); cols = std::min(bn, n - c0);
         }
@@ -361,6 +367,7 @@ private:
         w.bn = tiling_.baseN > 0 ? tiling_.baseN : std::max(n_, 1);
         w.tm = (m_ + w.bm - 1) / w.bm; w.tn = (n_ + w.bn - 1) / w.bn;
         w.n_first = tiling_.iterateOrder == 1;
+        w.step = std::max(1, w.n_first ? tiling_.stepM : tiling_.stepN);
         return w;
     }
     uint64_t ldc_() const { return orgKc_ > 0 ? uint64_t(orgKc_) : uint64_t(orgN_ > 0 ? orgN_ : n_); }
@@ -402,7 +409,7 @@ private:
         (void)w;
         if (!steps_.ready())
             steps_.init(op.tiling, std::max(m_, op.m), std::max(n_, op.n), std::max(k_, op.k), op.bias_on || op.tiling.isBias, pipe_,
-                        loc, A_TYPE::ibShare, B_TYPE::ibShare);
+                        loc, A_TYPE::ibShare, B_TYPE::ibShare, config.doMultiDataLoad, config.enUnitFlag);
         steps_.begin_job(op);
     }
     // The operands of a call (client side); UB operands travel through the GM workspace.
@@ -533,7 +540,12 @@ private:
         j.lease = lease;
         j.loc = loc;
         j.what = api;
-        j.fn = [f = std::forward<F>(fn)](void* srv) { f(static_cast<Matmul*>(srv)); };
+        // CANN's server ends every job that leaves no tile in L0C with End() (matmul_cube_steps.h, end_job)
+        j.fn = [f = std::forward<F>(fn), lease](void* srv) {
+            Matmul* s = static_cast<Matmul*>(srv);
+            f(s);
+            if (lease <= 0 && s->steps_.ready()) s->steps_.end_job();
+        };
         last_job_ = mm::post(std::move(j));
         if (wait) mm::wait(last_job_, api, loc);
     }
