@@ -101,9 +101,9 @@ def model(pkg: Path, case_name: str, chip: str, trace_file: Path) -> dict[str, A
         return out
 
     trace = timed("load", read_trace, trace_file)
-    cores = trace["cores"]
-    recorded = sum(len(c["events"]) for c in cores)
-    dropped = sum(int(c.get("events_dropped", 0)) for c in cores)
+    cores = trace.cores
+    recorded = sum(len(c) for c in cores)
+    dropped = sum(c.events_dropped for c in cores)
     timed("mm_order", canonical_job_order, trace)
     hits = timed("l2", l2_hits, trace, p, hbm)
     graph = timed("build", build_graph, trace, p, hits)

@@ -7,7 +7,6 @@ optionally write a Perfetto timeline. Every figure is modelled (see docs/perf.md
 
 from __future__ import annotations
 
-import json
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,11 +20,13 @@ from . import unfused as uf
 from .costs import chip_params
 from .model import CoreTime, ModelResult, evaluate, golden_costs
 from .timeline import write_timeline
+from .trace_store import TraceStore, load_trace
 
 
-def read_trace(trace_file: str | Path) -> dict[str, Any]:
+def read_trace(trace_file: str | Path) -> TraceStore:
+    """The run's trace file as a :class:`~opkit.perf.trace_store.TraceStore` (read core by core)."""
     try:
-        return json.loads(Path(trace_file).read_text(encoding="utf-8"))
+        return load_trace(trace_file)
     except (OSError, ValueError) as exc:
         raise OpkitError(f"{trace_file}: the run's trace cannot be read ({exc})") from None
 
@@ -60,7 +61,7 @@ def fusion(golden: Any, spec: Spec, case: Case, column: int, chip: str, perf: di
 
 def model_case(spec: Spec, case: Case, column: int, chip: str, trace_file: str | Path,
                info: dict[str, Any] | None = None, keep_graph: bool = False) -> tuple[dict[str, Any], ModelResult,
-                                                                                      dict[str, Any]]:
+                                                                                      TraceStore]:
     """(perf record, replay result, trace) of one traced run of ``case`` on ``chip`` (all modelled).
 
     The record is :func:`opkit.perf.model.evaluate`'s dict plus ``hbm_bytes`` (the golden's

@@ -41,6 +41,7 @@ from .costs import ChipParams, chip_params
 from .l2 import L2Hits
 from .model import ModelResult, model_trace
 from .replay import _Builder
+from .trace_store import TraceStore, as_store
 
 LANDING = "HCCL slice landed"  # the name of the pseudo-tasks that hold a Wait until its slice lands
 _MAX_ROUNDS = 64
@@ -151,7 +152,7 @@ class RanksResult:
 class _HcclBuilder(_Builder):
     """The replay's graph builder plus the HCCL events (module docstring)."""
 
-    def __init__(self, trace: dict[str, Any], p: ChipParams, l2_hit: float | L2Hits,
+    def __init__(self, trace: dict[str, Any] | TraceStore, p: ChipParams, l2_hit: float | L2Hits,
                  land: dict[tuple[int, int], float]) -> None:
         super().__init__(trace, p, l2_hit)
         self.land = land  # (handle, slice) -> cycles
@@ -164,7 +165,7 @@ class _HcclBuilder(_Builder):
         kind = ev.get("ev")
         if kind == "hccl_commit":
             h, i = int(ev["handle"]), int(ev["slice"])
-            self.commits[(h, i)] = self.new(self.ci, "", self.p.sync_cycles, list(self.last.values()),
+            self.commits[(h, i)] = self.new(self.ci, "", self.p.sync_cycles, list(self.last),
                                             name=f"Hccl::Commit #{h}.{i}")
         elif kind == "hccl_wait":
             h, i = int(ev["handle"]), int(ev["slice"])
@@ -233,6 +234,7 @@ def replay_ranks(traces: list[dict[str, Any]], chip: str, *, l2_hit: list[float 
         else:
             reps.append((cores, hits[r], [r]))
     groups = [members for _, _, members in reps]
+    stores = {m[0]: as_store(traces[m[0]]) for m in groups}  # converted once for every round
 
     def round_(land: dict[tuple[int, int], float], graph: bool) -> tuple[list[ModelResult], dict]:
         results: list[ModelResult | None] = [None] * ranks
@@ -241,11 +243,11 @@ def replay_ranks(traces: list[dict[str, Any]], chip: str, *, l2_hit: list[float 
             r0 = members[0]
             made: list[_HcclBuilder] = []
 
-            def make(tr: dict[str, Any], pp: ChipParams, hit: float, made: list[_HcclBuilder] = made) -> _HcclBuilder:
+            def make(tr: TraceStore, pp: ChipParams, hit: float, made: list[_HcclBuilder] = made) -> _HcclBuilder:
                 made.append(_HcclBuilder(tr, pp, hit, land))
                 return made[-1]
 
-            res = model_trace(traces[r0], p, keep_graph=True, l2_hit=hits[r0], builder=make)
+            res = model_trace(stores[r0], p, keep_graph=True, l2_hit=hits[r0], builder=make)
             ends = res.graph.end.tolist() if res.graph is not None else []
             for key, ti in made[0].commits.items():
                 commits[key] = max(commits.get(key, 0.0), p.us(ends[ti]))

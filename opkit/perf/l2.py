@@ -27,80 +27,135 @@ from typing import Any
 
 import numpy as np
 
-from .costs import ChipParams
+from .costs import PIPES, ChipParams
+from .trace_store import KIND, TraceStore, as_store
 
 # The L2 line of the 2201 chips (910B, 910_93): 512 B (D-soc; npu_perf_model.md §1.2). The chip
 # table has no per-chip line size yet; every modelled chip uses this one.
 LINE_BYTES = 512
+_CHUNK_RUNS = 1 << 20  # the runs cut into lines at a time (bounds the memory of a large launch)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class L2Hits:
-    """Hit fractions of a launch's GM reads, per read event (``(core index, event index)``)."""
+    """Hit fractions of a launch's GM reads: per core, the indices of its classified read events (ascending) and
+    their fractions."""
 
-    per_event: dict[tuple[int, int], float] = field(default_factory=dict)
+    events: list[np.ndarray] = field(default_factory=list)
+    fractions: list[np.ndarray] = field(default_factory=list)
     hit_fraction: float = 0.0  # of all read bytes
     footprint_bytes: int = 0  # distinct L2 lines read, in bytes
     read_bytes: int = 0
     by_address: bool = True  # False: the byte-count fallback (no GM ranges in the trace)
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, L2Hits):
+            return NotImplemented
+        return (self.hit_fraction, self.footprint_bytes, self.read_bytes, self.by_address, len(self.events)) == \
+            (other.hit_fraction, other.footprint_bytes, other.read_bytes, other.by_address, len(other.events)) and \
+            all(np.array_equal(a, b) for a, b in zip(self.events + self.fractions, other.events + other.fractions,
+                                                        strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
     def of(self, core: int, event: int, default: float = 0.0) -> float:
-        return self.per_event.get((core, event), default)
+        """The hit fraction of event ``event`` of core ``core`` (``default`` when it is not a classified read)."""
+        if core >= len(self.events):
+            return default
+        at = int(np.searchsorted(self.events[core], event))
+        return float(self.fractions[core][at]) if at < len(self.events[core]) and self.events[core][at] == event \
+            else default
+
+    def core(self, ci: int, n: int, default: float = 0.0) -> np.ndarray:
+        """The hit fraction of each of core ``ci``'s ``n`` events (``default`` where it is not a classified read)."""
+        out = np.full(n, default)
+        if ci < len(self.events):
+            out[self.events[ci]] = self.fractions[ci]
+        return out
 
 
-def _ranges(trace: dict[str, Any]) -> tuple[list[tuple[float, int, int, int]], list[list[int]], int]:
-    """(order key, core, event, bytes) of every read event with a GM range, their ranges, and the
-    bytes of MTE2 events without one."""
-    keys: list[tuple[float, int, int, int]] = []
-    rows: list[list[int]] = []
+def _reads(store: TraceStore) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Every read event with a GM range, in the merged order of progress (event ``ei`` of a core of ``n`` events at
+    ``(ei + 0.5) / n``; ties by core, then event): its core, its event index, its bytes and its range; and the bytes
+    of the MTE2 events without one."""
+    mte2 = (store.kind == KIND["op"]) & (store.pipe == PIPES.index("MTE2"))
+    nbytes = store.nbytes
+    cols: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     bare = 0
-    for ci, c in enumerate(trace.get("cores", [])):
-        events = c.get("events", [])
-        n = max(1, len(events))
-        for ei, ev in enumerate(events):
-            if ev.get("ev") != "op" or ev.get("pipe") != "MTE2":
-                continue
-            g = ev.get("gm")
-            nbytes = int(ev.get("bytes", 0))
-            if not isinstance(g, list) or len(g) != 6:
-                bare += nbytes
-                continue
-            if nbytes <= 0 or int(g[1]) <= 0 or int(g[3]) <= 0 or int(g[4]) <= 0:
-                continue
-            keys.append(((ei + 0.5) / n, ci, ei, nbytes))
-            rows.append([int(v) for v in g])
-    return keys, rows, bare
+    for ci, c in enumerate(store.cores):
+        ei = np.nonzero(mte2[c.rec])[0]
+        b, g = nbytes[c.rec[ei]], c.gm[ei]
+        bare += int(b[g < 0].sum())
+        ei, b, rows = ei[g >= 0], b[g >= 0], c.ranges[g[g >= 0]]
+        ok = (b > 0) & (rows[:, 1] > 0) & (rows[:, 3] > 0) & (rows[:, 4] > 0)
+        ei, b, rows = ei[ok], b[ok], rows[ok]
+        cols.append(((ei + 0.5) / max(1, len(c)), np.full(len(ei), ci), ei, b, rows))
+    if not cols:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z, z, z.reshape(0, 6), bare
+    prog, core, ev, size, rows = (np.concatenate([c[k] for c in cols]) for k in range(5))
+    order = np.lexsort((ev, core, prog))
+    return core[order], ev[order], size[order], rows[order], bare
 
 
 def _event_lines(rows: np.ndarray, line: int) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct L2 lines of each event: (event index, line) pairs in event order, lines sorted."""
-    addr, blen, stride, count, nd, nds = (rows[:, i] for i in range(6))
-    runs = count * nd
-    ev = np.repeat(np.arange(len(rows)), runs)
-    k = np.arange(int(runs.sum())) - np.repeat(np.cumsum(runs) - runs, runs)  # run number within its event
-    r = k % np.repeat(count, runs)
-    g = k // np.repeat(count, runs)
-    start = np.repeat(addr, runs) + g * np.repeat(nds, runs) + r * np.repeat(stride, runs)
-    first = start // line
-    last = (start + np.repeat(blen, runs) - 1) // line
-    span = last - first + 1
-    ev2 = np.repeat(ev, span)
-    j = np.arange(int(span.sum())) - np.repeat(np.cumsum(span) - span, span)
-    lines = np.repeat(first, span) + j
-    pairs = np.unique(np.stack([ev2, lines], axis=1), axis=0)  # sorted by event, then line; one touch per line
-    return pairs[:, 0], pairs[:, 1]
+    """Distinct L2 lines of each event: (event index, line) pairs in event order, lines ascending."""
+    evs, lines = [], []
+    runs_all = rows[:, 3] * rows[:, 4]
+    ends = np.cumsum(runs_all)
+    lo = 0
+    while lo < len(rows):  # events in chunks of about _CHUNK_RUNS runs, each event whole
+        hi = max(lo + 1, int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + _CHUNK_RUNS, side="right")))
+        addr, blen, stride, count, nd, nds = (rows[lo:hi, i] for i in range(6))
+        runs = runs_all[lo:hi]
+        ev = np.repeat(np.arange(lo, hi), runs)
+        k = np.arange(int(runs.sum())) - np.repeat(np.cumsum(runs) - runs, runs)  # run number within its event
+        r = k % np.repeat(count, runs)
+        g = k // np.repeat(count, runs)
+        start = np.repeat(addr, runs) + g * np.repeat(nds, runs) + r * np.repeat(stride, runs)
+        first = start // line
+        span = (start + np.repeat(blen, runs) - 1) // line - first + 1
+        ev2 = np.repeat(ev, span)
+        j = np.arange(int(span.sum())) - np.repeat(np.cumsum(span) - span, span)
+        ln = np.repeat(first, span) + j
+        o = np.lexsort((ln, ev2))
+        ev2, ln = ev2[o], ln[o]
+        keep = np.ones(len(ln), dtype=bool)  # one touch per line and event
+        keep[1:] = (ev2[1:] != ev2[:-1]) | (ln[1:] != ln[:-1])
+        evs.append(ev2[keep])
+        lines.append(ln[keep])
+        lo = hi
+    if not evs:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(evs), np.concatenate(lines)
 
 
-def classify(trace: dict[str, Any], p: ChipParams) -> L2Hits | None:
-    """Hit fraction of every GM read of ``trace`` on chip ``p``; None when the trace records no GM
-    ranges (the caller falls back to the byte-count rule) or the chip has no L2 figures."""
+def _lru_hits(lines: np.ndarray, capacity: int) -> np.ndarray:
+    """Whether each touch of ``lines`` (in order) hits an LRU cache of ``capacity`` lines."""
+    hit = np.zeros(len(lines), dtype=bool)
+    lru: OrderedDict[int, None] = OrderedDict()
+    step = 1 << 20
+    for lo in range(0, len(lines), step):
+        for i, ln in enumerate(lines[lo:lo + step].tolist(), lo):
+            if ln in lru:
+                lru.move_to_end(ln)
+                hit[i] = True
+            else:
+                lru[ln] = None
+                if len(lru) > capacity:
+                    lru.popitem(last=False)
+    return hit
+
+
+def classify(trace: dict[str, Any] | TraceStore, p: ChipParams) -> L2Hits | None:
+    """Hit fraction of every GM read of ``trace`` (a store, or a trace dict) on chip ``p``; None when the trace
+    records no GM ranges (the caller falls back to the byte-count rule) or the chip has no L2 figures."""
     if p.l2_bytes <= 0 or p.l2_read <= 0:
         return None
-    keys, rows, bare = _ranges(trace)
-    if not keys:
+    store = as_store(trace)
+    core, event, size, arr, bare = _reads(store)
+    if not len(core):
         return None
-    order = sorted(range(len(keys)), key=lambda i: keys[i][:3])
-    arr = np.array([rows[i] for i in order], dtype=np.int64)
     ev, lines = _event_lines(arr, LINE_BYTES)
     # first touches: a line's first (event, line) pair in the merged order
     _, first_idx = np.unique(lines, return_index=True)
@@ -110,28 +165,18 @@ def classify(trace: dict[str, Any], p: ChipParams) -> L2Hits | None:
         hit = np.ones(len(lines), dtype=bool)
         hit[first_idx] = False
     else:
-        hit = np.zeros(len(lines), dtype=bool)
-        lru: OrderedDict[int, None] = OrderedDict()
-        for i, ln in enumerate(lines.tolist()):
-            if ln in lru:
-                lru.move_to_end(ln)
-                hit[i] = True
-            else:
-                lru[ln] = None
-                if len(lru) > capacity:
-                    lru.popitem(last=False)
+        hit = _lru_hits(lines, capacity)
+    del lines, first_idx
     n_lines = np.bincount(ev, minlength=len(arr))
     n_hits = np.bincount(ev, weights=hit, minlength=len(arr))
-    per_event: dict[tuple[int, int], float] = {}
-    hit_bytes = 0.0
-    total = bare
-    for pos, i in enumerate(order):
-        _, ci, ei, nbytes = keys[i]
-        f = float(n_hits[pos] / n_lines[pos]) if n_lines[pos] else 0.0
-        per_event[(ci, ei)] = f
-        hit_bytes += f * nbytes
-        total += nbytes
-    return L2Hits(per_event, hit_bytes / total if total else 0.0, footprint * LINE_BYTES, total)
+    f = np.divide(n_hits, n_lines, out=np.zeros(len(arr)), where=n_lines > 0)
+    by_core = np.lexsort((event, core))
+    cut = np.searchsorted(core[by_core], np.arange(len(store.cores) + 1))
+    events = [event[by_core[cut[ci]:cut[ci + 1]]] for ci in range(len(store.cores))]
+    fractions = [f[by_core[cut[ci]:cut[ci + 1]]] for ci in range(len(store.cores))]
+    hit_bytes = float(np.cumsum(f * size)[-1])  # summed in the merged order
+    total = bare + int(size.sum())
+    return L2Hits(events, fractions, hit_bytes / total if total else 0.0, footprint * LINE_BYTES, total)
 
 
 __all__ = ["LINE_BYTES", "L2Hits", "classify"]

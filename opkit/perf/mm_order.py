@@ -27,39 +27,46 @@ post was not traced (the trace storage ran out) keep their trace order, after th
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, TypeVar
+
+import numpy as np
+
+from .trace_store import KIND, TraceStore, as_store
 
 _UNKNOWN = float("inf")
+T = TypeVar("T", dict, TraceStore)
 
 
-def _clients(cores: list[dict[str, Any]]) -> dict[tuple[int, int], tuple[int, int]]:
+def _clients(store: TraceStore) -> dict[tuple[int, int], tuple[int, int]]:
     """(AIC block, job id) -> (index of the posting core in the trace, the SyncAlls that core passed before)."""
     posts: dict[tuple[int, int], tuple[int, int]] = {}
-    for ci, c in enumerate(cores):
-        if c.get("core_type") == "AIC":
+    kind, records = store.kind, store.records
+    for ci, c in enumerate(store.cores):
+        if c.core_type == "AIC":
             continue
         epoch = 0
-        for ev in c.get("events", ()):
-            kind = ev.get("ev")
-            if kind == "sync_all":
+        for r in c.rec[store.where(ci, "sync_all", "mm_post")].tolist():
+            if kind[r] == KIND["sync_all"]:
                 epoch += 1
-            elif kind == "mm_post":
+            else:
+                ev = records[r]
                 posts[(int(ev["aic"]), int(ev["job"]))] = (ci, epoch)
     return posts
 
 
-def _units(events: list[dict[str, Any]], runs: list[int], end: int) -> list[tuple[int, int, int]]:
-    """The AIC's job segments grouped into turns: (first event, end event, job id of the first job)."""
+def _units(jobs: list[dict[str, Any]], runs: list[int], end: int) -> list[tuple[int, int, int]]:
+    """The AIC's job segments grouped into turns: (first event, end event, job id of the first job); ``jobs``:
+    the ``mm_run`` event at each of ``runs``."""
     units: list[tuple[int, int, int]] = []
     in_lease = False
     for j, at in enumerate(runs):
         stop = runs[j + 1] if j + 1 < len(runs) else end
-        lease = int(events[at].get("lease", 0))
+        lease = int(jobs[j].get("lease", 0))
         if in_lease:
             first, _, job = units[-1]
             units[-1] = (first, stop, job)
         else:
-            units.append((at, stop, int(events[at]["job"])))
+            units.append((at, stop, int(jobs[j]["job"])))
         if lease > 0:
             in_lease = True
         elif lease < 0:
@@ -67,19 +74,19 @@ def _units(events: list[dict[str, Any]], runs: list[int], end: int) -> list[tupl
     return units
 
 
-def _reorder_core(c: dict[str, Any], posts: dict[tuple[int, int], tuple[int, int]]) -> bool:
-    events: list[dict[str, Any]] = c.get("events", [])
-    runs = [i for i, e in enumerate(events) if e.get("ev") == "mm_run"]
+def _core_order(store: TraceStore, ci: int, posts: dict[tuple[int, int], tuple[int, int]]) -> np.ndarray | None:
+    """The served-in-turn order of AIC ``ci``'s events (a permutation), or None when it is the trace's."""
+    c = store.cores[ci]
+    runs = store.where(ci, "mm_run").tolist()
     if len(runs) < 2:
-        return False
-    block = int(c.get("block", 0))
-    done = [i for i, e in enumerate(events) if e.get("ev") == "mm_done" and i > runs[-1]]
-    end = done[0] + 1 if done else len(events)
-    units = _units(events, runs, end)
+        return None
+    done = [i for i in store.where(ci, "mm_done").tolist() if i > runs[-1]]
+    end = done[0] + 1 if done else len(c)
+    units = _units([store.records[int(c.rec[i])] for i in runs], runs, end)
     turn: dict[tuple[int, int], int] = defaultdict(int)
     keyed = []
     for u, (first, stop, job) in enumerate(units):
-        who = posts.get((block, job))
+        who = posts.get((c.block, job))
         if who is None:
             keyed.append(((_UNKNOWN, u, 0), first, stop))
             continue
@@ -88,26 +95,31 @@ def _reorder_core(c: dict[str, Any], posts: dict[tuple[int, int], tuple[int, int
         turn[who] += 1
     order = sorted(range(len(keyed)), key=lambda i: keyed[i][0])
     if order == list(range(len(keyed))):
-        return False
-    out = events[:runs[0]]
-    for i in order:
-        _, first, stop = keyed[i]
-        out.extend(events[first:stop])
-    out.extend(events[end:])
-    c["events"] = out
-    return True
+        return None
+    parts = [np.arange(runs[0])] + [np.arange(keyed[i][1], keyed[i][2]) for i in order] + [np.arange(end, len(c))]
+    return np.concatenate(parts)
 
 
-def canonical_job_order(trace: dict[str, Any]) -> dict[str, Any]:
-    """Reorder every AIC's Matmul job segments of ``trace`` into the served-in-turn order (module docstring).
+def canonical_job_order(trace: T) -> T:
+    """Reorder every AIC's Matmul job segments of ``trace`` (a store, or a trace dict) into the served-in-turn order
+    (module docstring).
 
     Changes ``trace`` in place (and returns it); a trace without Matmul jobs is left as it is. Idempotent."""
-    cores = trace.get("cores", [])
-    posts = _clients(cores)
-    if posts:
-        for c in cores:
-            if c.get("core_type") == "AIC":
-                _reorder_core(c, posts)
+    store = as_store(trace)
+    posts = _clients(store)
+    if not posts:
+        return trace
+    for ci, c in enumerate(store.cores):
+        if c.core_type != "AIC":
+            continue
+        order = _core_order(store, ci, posts)
+        if order is None:
+            continue
+        if isinstance(trace, TraceStore):
+            c.reorder(order)
+        else:
+            events = trace["cores"][ci]["events"]
+            trace["cores"][ci]["events"] = [events[i] for i in order.tolist()]
     return trace
 
 

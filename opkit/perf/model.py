@@ -17,6 +17,7 @@ from .l2 import L2Hits
 from .l2 import classify as l2_reads
 from .mm_order import canonical_job_order
 from .replay import Graph, build_graph, run
+from .trace_store import KIND, TraceStore, as_store
 
 LABEL = "modelled"
 
@@ -66,7 +67,7 @@ class ModelResult:
         }
 
 
-def model_trace(trace: dict[str, Any], params: ChipParams | str, keep_graph: bool = False,
+def model_trace(trace: dict[str, Any] | TraceStore, params: ChipParams | str, keep_graph: bool = False,
                 l2_hit: float | L2Hits = 0.0, builder: Any = None) -> ModelResult:
     """Replay ``trace`` on a chip (name or :class:`ChipParams`) and return the modelled time.
 
@@ -79,15 +80,12 @@ def model_trace(trace: dict[str, Any], params: ChipParams | str, keep_graph: boo
     or each read's own (:func:`opkit.perf.l2.classify`).
     """
     p = chip_params(params) if isinstance(params, str) else params
-    graph = build_graph(trace, p, l2_hit, builder)  # builder: see build_graph (multi-rank: opkit.perf.comm_replay)
+    store = as_store(trace)
+    graph = build_graph(store, p, l2_hit, builder)  # builder: see build_graph (multi-rank: opkit.perf.comm_replay)
     run(graph, p.hbm_bytes_per_cycle)
     n = graph.n_cores
     span, busy = core_sums(graph)
-    cores_in = list(trace.get("cores", []))
-    cores = [
-        CoreTime(int(c.get("block", i)), str(c.get("core_type", "AIV")), span[i], busy[i])
-        for i, c in enumerate(cores_in)
-    ]
+    cores = [CoreTime(int(c.info.get("block", i)), c.core_type, span[i], busy[i]) for i, c in enumerate(store.cores)]
     slowest = max(range(n), key=lambda i: span[i]) if n else -1
     by_api = slowest_by_api(graph, slowest) if n else {}
     steady = p.us(span[slowest]) if n else 0.0
@@ -102,8 +100,8 @@ def model_trace(trace: dict[str, Any], params: ChipParams | str, keep_graph: boo
         cores=cores,
         slowest_core=slowest,
         unknown_apis=sorted(graph.unknown_apis),
-        events_dropped=sum(int(c.get("events_dropped", 0)) for c in cores_in),
-        dropped_cores=dropped_cores(cores_in),
+        events_dropped=sum(c.events_dropped for c in store.cores),
+        dropped_cores=_dropped(store),
         graph=graph if keep_graph else None,
         clock_mhz=p.clock_mhz,
         slowest_by_api_us={k: p.us(v) for k, v in sorted(by_api.items(), key=lambda kv: -kv[1])},
@@ -144,24 +142,31 @@ def slowest_by_api(graph: Graph, ci: int) -> dict[str, float]:
 def dropped_cores(cores: list[dict[str, Any]]) -> dict[str, float]:
     """Per core whose trace dropped events ("AIC 3"): the share of its traced instructions (the pipe totals,
     which count every instruction) that the replay did not see."""
+    return _dropped(as_store({"cores": cores}))
+
+
+def _dropped(store: TraceStore) -> dict[str, float]:
     out: dict[str, float] = {}
-    for i, c in enumerate(cores):
-        if not int(c.get("events_dropped", 0)):
+    is_op = store.kind == KIND["op"]
+    for i, c in enumerate(store.cores):
+        if not c.events_dropped:
             continue
-        total = sum(int(v.get("instrs", 0)) for v in (c.get("pipes") or {}).values())
-        seen = sum(1 for ev in c.get("events", []) if ev.get("ev") == "op")
-        out[f"{c.get('core_type', 'AIV')} {c.get('block', i)}"] = max(0.0, 1.0 - seen / total) if total else 1.0
+        total = sum(int(v.get("instrs", 0)) for v in (c.info.get("pipes") or {}).values())
+        seen = int(is_op[c.rec].sum())
+        out[f"{c.info.get('core_type', 'AIV')} {c.info.get('block', i)}"] = \
+            max(0.0, 1.0 - seen / total) if total else 1.0
     return out
 
 
-def _uses_cube(trace: dict[str, Any]) -> str | None:
-    for c in trace.get("cores", []):
-        for ins in c.get("instructions", []):
+def _uses_cube(store: TraceStore) -> str | None:
+    m_ops = (store.kind == KIND["op"]) & (store.pipe == PIPES.index("M"))
+    for c in store.cores:
+        for ins in c.info.get("instructions", []):
             if ins.get("pipe") == "M":
                 return str(ins.get("dtype", "float16"))
-        for ev in c.get("events", []):
-            if ev.get("ev") == "op" and ev.get("pipe") == "M":
-                return str(ev.get("dtype", "float16"))
+        at = np.flatnonzero(m_ops[c.rec])
+        if len(at):
+            return str(store.records[int(c.rec[at[0]])].get("dtype", "float16"))
     return None
 
 
@@ -223,7 +228,7 @@ def golden_costs(
 
 
 def model_run(
-    trace: dict[str, Any],
+    trace: dict[str, Any] | TraceStore,
     chip: str,
     *,
     flops: float | None = None,
@@ -234,7 +239,7 @@ def model_run(
 
 
 def evaluate(
-    trace: dict[str, Any],
+    trace: dict[str, Any] | TraceStore,
     chip: str,
     *,
     flops: float | None = None,
@@ -257,25 +262,25 @@ def evaluate(
     when ``keep_graph``).
     """
     p = chip_params(chip)
-    canonical_job_order(trace)  # the AIC's Matmul jobs in the served-in-turn order, not the host threads'
-    hits = l2_reads(trace, p)
-    hit = hits.hit_fraction if hits is not None else l2_hit_fraction(trace, p, hbm_bytes)
-    res = model_trace(trace, p, keep_graph=keep_graph, l2_hit=hits if hits is not None else hit)
+    store = canonical_job_order(as_store(trace))  # the AIC's Matmul jobs in the served-in-turn order, not the host's
+    hits = l2_reads(store, p)
+    hit = hits.hit_fraction if hits is not None else l2_hit_fraction(store, p, hbm_bytes)
+    res = model_trace(store, p, keep_graph=keep_graph, l2_hit=hits if hits is not None else hit)
     out = res.as_dict()
     out["l2_hit"] = hit
     out["l2_by_address"] = hits is not None
     out["l2_footprint_bytes"] = hits.footprint_bytes if hits is not None else None
-    cube = _uses_cube(trace)
+    cube = _uses_cube(store)
     bound, by = roofline_us(p, flops=flops, hbm_bytes=hbm_bytes, cube_dtype=cube)
     out["bound_us"] = bound
     out["bound_by"] = by
     out["efficiency"] = (bound / res.modelled_us) if bound is not None and res.modelled_us > 0 else None
     out["efficiency_steady"] = (bound / res.steady_us) if bound is not None and res.steady_us > 0 else None
-    out["gm_bytes"] = traced_gm_bytes(trace)
+    out["gm_bytes"] = traced_gm_bytes(store)
     out["clock_mhz"] = p.clock_mhz
     # the same bound with the compute peak of the cores this launch started
     want = "AIC" if cube is not None else "AIV"
-    used = sum(1 for c in trace.get("cores", []) if c.get("core_type", "AIV") == want)
+    used = sum(1 for c in store.cores if c.core_type == want)
     launch, _ = roofline_us(p, flops=flops, hbm_bytes=hbm_bytes, cube_dtype=cube, cores=used or None)
     out["bound_launch_us"] = launch
     out["efficiency_launch"] = (
@@ -284,16 +289,14 @@ def evaluate(
     return out, res
 
 
-def _traced_bytes(trace: dict[str, Any], pipes: tuple[str, ...]) -> int:
-    total = 0
-    for c in trace.get("cores", []):
-        for ev in c.get("events", []):
-            if ev.get("ev") == "op" and ev.get("pipe") in pipes:
-                total += int(ev.get("bytes", 0))
-    return total
+def _traced_bytes(trace: dict[str, Any] | TraceStore, pipes: tuple[str, ...]) -> int:
+    store = as_store(trace)
+    wanted = (store.kind == KIND["op"]) & np.isin(store.pipe, [PIPES.index(q) for q in pipes])
+    nbytes = np.where(wanted, store.nbytes, 0)
+    return sum(int(store.counts(ci) @ nbytes) for ci in range(len(store.cores)))
 
 
-def l2_hits(trace: dict[str, Any], p: ChipParams, hbm_bytes: float | None) -> float | L2Hits:
+def l2_hits(trace: dict[str, Any] | TraceStore, p: ChipParams, hbm_bytes: float | None) -> float | L2Hits:
     """What the replay takes as ``l2_hit`` for a trace: each GM read classified by address
     (:func:`opkit.perf.l2.classify`) when the trace records the ranges, else the byte-count rule's one
     fraction for every read (:func:`l2_hit_fraction`)."""
@@ -301,7 +304,7 @@ def l2_hits(trace: dict[str, Any], p: ChipParams, hbm_bytes: float | None) -> fl
     return hits if hits is not None else l2_hit_fraction(trace, p, hbm_bytes)
 
 
-def l2_hit_fraction(trace: dict[str, Any], p: ChipParams, hbm_bytes: float | None) -> float:
+def l2_hit_fraction(trace: dict[str, Any] | TraceStore, p: ChipParams, hbm_bytes: float | None) -> float:
     """Fraction of the trace's GM read bytes modelled as L2 hits: re-reads of data already read.
 
     The fallback for traces without GM ranges (:mod:`opkit.perf.l2` classifies by address when the
@@ -322,14 +325,9 @@ def l2_hit_fraction(trace: dict[str, Any], p: ChipParams, hbm_bytes: float | Non
     return (reads - first) / reads * min(1.0, p.l2_bytes / hbm_bytes)
 
 
-def traced_gm_bytes(trace: dict[str, Any]) -> int:
+def traced_gm_bytes(trace: dict[str, Any] | TraceStore) -> int:
     """Bytes moved between GM and the cores by the trace's copies (MTE2 in, MTE3 and FIX out)."""
-    total = 0
-    for c in trace.get("cores", []):
-        for ev in c.get("events", []):
-            if ev.get("ev") == "op" and ev.get("pipe") in ("MTE2", "MTE3", "FIX"):
-                total += int(ev.get("bytes", 0))
-    return total
+    return _traced_bytes(trace, ("MTE2", "MTE3", "FIX"))
 
 
 __all__ = ["LABEL", "CoreTime", "ModelResult", "evaluate", "golden_costs", "l2_hit_fraction", "l2_hits", "model_run",

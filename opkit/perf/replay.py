@@ -30,17 +30,21 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from typing import Any
 
+import numpy as np
+
 from .costs import PIPES, ChipParams, op_cost
 from .engine import timed_run
 from .l2 import L2Hits
-from .task_graph import Graph, GraphBuilder, Task
+from .task_graph import PIPE_INDEX, Graph, GraphBuilder, Task
+from .trace_store import KIND, KINDS, CoreEvents, TraceStore, as_store
 
 _BARRIER_PIPES = {0: "S", 1: "V", 2: "M", 3: "MTE1", 4: "MTE2", 5: "MTE3", 6: "ALL", 10: "FIX"}
+_S = PIPE_INDEX["S"]
 
 
-def _core_ids(cores: list[dict[str, Any]]) -> tuple[dict[tuple[str, int], int], int]:
-    ids = {(str(c.get("core_type", "AIV")), int(c.get("block", i))): i for i, c in enumerate(cores)}
-    n_aic = sum(1 for c in cores if c.get("core_type") == "AIC")
+def _core_ids(cores: list[CoreEvents]) -> tuple[dict[tuple[str, int], int], int]:
+    ids = {(c.core_type, int(c.info.get("block", i))): i for i, c in enumerate(cores)}
+    n_aic = sum(1 for c in cores if c.info.get("core_type") == "AIC")
     n_aiv = len(cores) - n_aic
     ratio = n_aiv // n_aic if n_aic and n_aiv else 1
     return ids, max(ratio, 1)
@@ -49,12 +53,13 @@ def _core_ids(cores: list[dict[str, Any]]) -> tuple[dict[tuple[str, int], int], 
 class _Builder:
     """Builds the task graph core by core; cross-core edges are resolved at the end."""
 
-    def __init__(self, trace: dict[str, Any], p: ChipParams, l2_hit: float | L2Hits = 0.0) -> None:
+    def __init__(self, trace: dict[str, Any] | TraceStore, p: ChipParams, l2_hit: float | L2Hits = 0.0) -> None:
         self.p = p
         self.l2_hit = l2_hit
-        self.cores: list[dict[str, Any]] = list(trace.get("cores", []))
+        self.store = as_store(trace)
+        self.cores: list[CoreEvents] = self.store.cores
         self.ids, self.ratio = _core_ids(self.cores)
-        self.n_aic = sum(1 for c in self.cores if c.get("core_type") == "AIC")
+        self.n_aic = sum(1 for c in self.cores if c.info.get("core_type") == "AIC")
         self.g = GraphBuilder()
         self.unknown: set[str] = set()
         self.joins: dict[tuple[bool, int], int] = {}
@@ -68,9 +73,12 @@ class _Builder:
         self.mm_dones: dict[tuple[int, int], int] = {}
         self.mm_runs: list[tuple[int, tuple[int, int]]] = []
         self.mm_waits: list[tuple[int, tuple[int, int]]] = []
+        # an instruction's (spec, pipe index) by (core type, record, L2 hit); a sync event's spec by (record, pipe)
+        self._op_specs: dict[tuple[str, int, float], tuple[int, int]] = {}
+        self._sync_specs: dict[tuple[int, int], int] = {}
         # per-core state
         self.ci = 0
-        self.last: dict[str, int] = {}
+        self.last: list[int] = [-1] * len(PIPES)  # each pipe's last task, by pipe index
 
     def new(self, core: int, pipe: str, fixed: float, deps: list[int], gm_bytes: float = 0.0, cap: float = 0.0,
             klass: str = "", name: str = "") -> int:
@@ -83,68 +91,128 @@ class _Builder:
 
     def on(self, pipe: str, fixed: float, extra: list[int], **kw: Any) -> int:
         """A task on ``pipe``: after the pipe's previous task and the last scalar task."""
+        return self._on(PIPE_INDEX[pipe], self.g.spec_of(pipe, fixed, **kw), extra)
+
+    def _on(self, q: int, spec: int, extra: list[int] | tuple[int, ...] = ()) -> int:
         last = self.last
-        deps = [last[pipe]] + ([last["S"]] if pipe != "S" else []) + extra
-        t = self.new(self.ci, pipe, fixed, deps, **kw)
-        last[pipe] = t
+        t = self.g.add(self.ci, spec, (last[q], last[_S], *extra) if q != _S else (last[q], *extra))
+        last[q] = t
         return t
+
+    def _sync(self, r: int, pipe: str, fixed: float, name: Any) -> int:
+        """The spec of sync event ``r`` on ``pipe`` (``name()`` its name, made once)."""
+        q = PIPE_INDEX[pipe]
+        s = self._sync_specs.get((r, q))
+        if s is None:
+            s = self._sync_specs[(r, q)] = self.g.spec_of(pipe, fixed, name=name())
+        return s
 
     def drain(self, fixed: float = 0.0) -> int:
         """A task after every pipe's last task; every pipe's next task waits for it."""
-        t = self.new(self.ci, "", fixed, list(self.last.values()))
-        for q in PIPES:
-            self.last[q] = t
+        t = self.new(self.ci, "", fixed, list(self.last))
+        self.last[:] = [t] * len(PIPES)
         return t
 
-    def core(self, ci: int, c: dict[str, Any]) -> None:
-        p, sync = self.p, self.p.sync_cycles
+    def _instructions(self, ci: int, ctype: str, kinds: np.ndarray) -> tuple[list[int], list[int]]:
+        """Per event of core ``ci``: an instruction's spec and pipe index (-1 for other events and for instructions
+        of no modelled pipe), each distinct (record, L2 hit) priced once (:func:`opkit.perf.costs.op_cost`)."""
+        c, p, hits = self.cores[ci], self.p, self.l2_hit
+        n = len(c)
+        spec = np.full(n, -1, dtype=np.int64)
+        pipe = np.full(n, -1, dtype=np.int64)
+        ops = np.nonzero(kinds == KIND["op"])[0]
+        if not len(ops):
+            return spec.tolist(), pipe.tolist()
+        h = hits.core(ci, n)[ops] if isinstance(hits, L2Hits) else np.full(len(ops), float(hits))
+        hv, hi = np.unique(h, return_inverse=True)
+        keys, inv = np.unique(c.rec[ops].astype(np.int64) * len(hv) + hi.reshape(-1), return_inverse=True)
+        got = np.empty((len(keys), 2), dtype=np.int64)
+        for j, k in enumerate(keys.tolist()):
+            r, hit = divmod(k, len(hv))
+            key = (ctype, r, float(hv[hit]))
+            sq = self._op_specs.get(key)
+            if sq is None:
+                ev = self.store.records[r]
+                cost = op_cost(ev, ctype, p, key[2])
+                if cost.unknown:
+                    self.unknown.add(cost.unknown)
+                name = str(ev.get("pipe"))
+                sq = self._op_specs[key] = (self.g.spec_of(name, cost.fixed, cost.gm_bytes, cost.cap, cost.klass,
+                                                           str(ev.get("api", ""))), PIPE_INDEX[name]) \
+                    if name in PIPE_INDEX else (-1, -1)
+            got[j] = sq
+        spec[ops] = got[inv.reshape(-1), 0]
+        pipe[ops] = got[inv.reshape(-1), 1]
+        return spec.tolist(), pipe.tolist()
+
+    def core(self, ci: int) -> None:
+        st, c = self.store, self.cores[ci]
+        records, sync = st.records, self.p.sync_cycles
         self.ci = ci
-        self.last = last = {q: -1 for q in PIPES}
-        ctype = str(c.get("core_type", "AIV"))
-        block = int(c.get("block", ci))
-        events: list[dict[str, Any]] = list(c.get("events", []))
+        self.last = last = [-1] * len(PIPES)
+        ctype = c.core_type
+        block = int(c.info.get("block", ci))
         bufpipes: dict[int, tuple[str, str]] = {}
-        for ev in events:
-            if ev.get("ev") == "enque":
-                bufpipes.setdefault(int(ev["buf"]), (str(ev["from"]), str(ev["to"])))
+        for r in c.rec[st.where(ci, "enque")].tolist():
+            ev = records[r]
+            bufpipes.setdefault(int(ev["buf"]), (str(ev["from"]), str(ev["to"])))
         flags: dict[tuple[str, str, int], deque[int]] = defaultdict(deque)
         enq: dict[int, deque[int]] = defaultdict(deque)
         freed: dict[int, int] = {}
         sync_k: dict[bool, int] = defaultdict(int)
-        hits = self.l2_hit
-        for ei, ev in enumerate(events):
-            kind = ev.get("ev")
-            if kind == "op":
-                cost = op_cost(ev, ctype, p, hits.of(ci, ei) if isinstance(hits, L2Hits) else float(hits))
-                if cost.unknown:
-                    self.unknown.add(cost.unknown)
-                pipe = str(ev.get("pipe"))
-                if pipe in last:
-                    self.on(pipe, cost.fixed, [], gm_bytes=cost.gm_bytes, cap=cost.cap, klass=cost.klass,
-                            name=str(ev.get("api", "")))
-            elif kind == "set_flag":
+        kinds = st.kind[c.rec]
+        specs, pipes = self._instructions(ci, ctype, kinds)
+        g = self.g
+        add_core, add_spec, add_src, add_dst = g.core.append, g.spec.append, g.dep_src.append, g.dep_dst.append
+        op, s_pipe = KIND["op"], _S
+        for k, r, s, q in zip(kinds.tolist(), c.rec.tolist(), specs, pipes, strict=True):
+            if k == op:  # an instruction: after its pipe's last task and the last scalar task (inline: the most)
+                if s < 0:
+                    continue
+                t = len(g.core)
+                add_core(ci)
+                add_spec(s)
+                d = last[q]
+                if d >= 0:
+                    add_src(d)
+                    add_dst(t)
+                if q != s_pipe and last[s_pipe] >= 0:
+                    add_src(last[s_pipe])
+                    add_dst(t)
+                last[q] = t
+                continue
+            ev = records[r]
+            kind = KINDS[k] if k >= 0 else ""
+            if kind == "set_flag":
                 key = (str(ev["from"]), str(ev["to"]), int(ev.get("id", 0)))
-                flags[key].append(self.on(key[0], sync, [], name=f"SetFlag {key[0]}->{key[1]} #{key[2]}"))
+                flags[key].append(self._on(PIPE_INDEX[key[0]], self._sync(
+                    r, key[0], sync, lambda key=key: f"SetFlag {key[0]}->{key[1]} #{key[2]}")))
             elif kind == "wait_flag":
                 key = (str(ev["from"]), str(ev["to"]), int(ev.get("id", 0)))
                 src = flags[key].popleft() if flags[key] else -1
-                self.link(src, self.on(key[1], sync, [src], name=f"WaitFlag {key[0]}->{key[1]} #{key[2]}"), "flag")
+                spec = self._sync(r, key[1], sync, lambda key=key: f"WaitFlag {key[0]}->{key[1]} #{key[2]}")
+                self.link(src, self._on(PIPE_INDEX[key[1]], spec, (src,)), "flag")
             elif kind == "enque":
-                enq[int(ev["buf"])].append(self.on(str(ev["from"]), sync, [], name=f"EnQue buf{ev['buf']}"))
+                pipe = str(ev["from"])
+                enq[int(ev["buf"])].append(self._on(PIPE_INDEX[pipe], self._sync(
+                    r, pipe, sync, lambda ev=ev: f"EnQue buf{ev['buf']}")))
             elif kind == "deque":
                 b = int(ev["buf"])
                 if b in bufpipes:
                     src = enq[b].popleft() if enq[b] else -1
-                    self.link(src, self.on(bufpipes[b][1], sync, [src], name=f"DeQue buf{b}"), "queue")
+                    spec = self._sync(r, bufpipes[b][1], sync, lambda b=b: f"DeQue buf{b}")
+                    self.link(src, self._on(PIPE_INDEX[bufpipes[b][1]], spec, (src,)), "queue")
             elif kind == "alloc":
                 b = int(ev["buf"])
                 if b in bufpipes:
-                    self.link(freed.get(b, -1), self.on(bufpipes[b][0], 0.0, [freed.get(b, -1)],
-                                                        name=f"AllocTensor buf{b}"), "buffer")
+                    src = freed.get(b, -1)
+                    spec = self._sync(r, bufpipes[b][0], 0.0, lambda b=b: f"AllocTensor buf{b}")
+                    self.link(src, self._on(PIPE_INDEX[bufpipes[b][0]], spec, (src,)), "buffer")
             elif kind == "free":
                 b = int(ev["buf"])
                 if b in bufpipes:
-                    freed[b] = self.on(bufpipes[b][1], 0.0, [], name=f"FreeTensor buf{b}")
+                    freed[b] = self._on(PIPE_INDEX[bufpipes[b][1]],
+                                        self._sync(r, bufpipes[b][1], 0.0, lambda b=b: f"FreeTensor buf{b}"))
             elif kind == "barrier":
                 if _BARRIER_PIPES.get(int(ev.get("pipe", -1))) == "ALL":
                     self.drain(sync)
@@ -157,17 +225,16 @@ class _Builder:
                 arrive = self.drain()
                 if key2 not in self.joins:
                     self.joins[key2] = self.new(-1, "", sync, [], name="SyncAll")
-                self.g.dep(arrive, self.joins[key2])
+                g.dep(arrive, self.joins[key2])
                 self.link(arrive, self.joins[key2], "sync_all")
-                for q in PIPES:
-                    last[q] = self.joins[key2]
+                last[:] = [self.joins[key2]] * len(PIPES)
             elif kind == "cross_set":
                 self._cross_set(ctype, block, ev)
             elif kind == "cross_wait":
                 self.waits.append((self.on("S", sync, [], name=f"CrossCoreWaitFlag #{ev.get('flag', 0)}"), ci,
                                    int(ev.get("flag", 0))))
             elif kind in ("mm_post", "mm_wait", "mm_run", "mm_done"):
-                self._matmul_job(str(kind), ev)
+                self._matmul_job(kind, ev)
             else:
                 self.other(ev)
 
@@ -183,18 +250,18 @@ class _Builder:
             else:
                 self.mm_waits.append((self.on("S", self.p.sync_cycles, [], name=f"Matmul wait #{job}"), key))
             return
-        key = (int(self.cores[self.ci].get("block", self.ci)), job)
+        key = (int(self.cores[self.ci].info.get("block", self.ci)), job)
         if kind == "mm_run":
             self.mm_runs.append((self.on("S", self.p.sync_cycles, [], name=f"Matmul job #{job}"), key))
         else:
-            self.mm_dones[key] = self.new(self.ci, "", self.p.sync_cycles, list(self.last.values()),
+            self.mm_dones[key] = self.new(self.ci, "", self.p.sync_cycles, list(self.last),
                                           name=f"Matmul job #{job} done")
 
     def _cross_set(self, ctype: str, block: int, ev: dict[str, Any]) -> None:
         mode, flag = int(ev.get("mode", 0)), int(ev.get("flag", 0))
         pipe = str(ev.get("pipe", ""))
         last, ids, ratio, ci = self.last, self.ids, self.ratio, self.ci
-        t = self.new(ci, "", self.p.sync_cycles, [last[pipe]] if pipe in last else list(last.values()),
+        t = self.new(ci, "", self.p.sync_cycles, [last[PIPE_INDEX[pipe]]] if pipe in PIPE_INDEX else list(last),
                      name=f"CrossCoreSetFlag #{flag}")
         if mode == 0:
             k = self.round_count[(ci, flag)]
@@ -222,7 +289,7 @@ class _Builder:
         mix = 0 < self.n_aic < len(self.cores)
         round_used: dict[tuple[int, int], int] = defaultdict(int)
         for t, ci, flag in self.waits:
-            ctype = str(self.cores[ci].get("core_type", "AIV"))
+            ctype = self.cores[ci].core_type
             subs = self.ratio if ctype == "AIC" and mix else 1
             if all(self.tokens[(ci, flag, s)] for s in range(subs)):
                 for s in range(subs):
@@ -247,13 +314,14 @@ class _Builder:
                 self.link(self.mm_dones[key], task, "matmul")
 
 
-def build_graph(trace: dict[str, Any], p: ChipParams, l2_hit: float | L2Hits = 0.0, builder: Any = None) -> Graph:
-    """Dependency graph of all cores of a trace (see module docstring); ``l2_hit``: one hit fraction for
-    every GM read (see ``op_cost``) or each read's own (:func:`opkit.perf.l2.classify`).
+def build_graph(trace: dict[str, Any] | TraceStore, p: ChipParams, l2_hit: float | L2Hits = 0.0,
+                builder: Any = None) -> Graph:
+    """Dependency graph of all cores of a trace (a store, or a trace dict; see module docstring); ``l2_hit``: one hit
+    fraction for every GM read (see ``op_cost``) or each read's own (:func:`opkit.perf.l2.classify`).
     ``builder``: a callable ``(trace, p, l2_hit)`` returning the builder (a subclass of this module's)."""
-    b = (builder or _Builder)(trace, p, l2_hit)
-    for ci, c in enumerate(b.cores):
-        b.core(ci, c)
+    b = (builder or _Builder)(as_store(trace), p, l2_hit)
+    for ci in range(len(b.cores)):
+        b.core(ci)
     b.resolve_waits()
     return b.g.graph(len(b.cores), b.unknown)
 

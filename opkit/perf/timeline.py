@@ -18,6 +18,7 @@ from opkit.errors import UsageError
 
 from .costs import PIPES
 from .model import LABEL, ModelResult
+from .trace_store import TraceStore, as_store
 
 _THREADS = (*PIPES, "sync")
 
@@ -33,13 +34,14 @@ def check_path(path: Path, force: bool = False) -> None:
         raise UsageError(f"--trace {path}: folder {parent} does not exist")
 
 
-def timeline(result: ModelResult, trace: dict[str, Any], meta: dict[str, Any] | None = None) -> dict[str, Any]:
+def timeline(result: ModelResult, trace: dict[str, Any] | TraceStore,
+             meta: dict[str, Any] | None = None) -> dict[str, Any]:
     """The trace-event document of a replay made with ``keep_graph=True``."""
     graph = result.graph
     if graph is None:
         raise ValueError("timeline() needs a ModelResult replayed with keep_graph=True")
     clock = result.clock_mhz
-    cores = list(trace.get("cores", []))
+    cores = [c.info for c in as_store(trace).cores]
     n = len(cores)
     events: list[dict[str, Any]] = []
     for ci, c in enumerate(cores):
@@ -85,7 +87,8 @@ def timeline(result: ModelResult, trace: dict[str, Any], meta: dict[str, Any] | 
     return {"traceEvents": events, "displayTimeUnit": "ns", "otherData": other}
 
 
-def write_timeline(path: Path, result: ModelResult, trace: dict[str, Any], meta: dict[str, Any] | None = None) -> Path:
+def write_timeline(path: Path, result: ModelResult, trace: dict[str, Any] | TraceStore,
+                   meta: dict[str, Any] | None = None) -> Path:
     """Write the timeline JSON to ``path`` (see :func:`timeline`)."""
     doc = timeline(result, trace, meta)
     try:
