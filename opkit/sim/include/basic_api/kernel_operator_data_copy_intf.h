@@ -170,7 +170,8 @@ inline void data_copy_pad_out(const GlobalTensor<T>& dst, const LocalTensor<T>& 
         go += blen + gm_gap;
         uo += row32 + ub_gap_blocks * 32;
     }
-    trace(P_MTE3, blen * count, count, api, dtype_name<T>());
+    const GmRange gm{g, blen, blen + gm_gap, count};
+    trace(P_MTE3, blen * count, count, api, dtype_name<T>(), &gm);
 }
 
 template <class T>

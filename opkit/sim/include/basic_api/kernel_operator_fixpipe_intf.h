@@ -93,9 +93,11 @@ inline DstT fix_convert(double v) {
 namespace AscendC {
 
 namespace opkit_fix {
-// The Fixpipe proper; `store(byte offset from the destination start, bytes, data)` writes one run.
+// The Fixpipe proper; `store(byte offset from the destination start, bytes, data)` writes one run. `gm`: the
+// destination's start when it is in GM (the trace records the GM range written, for the model's L2 term).
 template <class DstT, class SrcT, const FixpipeConfig& config, class Store>
-inline void fixpipe_impl(const LocalTensor<SrcT>& src, const FixpipeParamsV220& p, const opkit::sim::SrcLoc& loc, Store&& store) {
+inline void fixpipe_impl(const LocalTensor<SrcT>& src, const FixpipeParamsV220& p, const opkit::sim::SrcLoc& loc, Store&& store,
+                         const void* gm = nullptr) {
     using namespace opkit::sim;
     static_assert(__NPU_ARCH__ != 2002 || sizeof(DstT) == 0,
                   "Ascend C Fixpipe (FixpipeParamsV220) does not exist on " OPKIT_SIM_SOC " (" OPKIT_SIM_ARCH_NAME ")");
@@ -175,7 +177,11 @@ inline void fixpipe_impl(const LocalTensor<SrcT>& src, const FixpipeParamsV220& 
             }
         }
     }
-    trace(P_FIX, uint64_t(p.ndNum) * p.mSize * p.nSize * sizeof(DstT), uint64_t(p.ndNum) * p.mSize, "Fixpipe", dtype_name<DstT>());
+    const uint64_t esz = sizeof(DstT);
+    const GmRange rows{gm, uint64_t(p.nSize) * esz, uint64_t(p.dstStride) * esz, p.mSize, p.ndNum, uint64_t(p.dstNdStride) * esz};
+    const GmRange blocks{gm, uint64_t(p.mSize) * 16 * esz, uint64_t(p.dstStride) * 32, nBlocks, p.ndNum, uint64_t(p.dstNdStride) * esz};
+    trace(P_FIX, uint64_t(p.ndNum) * p.mSize * p.nSize * sizeof(DstT), uint64_t(p.ndNum) * p.mSize, "Fixpipe", dtype_name<DstT>(),
+          gm ? (nd ? &rows : &blocks) : nullptr);
 }
 }  // namespace opkit_fix
 
@@ -186,7 +192,7 @@ inline void Fixpipe(const GlobalTensor<DstT>& dst, const LocalTensor<SrcT>& src,
     opkit_fix::fixpipe_impl<DstT, SrcT, config>(src, p, loc, [&](uint64_t off, uint64_t bytes, const uint8_t* data, uint32_t, uint16_t) {
         opkit::sim::gm_check(base + off, bytes, "Fixpipe", loc, "write");
         opkit::sim::gm_store(reinterpret_cast<DstT*>(base + off), data, bytes, "Fixpipe", loc);
-    });
+    }, base);
 }
 
 // L0C (CO1, NZ) -> L1 (A1/B1/C1): the same conversions, the result stays on the core (e.g. as the next Mmad's operand).

@@ -145,7 +145,8 @@ inline void copy_out(T* dst, const AscendC::LocalTensor<T>& src, uint32_t count,
         so += blen + src_gap;
         dof += blen + dst_gap;
     }
-    trace(pipe, blen * count, count, api, dtype_name<T>());
+    const GmRange gm{dst, blen, blen + dst_gap, count};
+    trace(pipe, blen * count, count, api, dtype_name<T>(), &gm);
 }
 
 template <class T>
