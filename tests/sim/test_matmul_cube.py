@@ -235,6 +235,14 @@ def test_the_next_tile_copies_while_the_tile_computes(exe, tmp_path):
             assert next_copy.start >= last_load.end, scenario
 
 
+def test_matmul_objects_of_one_core_share_their_buffers(exe, tmp_path):
+    # CANN's objects start their buffers at one shared start (shareMode 0): two objects of 384 KiB of L1 each fit the
+    # 512 KiB of L1 together, and the second's result (the same product into the same C) is right
+    a, b, _, _, out, r, _ = run(exe, tmp_path, "two_objects", 512, 512, 512)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(out, gemm(a, b), rtol=1e-5, atol=1e-4)  # fp32 sums of 512 products
+
+
 def test_c_to_ub_through_the_workspace(exe, tmp_path):
     m, n, k = 50, 40, 64
     a, b, _, _, out, r, t = run(exe, tmp_path, "ub", m, n, k, trace=True)

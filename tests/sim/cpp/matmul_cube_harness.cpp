@@ -22,6 +22,7 @@
 //   share_b       the same with IBShare on B (CFG_IBSHARE_NORM): one L1 copy of B serves both AIVs
 //   share_b_late  share_b with AIV 0 posting its job only after AIV 1's job is done (the host order reversed)
 //   share_b_deep  share_b with stepKa = stepKb = 8 and depths of 16 (256 K, more than K): L1 holds B at its own size
+//   two_objects   two objects, one after the other, each holding 384 KiB of L1 (AIC-only): their buffers overlap
 //   stream2       api with depthA1 = depthB1 = 2 and dbL0A = dbL0B = 2: K blocks streamed through two L1 buffers
 // Broken kernels: a line marked "// @name" is where scenario "name" must be reported.
 //   nowait, nowait_end, no_iterate, aiv_only, l1_over, l0c_over, l0a_over, l0b_over, iterate_after_end, nz_operand,
@@ -171,6 +172,19 @@ static void halves(TPipe& pipe, Gm& g, const TCubeTiling* t) {
     }
     if (me == 1) second_done.store(true);
     mm.End();
+}
+
+// Two Matmul objects on one AIC, one after the other into the same C (AIC-only, inline): their buffers overlap (CANN's
+// shared start), so each may take most of L1.
+static void two_objects(TPipe& pipe, Gm& g, const TCubeTiling* t) {
+    Matmul<A, B, C, Bias> mm1, mm2;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm1, t, mm2, t);
+    for (auto* mm : {&mm1, &mm2}) {
+        mm->SetTensorA(g.a);
+        mm->SetTensorB(g.b);
+        mm->IterateAll(g.c);
+        mm->End();
+    }
 }
 
 // C tiles to UB: GetTensorC to a VECIN tensor, an epilogue on the vector unit (x 2), DataCopy to GM.
@@ -338,6 +352,7 @@ extern "C" __global__ __aicore__ void mm_cube_kernel(GM_ADDR a, GM_ADDR b, GM_AD
     else if (S == "share_b" || S == "share_b_late" || S == "share_b_deep") halves<A, BS, CFG_IBSHARE_NORM>(pipe, g, t);
     else if (S == "share_ab_iterate") halves<AS, BS, CFG_IBSHARE_NORM>(pipe, g, t);
     else if (S == "ub") ub(pipe, g, t);
+    else if (S == "two_objects") two_objects(pipe, g, t);
     else if (S == "local") local(pipe, g, t);
     else if (S == "batch") batch(pipe, g, t);
     else if (S == "nz") nz(pipe, g, t);
@@ -374,13 +389,16 @@ int main(int argc, char** argv) {
     if (S.rfind("lws", 0) == 0) T->transLength = 32 * 32 * 4;
     T->depthA1 = 1; T->depthB1 = 1; T->stepKa = 1; T->stepKb = 1; T->dbL0A = 1; T->dbL0B = 1; T->dbL0C = 1;
     if (S == "db_l0") { T->dbL0A = 2; T->dbL0B = 2; }  // L0A/L0B ping-pong: flags no longer order Mmad after Mmad
+    if (S == "two_objects") {  // per object: A's 4 K blocks cached (128 KiB), B's groups of 2 N tiles x 4 K blocks (256 KiB)
+        T->baseM = 128; T->baseN = 128; T->baseK = 128; T->depthA1 = 4; T->depthB1 = 8; T->stepN = 2; T->dbL0A = 2; T->dbL0B = 2;
+    }
     if (S == "stream2") { T->depthA1 = 2; T->depthB1 = 2; T->dbL0A = 2; T->dbL0B = 2; }  // K blocks through two L1 buffers
     if (S == "l1_over") { T->baseM = 512; T->baseN = 512; T->baseK = 512; }
     if (S == "share_b_deep") { T->stepKa = 8; T->stepKb = 8; T->depthA1 = 16; T->depthB1 = 16; }
     if (S == "l0c_over") { T->baseM = 256; T->baseN = 256; T->baseK = 16; }
     if (S == "l0a_over") { T->baseM = 256; T->baseN = 16; T->baseK = 256; }  // A2 256 x 256 x 2 B: 128 KiB > L0A's 64 KiB
     if (S == "l0b_over") { T->baseM = 16; T->baseN = 256; T->baseK = 256; }  // B2 likewise
-    const bool aic = S == "api" || S == "hand" || S == "stream2" || S == "l1_over" || S == "l0c_over" || S == "l0a_over" || S == "l0b_over" || S == "lws_aic";
+    const bool aic = S == "api" || S == "hand" || S == "stream2" || S == "two_objects" || S == "l1_over" || S == "l0c_over" || S == "l0a_over" || S == "l0b_over" || S == "lws_aic";
     uint8_t* ws = (uint8_t*)GmAlloc(16 * 1024 * 1024);
     SetKernelMode(aic ? KernelMode::AIC_MODE
                   : S == "aiv_only" ? KernelMode::AIV_MODE : KernelMode::MIX_MODE);

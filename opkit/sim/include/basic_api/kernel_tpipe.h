@@ -140,6 +140,28 @@ public:
         check_all_freed(opkit::sim::SrcLoc(nullptr, 0), "TPipe::Destroy");
         clear();
     }
+    // The buffers of the Matmul objects of one core begin at one shared start (CANN's InitShareBufStart /
+    // InitShareBufEnd with the tiling's shareMode 0): each object's buffers overlap the others', as CANN's objects do,
+    // because their jobs never run at once (the server ends every job with End()). Between begin and end InitBuffer
+    // carves from the shared start; after end the pipe goes on past the largest object. Buffers the kernel takes
+    // between two objects end the sharing: the next object starts after them.
+    void opkit_share_begin() {
+        using namespace opkit::sim;
+        bool moved = !share_on_;
+        for (int a = 0; a < NARENA; ++a) moved = moved || core().arena[a].used != share_hi_[a];
+        for (int a = 0; a < NARENA; ++a) {
+            if (moved) share_lo_[a] = share_hi_[a] = core().arena[a].used;
+            core().arena[a].used = share_lo_[a];
+        }
+        share_on_ = true;
+    }
+    void opkit_share_end() {
+        using namespace opkit::sim;
+        for (int a = 0; a < NARENA; ++a) {
+            share_hi_[a] = std::max(share_hi_[a], core().arena[a].used);
+            core().arena[a].used = share_hi_[a];
+        }
+    }
     // What the pipe's end does beyond its buffers (CANN's TPipe::Destroy waits the event IDs its Init preset, e.g. the
     // Matmul API's M -> MTE1 ping-pong on an AIC): run once per registration, on the pipe's core, at Destroy or ~TPipe.
     void opkit_on_destroy(void (*fn)()) {
@@ -261,12 +283,15 @@ public:
         for (auto& b : bufs_) { *b.first = false; *b.second = nullptr; }
         bufs_.clear();
         std::memset(que_count_, 0, sizeof que_count_);
+        share_on_ = false;
         std::memset(ev_alloc_, 0, sizeof ev_alloc_);
         nbuf_ = 0;
     }
     std::vector<TQueBase*> queues_;
     std::vector<std::pair<bool*, TPipe**>> bufs_;  // live TBufs: their inited_ flag and pipe_ back pointer
     std::vector<void (*)()> destroy_hooks_;
+    bool share_on_ = false;  // opkit_share_begin: the shared start of the Matmul objects' buffers, per arena
+    uint64_t share_lo_[opkit::sim::NARENA] = {}, share_hi_[opkit::sim::NARENA] = {};
     void run_destroy_hooks() {
         std::vector<void (*)()> hooks;
         hooks.swap(destroy_hooks_);

@@ -205,6 +205,7 @@ public:
         std::snprintf(step, sizeof step, "baseM %d, baseN %d, baseK %d, %d base block(s) a copy, A1 %u and B1 %u slot(s)%s%s", bm_, bn_,
                       bk_, sk, a_.slots, b_.slots, shareA ? "; IBShare A: the whole A (singleCoreM x singleCoreK) in L1" : "",
                       shareB ? "; IBShare B: the whole B (singleCoreK x singleCoreN) in L1" : "");
+        pipe->opkit_share_begin();  // every Matmul object of the core from one start (TPipe, CANN's shareMode 0)
         need(A_L1, (uint64_t(a_.slots) * a_.len + uint64_t(b_.slots) * b_.len) * ESZ + (bias ? 2 * uint64_t(nP_) * sizeof(BiasT) : 0),
              "Matmul::Init (A1/B1 L1 buffers of the tiling", step, loc);
         std::snprintf(step, sizeof step, "baseM %d, baseK %d, dbL0A %d", bm_, bk_, nb0_);
@@ -224,6 +225,7 @@ public:
             pipe->InitBuffer(bias1_, uint32_t(nP_) * sizeof(BiasT), loc);
             pipe->InitBuffer(bias2_, uint32_t(nP_) * sizeof(Acc), loc);
         }
+        pipe->opkit_share_end();
         has_bias_ = bias;
         ready_ = true;
     }
