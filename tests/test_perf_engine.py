@@ -16,7 +16,8 @@ def times(tasks: list[tuple[float, float, float]], edges: list[tuple[int, int]],
     """(start, end) of each task: ``tasks`` are (fixed, gm_bytes, cap), ``edges`` (src, dst)."""
     cols = np.array(tasks, dtype=np.float64).reshape(-1, 3)
     e = np.array(edges, dtype=np.int32).reshape(-1, 2)
-    start, end = engine.timed_run(cols[:, 0], cols[:, 1], cols[:, 2], e[:, 0], e[:, 1], hbm)
+    spec = np.arange(len(cols), dtype=np.int32)  # a spec of its own for each task
+    start, end = engine.timed_run(spec, cols[:, 0], cols[:, 1], cols[:, 2], e[:, 0], e[:, 1], hbm)
     return list(zip(start.tolist(), end.tolist(), strict=True))
 
 

@@ -71,22 +71,28 @@ def _library() -> ctypes.CDLL:
         raise OpkitError(f"the performance model's replay engine ({path}) cannot be loaded: {exc}") from None
     fn = lib.opkit_replay_run
     fn.restype = ctypes.c_int64
-    fn.argtypes = [ctypes.c_int64, _f64, _f64, _f64, ctypes.c_int64, _i32, _i32, ctypes.c_double, _f64, _f64]
+    fn.argtypes = [ctypes.c_int64, _i32, _f64, _f64, _f64, ctypes.c_int64, _i32, _i32, ctypes.c_double, _f64, _f64]
     return lib
 
 
-def timed_run(fixed: np.ndarray, gm_bytes: np.ndarray, cap: np.ndarray, src: np.ndarray, dst: np.ndarray,
-              hbm_bytes_per_cycle: float) -> tuple[np.ndarray, np.ndarray]:
-    """(start, end) of every task in cycles: ``fixed``/``gm_bytes``/``cap`` per task, dependency edges ``src`` ->
-    ``dst`` (task indices). Raises RuntimeError when the graph cannot run to its end."""
-    n = len(fixed)
+def timed_run(spec: np.ndarray, fixed: np.ndarray, gm_bytes: np.ndarray, cap: np.ndarray, src: np.ndarray,
+              dst: np.ndarray, hbm_bytes_per_cycle: float) -> tuple[np.ndarray, np.ndarray]:
+    """(start, end) of every task in cycles: task ``i`` is spec ``spec[i]``, whose ``fixed`` cycles, ``gm_bytes`` and
+    ``cap`` are given per spec; dependency edges ``src`` -> ``dst`` (task indices). Raises RuntimeError when the graph
+    cannot run to its end."""
+    n = len(spec)
     if n >= 2**31:
         raise RuntimeError(f"perf replay: {n} tasks, more than the replay engine indexes (2**31 - 1)")
+    k = np.ascontiguousarray(spec, dtype=np.int32)
+    if n and (int(k.min()) < 0 or int(k.max()) >= len(fixed)):
+        raise ValueError("perf replay: a task's spec is not one of the specs given")
     cols = [np.ascontiguousarray(a, dtype=np.float64) for a in (fixed, gm_bytes, cap)]
     s, d = (np.ascontiguousarray(a, dtype=np.int32) for a in (src, dst))
+    if len(s) != len(d) or (len(s) and (min(int(s.min()), int(d.min())) < 0 or max(int(s.max()), int(d.max())) >= n)):
+        raise ValueError("perf replay: a dependency edge names no task")
     start = np.zeros(n, dtype=np.float64)
     end = np.zeros(n, dtype=np.float64)
-    rc = _library().opkit_replay_run(n, *cols, len(s), s, d, float(hbm_bytes_per_cycle), start, end)
+    rc = _library().opkit_replay_run(n, k, *cols, len(s), s, d, float(hbm_bytes_per_cycle), start, end)
     if rc < 0:
         raise RuntimeError("perf replay: GM transfers with zero bandwidth")
     if rc > 0:

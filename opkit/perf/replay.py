@@ -329,8 +329,8 @@ def build_graph(trace: dict[str, Any] | TraceStore, p: ChipParams, l2_hit: float
 def run(graph: Graph, hbm_bytes_per_cycle: float) -> None:
     """Time every task of ``graph`` (sets ``graph.start`` and ``graph.end``, in cycles; the timed run of the module
     docstring, done by :mod:`opkit.perf.engine`)."""
-    graph.start, graph.end = timed_run(graph.fixed, graph.gm_bytes, graph.cap, graph.dep_src, graph.dep_dst,
-                                       hbm_bytes_per_cycle)
+    graph.start, graph.end = timed_run(graph.spec, graph.spec_fixed, graph.spec_gm, graph.spec_cap, graph.dep_src,
+                                       graph.dep_dst, hbm_bytes_per_cycle)
 
 
 __all__ = ["Graph", "Task", "build_graph", "run"]

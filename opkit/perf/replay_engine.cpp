@@ -30,19 +30,20 @@ struct Flow {
 }  // namespace
 
 // Returns 0 when every task ran, -1 when flows are left with no bandwidth, else the number of tasks that never
-// became ready (a wait whose release is not in the trace). `src`/`dst`: the `m` dependency edges (a duplicate edge
-// counts once). `start`/`end`: the tasks' times in cycles (written).
-extern "C" int64_t opkit_replay_run(int64_t n, const double* fixed, const double* gm, const double* cap, int64_t m,
-                                    const int32_t* src, const int32_t* dst, double hbm, double* start, double* end) {
+// became ready (a wait whose release is not in the trace). Task i is spec `spec[i]`: `fixed`, `gm` and `cap` are per
+// spec. `src`/`dst`: the `m` dependency edges (a duplicate edge counts once). `start`/`end`: the tasks' times in
+// cycles (written).
+extern "C" int64_t opkit_replay_run(int64_t n, const int32_t* spec, const double* spec_fixed, const double* spec_gm,
+                                    const double* spec_cap, int64_t m, const int32_t* src, const int32_t* dst,
+                                    double hbm, double* start, double* end) {
     // successors of every task, each list ascending and without duplicates
     std::vector<int64_t> off(size_t(n) + 1, 0);
     for (int64_t e = 0; e < m; ++e) off[size_t(src[e]) + 1]++;
     for (int64_t i = 0; i < n; ++i) off[size_t(i) + 1] += off[size_t(i)];
     std::vector<int32_t> succ(static_cast<size_t>(m));
-    {
-        std::vector<int64_t> at(off.begin(), off.end() - 1);
-        for (int64_t e = 0; e < m; ++e) succ[size_t(at[size_t(src[e])]++)] = dst[e];
-    }
+    for (int64_t e = 0; e < m; ++e) succ[size_t(off[size_t(src[e])]++)] = dst[e];  // off[i]: then row i's end
+    for (int64_t i = n; i > 0; --i) off[size_t(i)] = off[size_t(i) - 1];
+    off[0] = 0;
     std::vector<int32_t> indeg(size_t(n), 0);
     int64_t w = 0;
     for (int64_t i = 0; i < n; ++i) {
@@ -76,7 +77,7 @@ extern "C" int64_t opkit_replay_run(int64_t n, const double* fixed, const double
             if (--indeg[size_t(succ[size_t(k)])] == 0) stack.push_back(succ[size_t(k)]);
     };
     auto add_flow = [&](int32_t i) {
-        flows.push_back(Flow{i, gm[i], cap[i], 0.0, inf});
+        flows.push_back(Flow{i, spec_gm[spec[i]], spec_cap[spec[i]], 0.0, inf});
         changed = true;
     };
     auto start_ready = [&] {
@@ -84,8 +85,9 @@ extern "C" int64_t opkit_replay_run(int64_t n, const double* fixed, const double
             const int32_t i = stack.back();
             stack.pop_back();
             start[i] = now;
-            if (fixed[i] > 0) heap.emplace(now + fixed[i], i);
-            else if (gm[i] > 0) add_flow(i);
+            const int32_t k = spec[i];
+            if (spec_fixed[k] > 0) heap.emplace(now + spec_fixed[k], i);
+            else if (spec_gm[k] > 0) add_flow(i);
             else finish(i);
         }
     };
@@ -136,7 +138,7 @@ extern "C" int64_t opkit_replay_run(int64_t n, const double* fixed, const double
         while (!heap.empty() && heap.top().first <= now + kEps) {
             const int32_t i = heap.top().second;
             heap.pop();
-            if (gm[i] > 0) add_flow(i);
+            if (spec_gm[spec[i]] > 0) add_flow(i);
             else finish(i);
         }
         start_ready();
