@@ -92,12 +92,14 @@ def model(pkg: Path, case_name: str, chip: str, trace_file: Path) -> dict[str, A
     p = chip_params(chip)
     phases: dict[str, float] = {}
     rss: dict[str, int] = {}
+    peak: dict[str, int] = {}
 
     def timed(name: str, fn: Any, *args: Any) -> Any:
         t0 = time.perf_counter()
         out = fn(*args)
         phases[name] = time.perf_counter() - t0
         rss[name] = _rss_now_kib()
+        peak[name] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return out
 
     trace = timed("load", read_trace, trace_file)
@@ -112,8 +114,9 @@ def model(pkg: Path, case_name: str, chip: str, trace_file: Path) -> dict[str, A
     span = float(ends.max()) if len(ends) else 0.0
     steady = p.us(span)
     return {"recorded": recorded, "dropped": dropped, "cores": len(cores), "tasks": len(graph),
-            "phases": phases, "rss_after_kib": rss, "steady_us": steady, "modelled_us": steady + p.startup_us,
-            "startup_us": p.startup_us, "peak_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+            "phases": phases, "rss_after_kib": rss, "peak_after_kib": peak, "steady_us": steady,
+            "modelled_us": steady + p.startup_us, "startup_us": p.startup_us,
+            "peak_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     total = sum(m["phases"].values())
     print(f"model: {total:,.1f} s, peak RSS {_mib(m['peak_kib'])}")
     for name, s in m["phases"].items():
-        print(f"  {name:<8} {s:8.1f} s   RSS after {_mib(m['rss_after_kib'][name])}")
+        print(f"  {name:<8} {s:8.1f} s   RSS after {_mib(m['rss_after_kib'][name])}, peak so far "
+              f"{_mib(m['peak_after_kib'][name])}")
     print(f"modelled time {m['modelled_us']:.2f} us = steady state {m['steady_us']:.2f} us + kernel start-up "
           f"{m['startup_us']:.2f} us")
     return 0

@@ -251,7 +251,7 @@ struct CoreSummary {
     int core_type = CT_AIV;
     CoreState::Trace trace[NPIPE];
     std::map<std::string, CoreState::Trace> by_class;
-    std::vector<std::string> events;
+    TraceEvents events;
     uint64_t events_dropped = 0;
 };
 
@@ -323,9 +323,15 @@ inline void write_trace(const std::string& name, int64_t n) {
             firsti = false;
         }
         std::fprintf(f, "],\"events_dropped\":%llu,\"events\":[", (unsigned long long)v[i].events_dropped);
-        bool firste = true;  // an emptied event (taken back: sim_trace.h, untrace) is left out
-        for (const std::string& e : v[i].events)
-            if (!e.empty()) { std::fprintf(f, "%s%s", firste ? "" : ",", e.c_str()); firste = false; }
+        bool firste = true;  // an event taken back (sim_trace.h, untrace) is left out
+        const TraceEvents& ev = v[i].events;
+        for (size_t k = 0; k < ev.size(); ++k) {
+            if (ev.taken(k)) continue;
+            if (!firste) std::fputc(',', f);
+            std::fwrite(ev.data(k), 1, ev.length(k), f);
+            firste = false;
+        }
+        v[i].events.release();  // written: its memory goes back before the next core's is written
         std::fprintf(f, "]}");
     }
     std::fprintf(f, "\n]}\n");

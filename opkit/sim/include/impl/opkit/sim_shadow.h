@@ -95,6 +95,40 @@ struct FlagSlot { bool set = false; uint32_t snap[NPIPE] = {}; Site site{}; };
 
 enum CoreType : int32_t { CT_MIX = 0, CT_AIC = 1, CT_AIV = 2 };
 
+// A core's trace events (sim_trace.h): their JSON texts one after the other in one buffer, and where each begins,
+// its top bit set once the event was taken back (untrace: the trace file leaves it out). About the text's own bytes
+// and 8 more an event, instead of a string object and its allocation each; both grow by a quarter at a time (not
+// doubling), so that what a long trace holds beyond its text stays small.
+struct TraceEvents {
+    static constexpr uint64_t kTaken = 1ull << 63;
+    std::vector<char> text;
+    std::vector<uint64_t> at;
+
+    size_t size() const { return at.size(); }
+    void push_back(const char* s, size_t n) {
+        grow(text, n);
+        grow(at, 1);
+        at.push_back(uint64_t(text.size()));
+        text.insert(text.end(), s, s + n);
+    }
+    void push_back(const std::string& e) { push_back(e.data(), e.size()); }
+    void take_back(size_t i) { at[i] |= kTaken; }
+    bool taken(size_t i) const { return (at[i] & kTaken) != 0; }
+    // Event i's text (not NUL-terminated) and its length.
+    const char* data(size_t i) const { return text.data() + (at[i] & ~kTaken); }
+    size_t length(size_t i) const {
+        return size_t((i + 1 < at.size() ? at[i + 1] & ~kTaken : uint64_t(text.size())) - (at[i] & ~kTaken));
+    }
+    // Give the memory back (the events were written).
+    void release() {
+        std::vector<char>().swap(text);
+        std::vector<uint64_t>().swap(at);
+    }
+    template <class V> static void grow(V& v, size_t more) {
+        if (v.size() + more > v.capacity()) v.reserve(std::max(v.size() + more, v.capacity() + v.capacity() / 4 + 4096));
+    }
+};
+
 struct CoreState {
     std::string kernel = "kernel";
     int64_t block_idx = 0, block_num = 1, sub_block_idx = 0, task_ratio = 1;
@@ -147,7 +181,7 @@ struct CoreState {
         }
     };
     std::unordered_map<ClassKey, Trace*, ClassKeyHash> class_cache;
-    std::vector<std::string> events;
+    TraceEvents events;
     uint64_t events_dropped = 0;
     bool trace_on = false;
     bool trace_quiet = false;  // the instructions now issued cost nothing (an IBShare copy the paired AIV's job made): not traced or counted

@@ -41,11 +41,13 @@ inline uint64_t trace_gm_addr(const void* p) {
 // How many trace events a launch keeps in memory. Every core keeps its first kCoreTraceEvents; past those the
 // cores draw on one launch-wide pool (so that the few busy cores of a kernel, e.g. the cube cores of a mix
 // kernel, can keep far more than the rest) of OPKIT_SIM_TRACE_EVENTS events when set (a non-negative integer),
-// else of what a quarter of the memory available when the launch starts holds at kTraceEventBytes an event
-// (the simulator's string, the trace file's parse and the model's task: 6.4 GB resident in the model for
-// 7.06 M events of FlashAttention at S = 8192). The events past both are counted (events_dropped) and the
-// performance model says so. OPKIT_SIM_TRACE_CORE_EVENTS sets the per-core part (tests).
-constexpr uint64_t kTraceEventBytes = 1024;
+// else of what a quarter of the memory available when the launch starts holds at kTraceEventBytes an event.
+// kTraceEventBytes is what one event costs in the larger of the two processes that hold a launch's events, one
+// after the other: this one (the event's text in its core's TraceEvents, 78 B an event for FlashAttention at
+// S = 2048) and the performance model's (the trace's store, the task graph and the timed run: about 100 B an
+// event; docs/perf.md), with a margin. The events past both are counted (events_dropped) and the performance
+// model says so. OPKIT_SIM_TRACE_CORE_EVENTS sets the per-core part (tests).
+constexpr uint64_t kTraceEventBytes = 128;
 constexpr size_t kCoreTraceEvents = 100000;
 inline uint64_t mem_available_bytes() {
     FILE* f = std::fopen("/proc/meminfo", "r");
@@ -104,8 +106,8 @@ inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = 
     }
     int64_t kept = -1;
     if (trace_keep(c)) {
-        std::string e;
-        e.reserve(96);
+        thread_local std::string e;  // the event's text, then copied into the core's events (sim_shadow.h)
+        e.clear();
         e += "{\"ev\":\"op\",\"pipe\":\"";
         e += pipe_name(pipe);
         e += "\",\"api\":\"";
@@ -137,7 +139,7 @@ inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = 
         if (update >= 0) e += update ? ",\"update\":1" : ",\"update\":0";
         e += '}';
         kept = int64_t(c.events.size());
-        c.events.push_back(std::move(e));
+        c.events.push_back(e);
     } else {
         c.events_dropped++;
     }
@@ -149,7 +151,7 @@ inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = 
     if (c.trace_record) c.trace_record->push_back(CoreState::TraceRec{pipe, slot, bytes, repeats, kept});
 }
 // Take back the instructions `recs` listed (CoreState::trace_record): their counts, and their events, which the trace
-// file then leaves out (an emptied event is not written).
+// file then leaves out (TraceEvents::take_back).
 inline void untrace(const std::vector<CoreState::TraceRec>& recs) {
     CoreState& c = core();
     for (const CoreState::TraceRec& r : recs) {
@@ -160,7 +162,7 @@ inline void untrace(const std::vector<CoreState::TraceRec>& recs) {
         r.cls->instrs--;
         r.cls->bytes -= r.bytes;
         r.cls->repeats -= r.repeats;
-        if (r.event >= 0) c.events[size_t(r.event)].clear();
+        if (r.event >= 0) c.events.take_back(size_t(r.event));
         else if (c.events_dropped) c.events_dropped--;
     }
 }
