@@ -29,8 +29,14 @@ def rd(addr: int, blen: int, stride: int = 0, count: int = 1, nd: int = 1, nds: 
             "repeats": count * nd, "gm": [addr, blen, stride or blen, count, nd, nds]}
 
 
+def wr(addr: int, blen: int, pipe: str = "MTE3", count: int = 1, stride: int = 0) -> dict[str, Any]:
+    """A GM write (MTE3 from UB, FIX from L0C) of `count` runs of `blen` bytes, `stride` apart."""
+    return {"ev": "op", "pipe": pipe, "api": "Fixpipe" if pipe == "FIX" else "DataCopy", "dtype": "float32",
+            "bytes": blen * count, "repeats": count, "gm": [addr, blen, stride or blen, count, 1, 0]}
+
+
 def chip(lines: int = 1000, **kw: Any):
-    return toy(hbm=10.0, gm_to_l1=40.0, l2_bytes=float(lines * L), l2_read=20.0, **kw)
+    return toy(hbm=10.0, gm_to_l1=40.0, l2_bytes=float(lines * L), l2_read=20.0, l2_write=20.0, **kw)
 
 
 def fractions(tr: dict[str, Any], p) -> list[float]:
@@ -97,6 +103,47 @@ def test_hits_move_at_the_l2_rate_and_misses_share_hbm() -> None:
     # 1000 B miss at HBM 10 B/cycle = 100 cycles; 3 x 1000 B hits at 20 B/cycle = 150 cycles
     assert res.steady_us == pytest.approx(0.25)
     assert model_trace(tr, p).steady_us == pytest.approx(0.4)  # without the L2 term: 4000 B at 10 B/cycle
+
+
+def test_a_rewritten_line_costs_hbm_once_and_reads_of_written_lines_hit() -> None:
+    base = 1 << 20
+    # a workspace written, read back, written again: the first write makes the lines dirty (charged to HBM),
+    # the read finds them in L2, the second write is absorbed; a line written once (the output) costs HBM
+    ev = [wr(base, 2 * L, "FIX"), rd(base, 2 * L), wr(base, 2 * L, "FIX"), wr(base + 8 * L, L)]
+    tr = trace(core(ev, core_type="AIC"))
+    hits = classify(tr, chip())
+    assert hits is not None and [hits.of(0, i) for i in range(4)] == [0.0, 1.0, 1.0, 0.0]
+    assert hits.hit_fraction == pytest.approx(1.0) and hits.footprint_bytes == 2 * L  # reads only
+    assert hits.absorbed_fraction == pytest.approx(2 / 5) and hits.write_bytes == 5 * L
+    # a write to a line read before (clean) makes it dirty: charged; half of a second write's lines are dirty
+    ev = [rd(base, 2 * L), wr(base, L), wr(base, 2 * L)]
+    assert fractions(trace(core(ev)), chip()) == [0.0, 0.0, 0.5]
+
+
+def test_an_evicted_dirty_line_is_charged_again() -> None:
+    base = 1 << 20
+    a, b, c = (wr(base + i * L, L) for i in range(3))
+    tr = trace(core([a, b, c, a]))
+    assert fractions(tr, chip(lines=3)) == [0.0, 0.0, 0.0, 1.0]  # resident: the second write of a is absorbed
+    assert fractions(tr, chip(lines=2)) == [0.0, 0.0, 0.0, 0.0]  # LRU: c evicted a (written back), a is new again
+    tr = trace(core([a, b, rd(base, L), c, rd(base, L)]))  # the read keeps a recent: c evicts b, a stays and hits
+    assert fractions(tr, chip(lines=2)) == [0.0, 0.0, 1.0, 0.0, 1.0]
+
+
+def test_absorbed_writes_move_at_the_l2_write_rate() -> None:
+    base = 1 << 20
+    tr = trace(core([wr(base, 1000, "FIX"), wr(base, 1000, "FIX")], core_type="AIC"))
+    p = chip()
+    # the first 1000 B at the pipe's 10 B/cycle (HBM 10 B/cycle): 100 cycles; the second absorbed at
+    # min(pipe 10, L2 write 20) B/cycle: 100 cycles, outside HBM
+    hits = classify(tr, p)
+    assert hits is not None and hits.absorbed_fraction == pytest.approx(0.5)
+    assert model_trace(tr, p, l2_hit=hits).steady_us == pytest.approx(0.2)
+    # two cores writing their own rewritten workspaces: only the first writes share HBM (10 B/cycle)
+    tr = trace(*(core([wr(base + ci * 4 * L, 1000, "FIX")] * 3, block=ci, core_type="AIC") for ci in range(2)))
+    hits = classify(tr, p)
+    # first writes: 2 x 1000 B sharing 10 B/cycle = 200 cycles; then 2 absorbed writes of 100 cycles each
+    assert model_trace(tr, p, l2_hit=hits).steady_us == pytest.approx(0.4)
 
 
 def test_without_gm_ranges_the_byte_count_rule_applies() -> None:

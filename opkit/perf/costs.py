@@ -43,9 +43,10 @@ class ChipParams:
     sync_cycles: float
     startup_us: float
     sources: dict[str, Any] = field(default_factory=dict)
-    # L2 (0 = not modelled): size in bytes and the per-core rate of a GM read that hits it
+    # L2 (0 = not modelled): size in bytes and the per-core rates of a GM read that hits it and of a GM write it absorbs
     l2_bytes: float = 0.0
     l2_read: float = 0.0
+    l2_write: float = 0.0
     # GM bursts shorter than short_burst_bytes move at short_burst_factor of the pipe's rate
     short_burst_bytes: float = 0.0
     short_burst_factor: float = 1.0
@@ -104,6 +105,7 @@ def chip_params(name: str) -> ChipParams:
         sources=srcs,
         l2_bytes=float(_val(c.get("l2_size", 0)) or 0),
         l2_read=float(_val(p.get("l2_read_bytes_per_cycle", 0))),
+        l2_write=float(_val(p.get("l2_write_bytes_per_cycle", 0))),
         short_burst_bytes=float(_val(p.get("gm_short_burst_bytes", 0))),
         short_burst_factor=float(_val(p.get("gm_short_burst_factor", 1.0))),
         l1_to_dst={d: float(_val(p[k])) for d, k in _DST_RATES.items() if k in p},
@@ -141,10 +143,12 @@ def burst_factor(nbytes: float, repeats: float, p: ChipParams) -> float:
 def op_cost(ev: dict[str, Any], core_type: str, p: ChipParams, l2_hit: float = 0.0) -> Cost:
     """Cost of one trace ``op`` event (pipe, api, dtype, bytes, repeats) on a core of ``core_type``.
 
-    The API cost table (:mod:`opkit.perf.apis`) says how each (pipe, API) is priced. ``l2_hit`` is the
-    fraction of GM read bytes served by L2 (:func:`opkit.perf.model.l2_hit_fraction`): those move at the
-    core's L2 read rate (``l2_read``, at most the pipe's cap) as part of the instruction's fixed time,
-    without sharing HBM bandwidth; the rest flows from HBM. A record the table does not know is priced by
+    The API cost table (:mod:`opkit.perf.apis`) says how each (pipe, API) is priced. ``l2_hit`` is, for a GM
+    read, the fraction of its bytes served by L2 (:mod:`opkit.perf.l2`, or
+    :func:`opkit.perf.model.l2_hit_fraction`): those move at the core's L2 read rate (``l2_read``, at most the
+    pipe's cap) as part of the instruction's fixed time, without sharing HBM bandwidth; the rest flows from HBM.
+    For a GM write it is the fraction the L2 absorbs (:mod:`opkit.perf.l2`): those bytes move at the core's L2
+    write rate (``l2_write``) the same way; the rest flows to HBM. A record the table does not know is priced by
     its pipe's fallback (:data:`opkit.perf.apis.FALLBACK`; on V one-source, 1 cycle per repeat, class
     ``unknown``) and named in ``Cost.unknown`` so that the report can list it.
     """
@@ -166,8 +170,11 @@ def op_cost(ev: dict[str, Any], core_type: str, p: ChipParams, l2_hit: float = 0
             hit = nbytes * l2_hit if p.l2_read > 0 else 0.0
             fixed = p.gm_read_fixed + (hit / min(cap, p.l2_read * f) if hit > 0 else 0.0)
             return Cost(fixed, nbytes - hit, cap, "gm_read", unknown)
-        rate = p.l0c_to_gm if pipe == "FIX" else p.ub_to_gm
-        return Cost(p.gm_write_fixed, nbytes, rate * burst_factor(nbytes, repeats, p), "gm_write", unknown)
+        f = burst_factor(nbytes, repeats, p)
+        cap = (p.l0c_to_gm if pipe == "FIX" else p.ub_to_gm) * f
+        hit = nbytes * l2_hit if p.l2_write > 0 else 0.0
+        fixed = p.gm_write_fixed + (hit / min(cap, p.l2_write * f) if hit > 0 else 0.0)
+        return Cost(fixed, nbytes - hit, cap, "gm_write", unknown)
     if pipe == "M":
         macs = p.cube_macs_per_cycle.get(dtype)
         if macs is None:  # a dtype the chip's MAC table does not list: the float16 rate

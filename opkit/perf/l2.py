@@ -1,22 +1,29 @@
-"""The L2 term of the performance model: which GM read bytes of a launch are L2 hits.
+"""The L2 term of the performance model: which GM read bytes of a launch are L2 hits, and which GM write
+bytes the L2 absorbs.
 
-The simulator records the GM range of every GM read (the trace event's ``gm`` field: address,
-run length, run stride, runs, groups, group stride; ``opkit/sim/include/impl/opkit/sim_trace.h``).
-:func:`classify` cuts the ranges into the chip's L2 lines and replays them through a
-least-recently-used cache of the chip's L2 size:
+The simulator records the GM range of every GM read and write (the trace event's ``gm`` field:
+address, run length, run stride, runs, groups, group stride;
+``opkit/sim/include/impl/opkit/sim_trace.h``). :func:`classify` cuts the ranges into the chip's L2
+lines and replays them through a least-recently-used, write-back cache of the chip's L2 size:
 
-* the first touch of a line by this launch is a miss (the launch starts with a cold L2 for its
+* the first touch of a line by this launch is a read miss (the launch starts with a cold L2 for its
   inputs: the model does not know what an earlier launch left there);
-* a later touch hits while the line is resident: always when the launch's whole read footprint
-  fits the L2, else while fewer than ``l2_size`` bytes of other lines were touched since (LRU,
-  fully associative: est);
-* the cores run concurrently, so their reads are merged in order of progress (event ``i`` of a
+* a later read hits while the line is resident (read or written before): always when the launch's
+  whole footprint fits the L2, else while fewer than ``l2_size`` bytes of other lines were touched
+  since (LRU, fully associative: est);
+* a write makes its line resident and dirty (write-allocate, write-back). The write that makes a line
+  dirty is charged to HBM - the write-back the line will cost once - and a later write to the line
+  while it is resident and dirty is absorbed by the L2: a buffer a kernel writes again and again
+  (a workspace) costs HBM once, not at every write; a line written once costs what it did without
+  the write term;
+* the cores run concurrently, so their accesses are merged in order of progress (event ``i`` of a
   core of ``n`` events at ``i / n``), not core after core.
 
-The result is a hit fraction per read event, which :func:`opkit.perf.costs.op_cost` turns into
-bytes at the core's L2 read rate (hits) and bytes at the shared HBM bandwidth (misses). Traces
-without GM ranges (recorded before the simulator wrote them) fall back to the byte-count rule
-:func:`opkit.perf.model.l2_hit_fraction`. Sources and limits: ``docs/perf.md`` §1 "L2".
+The result is a fraction per access event - of a read, its lines that hit; of a write, its lines the
+L2 absorbs - which :func:`opkit.perf.costs.op_cost` turns into bytes at the core's L2 read or write
+rate and bytes at the shared HBM bandwidth. Traces without GM ranges (recorded before the simulator
+wrote them) fall back to the byte-count rule :func:`opkit.perf.model.l2_hit_fraction`. Sources and
+limits: ``docs/perf.md`` §1 "L2".
 """
 
 from __future__ import annotations
@@ -38,8 +45,8 @@ _CHUNK_RUNS = 1 << 20  # the runs cut into lines at a time (bounds the memory of
 
 @dataclass(frozen=True, eq=False)
 class L2Hits:
-    """Hit fractions of a launch's GM reads: per core, the indices of its classified read events (ascending) and
-    their fractions."""
+    """L2 fractions of a launch's GM accesses: per core, the indices of its classified read and write events
+    (ascending) and their fractions (a read's lines that hit, a write's lines the L2 absorbs)."""
 
     events: list[np.ndarray] = field(default_factory=list)
     fractions: list[np.ndarray] = field(default_factory=list)
@@ -47,12 +54,16 @@ class L2Hits:
     footprint_bytes: int = 0  # distinct L2 lines read, in bytes
     read_bytes: int = 0
     by_address: bool = True  # False: the byte-count fallback (no GM ranges in the trace)
+    absorbed_fraction: float = 0.0  # of the write bytes with a GM range
+    write_bytes: int = 0
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, L2Hits):
             return NotImplemented
-        return (self.hit_fraction, self.footprint_bytes, self.read_bytes, self.by_address, len(self.events)) == \
-            (other.hit_fraction, other.footprint_bytes, other.read_bytes, other.by_address, len(other.events)) and \
+        return (self.hit_fraction, self.footprint_bytes, self.read_bytes, self.by_address, len(self.events),
+                self.absorbed_fraction, self.write_bytes) == \
+            (other.hit_fraction, other.footprint_bytes, other.read_bytes, other.by_address, len(other.events),
+             other.absorbed_fraction, other.write_bytes) and \
             all(np.array_equal(a, b) for a, b in zip(self.events + self.fractions, other.events + other.fractions,
                                                         strict=True))
 
@@ -74,28 +85,33 @@ class L2Hits:
         return out
 
 
-def _reads(store: TraceStore) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """Every read event with a GM range, in the merged order of progress (event ``ei`` of a core of ``n`` events at
-    ``(ei + 0.5) / n``; ties by core, then event): its core, its event index, its bytes and its range; and the bytes
-    of the MTE2 events without one."""
-    mte2 = (store.kind == KIND["op"]) & (store.pipe == PIPES.index("MTE2"))
+_WRITE_PIPES = (PIPES.index("MTE3"), PIPES.index("FIX"))
+
+
+def _accesses(store: TraceStore) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Every GM read (MTE2) and write (MTE3, FIX) event with a GM range, in the merged order of progress (event
+    ``ei`` of a core of ``n`` events at ``(ei + 0.5) / n``; ties by core, then event): its core, its event index,
+    its bytes, its range and whether it writes; and the bytes of the MTE2 events without a range."""
+    op = store.kind == KIND["op"]
+    mte2 = op & (store.pipe == PIPES.index("MTE2"))
+    access = mte2 | (op & np.isin(store.pipe, _WRITE_PIPES))
     nbytes = store.nbytes
-    cols: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    cols: list[tuple[np.ndarray, ...]] = []
     bare = 0
     for ci, c in enumerate(store.cores):
-        ei = np.nonzero(mte2[c.rec])[0]
-        b, g = nbytes[c.rec[ei]], c.gm[ei]
-        bare += int(b[g < 0].sum())
-        ei, b, rows = ei[g >= 0], b[g >= 0], c.ranges[g[g >= 0]]
+        ei = np.nonzero(access[c.rec])[0]
+        b, g, w = nbytes[c.rec[ei]], c.gm[ei], ~mte2[c.rec[ei]]
+        bare += int(b[(g < 0) & ~w].sum())
+        ei, b, w, rows = ei[g >= 0], b[g >= 0], w[g >= 0], c.ranges[g[g >= 0]]
         ok = (b > 0) & (rows[:, 1] > 0) & (rows[:, 3] > 0) & (rows[:, 4] > 0)
-        ei, b, rows = ei[ok], b[ok], rows[ok]
-        cols.append(((ei + 0.5) / max(1, len(c)), np.full(len(ei), ci), ei, b, rows))
+        ei, b, w, rows = ei[ok], b[ok], w[ok], rows[ok]
+        cols.append(((ei + 0.5) / max(1, len(c)), np.full(len(ei), ci), ei, b, rows, w))
     if not cols:
         z = np.zeros(0, dtype=np.int64)
-        return z, z, z, z.reshape(0, 6), bare
-    prog, core, ev, size, rows = (np.concatenate([c[k] for c in cols]) for k in range(5))
+        return z, z, z, z.reshape(0, 6), z.astype(bool), bare
+    prog, core, ev, size, rows, write = (np.concatenate([c[k] for c in cols]) for k in range(6))
     order = np.lexsort((ev, core, prog))
-    return core[order], ev[order], size[order], rows[order], bare
+    return core[order], ev[order], size[order], rows[order], write[order], bare
 
 
 def _event_lines(rows: np.ndarray, line: int) -> tuple[np.ndarray, np.ndarray]:
@@ -130,43 +146,60 @@ def _event_lines(rows: np.ndarray, line: int) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(evs), np.concatenate(lines)
 
 
-def _lru_hits(lines: np.ndarray, capacity: int) -> np.ndarray:
-    """Whether each touch of ``lines`` (in order) hits an LRU cache of ``capacity`` lines."""
+def _resident_hits(lines: np.ndarray, writes: np.ndarray) -> np.ndarray:
+    """Whether each touch of ``lines`` (in order; ``writes``: the touch writes) hits when every line stays resident: a
+    read after any earlier touch of its line, a write after an earlier write of it (the line is dirty)."""
+    _, first = np.unique(lines, return_index=True)
+    hit = np.ones(len(lines), dtype=bool)
+    hit[first] = False
+    if writes.any():
+        w = np.nonzero(writes)[0]
+        _, first_write = np.unique(lines[w], return_index=True)
+        hit[w] = True
+        hit[w[first_write]] = False
+    return hit
+
+
+def _lru_hits(lines: np.ndarray, writes: np.ndarray, capacity: int) -> np.ndarray:
+    """Whether each touch of ``lines`` (in order; ``writes``: the touch writes) hits an LRU, write-back cache of
+    ``capacity`` lines: a read while its line is resident, a write while its line is resident and dirty."""
     hit = np.zeros(len(lines), dtype=bool)
-    lru: OrderedDict[int, None] = OrderedDict()
+    lru: OrderedDict[int, bool] = OrderedDict()  # line -> dirty
     step = 1 << 20
     for lo in range(0, len(lines), step):
-        for i, ln in enumerate(lines[lo:lo + step].tolist(), lo):
-            if ln in lru:
+        for i, (ln, w) in enumerate(zip(lines[lo:lo + step].tolist(), writes[lo:lo + step].tolist(), strict=True), lo):
+            dirty = lru.get(ln)
+            if dirty is not None:
                 lru.move_to_end(ln)
-                hit[i] = True
+                hit[i] = dirty if w else True
+                if w:
+                    lru[ln] = True
             else:
-                lru[ln] = None
+                lru[ln] = w
                 if len(lru) > capacity:
                     lru.popitem(last=False)
     return hit
 
 
 def classify(trace: dict[str, Any] | TraceStore, p: ChipParams) -> L2Hits | None:
-    """Hit fraction of every GM read of ``trace`` (a store, or a trace dict) on chip ``p``; None when the trace
-    records no GM ranges (the caller falls back to the byte-count rule) or the chip has no L2 figures."""
+    """The L2 fraction of every GM read and write of ``trace`` (a store, or a trace dict) on chip ``p`` (module
+    docstring); None when the trace records no GM ranges (the caller falls back to the byte-count rule) or the chip
+    has no L2 figures."""
     if p.l2_bytes <= 0 or p.l2_read <= 0:
         return None
     store = as_store(trace)
-    core, event, size, arr, bare = _reads(store)
+    core, event, size, arr, write, bare = _accesses(store)
     if not len(core):
         return None
     ev, lines = _event_lines(arr, LINE_BYTES)
-    # first touches: a line's first (event, line) pair in the merged order
-    _, first_idx = np.unique(lines, return_index=True)
-    footprint = len(first_idx)
-    capacity = int(p.l2_bytes // LINE_BYTES)
-    if footprint <= capacity:  # everything read stays resident: every touch after the first hits
-        hit = np.ones(len(lines), dtype=bool)
-        hit[first_idx] = False
+    touch_w = write[ev]
+    footprint = len(np.unique(lines))
+    if footprint <= int(p.l2_bytes // LINE_BYTES):  # everything stays resident
+        hit = _resident_hits(lines, touch_w)
     else:
-        hit = _lru_hits(lines, capacity)
-    del lines, first_idx
+        hit = _lru_hits(lines, touch_w, int(p.l2_bytes // LINE_BYTES))
+    read_footprint = len(np.unique(lines[~touch_w]))
+    del lines, touch_w
     n_lines = np.bincount(ev, minlength=len(arr))
     n_hits = np.bincount(ev, weights=hit, minlength=len(arr))
     f = np.divide(n_hits, n_lines, out=np.zeros(len(arr)), where=n_lines > 0)
@@ -174,9 +207,14 @@ def classify(trace: dict[str, Any] | TraceStore, p: ChipParams) -> L2Hits | None
     cut = np.searchsorted(core[by_core], np.arange(len(store.cores) + 1))
     events = [event[by_core[cut[ci]:cut[ci + 1]]] for ci in range(len(store.cores))]
     fractions = [f[by_core[cut[ci]:cut[ci + 1]]] for ci in range(len(store.cores))]
-    hit_bytes = float(np.cumsum(f * size)[-1])  # summed in the merged order
-    total = bare + int(size.sum())
-    return L2Hits(events, fractions, hit_bytes / total if total else 0.0, footprint * LINE_BYTES, total)
+    fr, sr = f[~write], size[~write]
+    hit_bytes = float(np.cumsum(fr * sr)[-1]) if len(fr) else 0.0  # summed in the merged order
+    total = bare + int(sr.sum())
+    fw, sw = f[write], size[write]
+    wtotal = int(sw.sum())
+    absorbed = float(np.cumsum(fw * sw)[-1]) / wtotal if wtotal else 0.0
+    return L2Hits(events, fractions, hit_bytes / total if total else 0.0, read_footprint * LINE_BYTES, total,
+                  absorbed_fraction=absorbed, write_bytes=wtotal)
 
 
 __all__ = ["LINE_BYTES", "L2Hits", "classify"]

@@ -123,7 +123,10 @@ class _Builder:
         ops = np.nonzero(kinds == KIND["op"])[0]
         if not len(ops):
             return spec.tolist(), pipe.tolist()
-        h = hits.core(ci, n)[ops] if isinstance(hits, L2Hits) else np.full(len(ops), float(hits))
+        if isinstance(hits, L2Hits):
+            h = hits.core(ci, n)[ops]
+        else:  # one fraction for every GM read (the byte-count rule); writes are not absorbed without addresses
+            h = np.where(self.store.pipe[c.rec[ops]] == PIPE_INDEX["MTE2"], float(hits), 0.0)
         hv, hi = np.unique(h, return_inverse=True)
         keys, inv = np.unique(c.rec[ops].astype(np.int64) * len(hv) + hi.reshape(-1), return_inverse=True)
         got = np.empty((len(keys), 2), dtype=np.int64)
