@@ -218,8 +218,12 @@ public:
         if (bias) need(A_BT, uint64_t(nP_) * sizeof(Acc), "Matmul::Init (C2 BiasTable buffer of the tiling", step, loc);
         pipe->InitBuffer(a1_, a_.slots * a_.len * ESZ, loc);
         pipe->InitBuffer(b1_, b_.slots * b_.len * ESZ, loc);
-        pipe->InitBuffer(a2_, nb0_ * a2Len_ * ESZ, loc);
-        pipe->InitBuffer(b2_, nb0_ * b2Len_ * ESZ, loc);
+        // two L0 buffers: the halves of L0A / L0B, at the same places for every object of the core (the ping-pong
+        // events are the core's), as CANN's L0 buffer pool splits them
+        a2Half_ = nb0_ == 2 ? uint32_t(arena_cap(A_L0A) / 2 / ESZ) : 0;
+        b2Half_ = nb0_ == 2 ? uint32_t(arena_cap(A_L0B) / 2 / ESZ) : 0;
+        pipe->InitBuffer(a2_, nb0_ == 2 ? uint32_t(arena_cap(A_L0A)) : a2Len_ * ESZ, loc);
+        pipe->InitBuffer(b2_, nb0_ == 2 ? uint32_t(arena_cap(A_L0B)) : b2Len_ * ESZ, loc);
         pipe->InitBuffer(c1_, uint32_t(nbC_) * c1Len_ * sizeof(Acc), loc);
         if (bias) {
             pipe->InitBuffer(bias1_, uint32_t(nP_) * sizeof(BiasT), loc);
@@ -304,8 +308,8 @@ public:
             for (int k2 = 0; k2 < kc; k2 += bk_) {
                 const int kk = std::min(bk_, kc - k2);
                 const int h = nb0_ == 2 ? fl.l0 : 0;
-                LocalTensor<SrcT> a2 = a2_.template Get<SrcT>()[uint32_t(h) * a2Len_];
-                LocalTensor<SrcT> b2 = b2_.template Get<SrcT>()[uint32_t(h) * b2Len_];
+                LocalTensor<SrcT> a2 = a2_.template Get<SrcT>()[uint32_t(h) * a2Half_];
+                LocalTensor<SrcT> b2 = b2_.template Get<SrcT>()[uint32_t(h) * b2Half_];
                 WaitFlag<HardEvent::M_MTE1>(h);  // the Mmad that last read this half
                 load_a(a2, a1, op.ta, rows, mBlk, kc, k2, kk, loc);
                 load_b(b2, b1, op.tb, cols, nBlk, kc, k2, kk, loc);
@@ -694,7 +698,7 @@ private:
     std::map<uint64_t, Pending> pending_;  // IBShare: job number -> the first of the pair's jobs, awaiting the other
     std::vector<opkit::sim::CoreState::TraceRec>*recA_ = nullptr, *recB_ = nullptr;  // where the running job lists its shared copies
     int bm_ = 0, bn_ = 0, bk_ = 0, stepK_ = 1, nb0_ = 1, nbC_ = 1, cbuf_ = 0, mP_ = 0, nP_ = 0, kP1_ = 0, kP0_ = 0, mB_ = 0;
-    uint32_t a2Len_ = 0, b2Len_ = 0, c1Len_ = 0;
+    uint32_t a2Len_ = 0, b2Len_ = 0, c1Len_ = 0, a2Half_ = 0, b2Half_ = 0;
     uint64_t ntile_ = 0;
 };
 
