@@ -344,12 +344,13 @@ def test_tiling_refuses_with_a_clear_message(case, attrs, words):
 
 
 def test_tiling_vector_buffers_follow_the_features():
-    # no mask, pse or dropout: no auxiliary rows; the scratch holds the row reductions of half a block's rows
-    # (rounded up to 8: [rp, 64] + [rp, 32] + [rp] + [rp, 8] floats) and is 32-byte whole
+    # no mask, pse or dropout: no auxiliary rows; the scratch holds the row reductions of one chunk's rows
+    # (rounded up to 8, at least 16: [rp, 64] + [rp, 32] + [rp] + [rp, 8] floats) and is 32-byte whole
     rc, res, text = _tiling("bnsd_smoke")
     assert rc == 0, text
     f = res["fields"]
-    rp = max(16, -(-(f["s1Base"] // 2) // 8) * 8)
+    rp = max(16, -(-f["vecRows"] // 8) * 8)
+    assert 0 < f["vecRows"] <= f["s1Base"] and f["vecRows"] * f["s2Base"] >= f["d2Align"]
     assert f["auxRows"] == 0 and f["smTmpBytes"] >= rp * 105 * 4 and f["smTmpBytes"] % 32 == 0
     assert f["bitPitch"] % 32 == 0 and f["bitPitch"] * 8 >= f["s2Base"]
     # dropout with S2 = 77: rows of drop_mask start inside a byte, so the kernel realigns them

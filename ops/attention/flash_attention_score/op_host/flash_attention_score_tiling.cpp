@@ -40,19 +40,19 @@ constexpr int64_t MAX_HEADS = 256;
 constexpr int64_t COMPRESSED = 2048;    // the compressed mask of modes 2/3/4
 constexpr int64_t INF_TOKENS = 2147483647;
 constexpr uint64_t MAX_CORES = 48;
-constexpr int64_t AUX_ROWS = 16;        // rows per step of the kernel's mask / pse / dropout work
-constexpr int64_t SM_TMP = 8192;        // the shared scratch (DropOut, SelectWithBytesMask), at least      // taskStart has room for 48 vector cores (+ the end)
+constexpr int64_t AUX_ROWS = 16;        // rows per step of the kernel's mask / pse / dropout work, at most
+constexpr int64_t SM_TMP = 8192;        // the shared scratch (DropOut, SelectWithBytesMask), at least
 
 int64_t CeilDiv(int64_t a, int64_t b)
 {
     return (a + b - 1) / b;
 }
 
-// scratch of the kernel's row reductions (OnlineSoftmax / RowReduce) for a part of a block (ceil(s1Base / 2)
-// rows, or up to 15 when a block has one part), rounded up to 8 rows: [rp, 64] + [rp, 32] + [rp] + [rp, 8] floats
-int64_t RowReduceBytes(int64_t s1Base)
+// scratch of the kernel's row reductions (OnlineSoftmax / RowReduce) for one chunk of `rows` rows, rounded up to
+// 8 rows (at least 16): [rp, 64] + [rp, 32] + [rp] + [rp, 8] floats
+int64_t RowReduceBytes(int64_t rows)
 {
-    const int64_t rp = std::max<int64_t>(16, CeilDiv(CeilDiv(s1Base, 2), 8) * 8);
+    const int64_t rp = std::max<int64_t>(16, CeilDiv(rows, 8) * 8);
     return rp * 105 * 4;
 }
 
@@ -314,12 +314,17 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
         }
     }
 
-    // 3. Block sizes: UB per vector core, as the kernel allocates it (op_kernel/flash_attention_score.h, Init):
-    //    the fp32 score tile and the P tile of the input dtype (s1Base x s2Base), the fp32 output
-    //    accumulator and P V step (s1Base x d2Align; the output rows reuse the P V step), the row statistics (s1Base x 48
-    //    floats) and their compare bits, the row reductions' scratch and, when a mask, pse or dropout is
-    //    read, AUX_ROWS rows of fp32 and 16-bit work space, their bit rows and one column-index row.
-    //    s1Base halves (down to 16) when no s2Base fits, e.g. for D2 = 256.
+    // 3. Block sizes. A task is s1Base query rows (64, 128 when there are more tasks of 64 than vector cores); a
+    //    step of it is one S2 block of s2Base columns: one bmm1 job [s1Base x s2Base] and one bmm2 job
+    //    [s1Base x D2] on the cube, as ops-transformer's kernel runs 128-row jobs over several 128-column blocks.
+    //    The vector core walks a step's scores in chunks of vecRows rows (the whole row of the block, so each
+    //    chunk's online softmax is exact), two chunks in UB at once. UB per vector core, as the kernel allocates it
+    //    (op_kernel/flash_attention_score.h, Init): two fp32 score chunks and two P chunks of the input dtype
+    //    (vecRows x s2Base each; the P V rows and the output rows pass through them too), the fp32 output
+    //    accumulator (s1Base x d2Align), the row statistics (s1Base x 48 floats) and their compare bits, the row
+    //    reductions' scratch and, when a mask, pse or dropout is read, vecRows rows of fp32 and 16-bit work space,
+    //    their bit rows and one column-index row. The largest s2Base of 512/256/128 (no larger than the sequence
+    //    needs) with the most rows per chunk (16, 8) that fit; s1Base halves (down to 16) when none does.
     const int64_t inBytes = qDesc->GetDataType() == ge::DT_FLOAT ? 4 : 2;
     int64_t tasks64 = 0;
     for (int64_t b = 0; b < nb; ++b) {
@@ -329,22 +334,28 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
     const bool aux = mask != nullptr || pse != nullptr || drop;
     const int64_t dAlign = CeilDiv(d.D, 16) * 16, d2Align = CeilDiv(d.D2, 16) * 16;
     int64_t s1Base = (tasks64 > static_cast<int64_t>(aivNum) && maxS1 >= 128) ? 128 : 64;
-    int64_t s2Base = 0;
+    int64_t s2Base = 0, vecRows = 0;
     uint32_t smTmp = 0;
     for (; s1Base >= 16 && s2Base == 0; s1Base /= 2) {
-        for (int64_t cand : {1024, 512, 256, 128}) {
+        for (int64_t cand : {512, 256, 128}) {
             if (cand > 128 && cand >= 2 * CeilDiv(std::max<int64_t>(maxS2, 1), 128) * 128) {
-                continue;  // no larger tile than the sequence needs
+                continue;  // no larger block than the sequence needs
             }
-            const uint32_t tmp = static_cast<uint32_t>(CeilDiv(std::max<int64_t>(RowReduceBytes(s1Base), SM_TMP), 32) * 32);
-            const int64_t tile = s1Base * cand;
-            const int64_t auxRows = std::min<int64_t>(s1Base, AUX_ROWS);
-            const int64_t auxUb = aux ? auxRows * cand * (4 + 2) + auxRows * BitPitch(cand) + cand * 4 : 0;
-            const int64_t ub = tile * (4 + inBytes) + s1Base * d2Align * (4 + 4) + s1Base * 48 * 4 +
-                               CeilDiv(s1Base, 32) * 32 + tmp + auxUb;
-            if (ub <= static_cast<int64_t>(ubSize)) {
-                s2Base = cand;
-                smTmp = tmp;
+            for (int64_t rows : {16, 8}) {
+                rows = std::min(rows, s1Base);
+                const uint32_t tmp = static_cast<uint32_t>(CeilDiv(std::max<int64_t>(RowReduceBytes(rows), SM_TMP), 32) * 32);
+                const int64_t auxRows = std::min<int64_t>(rows, AUX_ROWS);
+                const int64_t auxUb = aux ? auxRows * cand * (4 + 2) + auxRows * BitPitch(cand) + cand * 4 : 0;
+                const int64_t ub = 2 * rows * cand * (4 + inBytes) + s1Base * d2Align * 4 + s1Base * 48 * 4 +
+                                   CeilDiv(s1Base, 32) * 32 + tmp + auxUb;
+                if (ub <= static_cast<int64_t>(ubSize) && rows * cand >= d2Align) {
+                    s2Base = cand;
+                    vecRows = rows;
+                    smTmp = tmp;
+                    break;
+                }
+            }
+            if (s2Base != 0) {
                 break;
             }
         }
@@ -356,12 +367,13 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
         return Refuse(context, "no block of 16 query rows fits UB (%lu bytes) with D2 = %ld", ubSize, d.D2);
     }
 
-    // the two Matmuls of one step, on GM operands
+    // the two Matmuls of one step, on GM operands. The two objects of the cube core take their buffers from one
+    // shared start (shareMode 0, the whole L1 and L0C each, as ops-transformer's tiling sets them), base blocks of
+    // 128 x 128 x 128 (64 deep in fp32: half of L0A per buffer); the operand whose K fits is kept in L1 (depth =
+    // its K blocks: the query rows of bmm1, the P rows of bmm2), K and V are IBShare (held whole).
     const matmul_tiling::DataType mmIn = qDesc->GetDataType() == ge::DT_BF16 ? matmul_tiling::DataType::DT_BF16
                                          : qDesc->GetDataType() == ge::DT_FLOAT ? matmul_tiling::DataType::DT_FLOAT
                                                                                 : matmul_tiling::DataType::DT_FLOAT16;
-    // Both Matmul objects live on one cube core at once, so each gets half of L1 and L0C and base blocks
-    // of at most 128 x 128 x 64 (two buffers each: 16 KiB of L0A and 32 KiB of L0B per object).
     auto cubeTiling = [&](AscendC::tiling::TCubeTiling& out, int64_t m, int64_t n, int64_t k, bool transB) {
         matmul_tiling::MultiCoreMatmulTiling mm(platform);
         mm.SetDim(1);
@@ -373,11 +385,28 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
         mm.SetOrgShape(static_cast<int32_t>(m), static_cast<int32_t>(n), static_cast<int32_t>(k));
         mm.SetSingleShape(static_cast<int32_t>(m), static_cast<int32_t>(n), static_cast<int32_t>(k));
         mm.SetBias(false);
+        const int64_t baseK = std::min<int64_t>(CeilDiv(k, 16) * 16, inBytes == 4 ? 64 : 128);
         mm.SetFixSplit(static_cast<int32_t>(std::min<int64_t>(CeilDiv(m, 16) * 16, 128)),
-                       static_cast<int32_t>(std::min<int64_t>(CeilDiv(n, 16) * 16, 128)),
-                       static_cast<int32_t>(inBytes == 4 ? 32 : 64));  // 16 / 32 KiB per buffer in fp32 too
-        mm.SetBufferSpace(static_cast<int32_t>(l1Size / 2), static_cast<int32_t>(l0cSize / 2), -1);
-        return mm.GetTiling(out) != -1;
+                       static_cast<int32_t>(std::min<int64_t>(CeilDiv(n, 16) * 16, 128)), static_cast<int32_t>(baseK));
+        mm.SetBufferSpace(static_cast<int32_t>(l1Size), static_cast<int32_t>(l0cSize), -1);
+        if (mm.GetTiling(out) == -1) {
+            return false;
+        }
+        const int32_t kIter = static_cast<int32_t>(CeilDiv(k, baseK));
+        out.stepM = 1;
+        out.stepN = 1;
+        out.stepKa = 1;
+        out.stepKb = 1;
+        out.depthA1 = kIter;  // A's K blocks cached (the query rows, the P rows)
+        out.depthB1 = kIter;
+        out.dbL0A = 2;
+        out.dbL0B = 2;
+        out.dbL0C = 1;
+        out.iterateOrder = 0;
+        out.shareMode = 0;
+        out.shareL1Size = static_cast<int32_t>(l1Size);
+        out.shareL0CSize = static_cast<int32_t>(l0cSize);
+        return true;
     };
     if (!cubeTiling(t->bmm1, s1Base, s2Base, d.D, true) || !cubeTiling(t->bmm2, s1Base, d.D2, s2Base, false)) {
         return Refuse(context, "the Matmul tiling of a [%ld x %ld] step with D = %ld, D2 = %ld does not fit L1/L0",
@@ -470,7 +499,8 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
     t->dAlign = static_cast<uint32_t>(dAlign);
     t->d2Align = static_cast<uint32_t>(d2Align);
     t->smTmpBytes = smTmp;
-    t->auxRows = aux ? static_cast<uint32_t>(std::min<int64_t>(s1Base, AUX_ROWS)) : 0;
+    t->vecRows = static_cast<uint32_t>(vecRows);
+    t->auxRows = aux ? static_cast<uint32_t>(std::min<int64_t>(vecRows, AUX_ROWS)) : 0;
     t->bitPitch = static_cast<uint32_t>(BitPitch(s2Base));
     t->dropAligned = 1;
     for (size_t b = 0; b < cumKv.size(); ++b) {
@@ -499,7 +529,7 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
     // blocks of one AIC and two AIVs: enough for `cores` vector cores
     context->SetBlockDim(static_cast<uint32_t>(CeilDiv(static_cast<int64_t>(cores), 2)));
 
-    // workspace: the Matmul API's, then per vector core the fp32 score tile, the P tile and the P V step
+    // workspace: the Matmul API's, then per vector core the fp32 scores, the P rows and the P V rows of a step
     size_t* ws = context->GetWorkspaceSizes(1);
     if (ws == nullptr) {
         return Refuse(context, "no workspace sizes");

@@ -91,10 +91,12 @@ public:
             pvGm_[k].SetGlobalBuffer((__gm__ float*)(mine + tile_ * (sizeof(float) + sizeof(T))),
                                      t_.s1Base * t_.d2Align);
         }
-        pipe->InitBuffer(scBuf_, tile_ * sizeof(float));
-        pipe->InitBuffer(pBuf_, tile_ * sizeof(T));
+        // UB: two score chunks and two P chunks of vecRows x s2Base (a chunk is copied in while the other is
+        // worked on; the P V rows and the output rows pass through them too), the accumulator, the statistics
+        chunk_ = t_.vecRows * t_.s2Base;
+        pipe->InitBuffer(scBuf_, 2 * chunk_ * sizeof(float));
+        pipe->InitBuffer(pBuf_, 2 * chunk_ * sizeof(T));
         pipe->InitBuffer(accBuf_, t_.s1Base * t_.d2Align * sizeof(float));
-        pipe->InitBuffer(pvBuf_, t_.s1Base * t_.d2Align * sizeof(float));
         pipe->InitBuffer(statBuf_, t_.s1Base * 8 * sizeof(float) * 6);  // max x2, sum x2, expMax, 1 / sum
         pipe->InitBuffer(selBuf_, (t_.s1Base + 31) / 32 * 32);
         pipe->InitBuffer(tmpBuf_, t_.smTmpBytes);
@@ -190,10 +192,7 @@ private:
             hi = p0 + pm - 1 + next < s2 - 1 ? p0 + pm - 1 + next : s2 - 1;
         }
 
-        LocalTensor<float> sc = scBuf_.Get<float>();
-        LocalTensor<T> p = pBuf_.Get<T>();
         LocalTensor<float> acc = accBuf_.Get<float>();
-        LocalTensor<float> pv = pvBuf_.Get<float>();
         LocalTensor<float> st = statBuf_.Get<float>();
         const uint32_t rowv = t_.s1Base * 8;  // per-row values: one 32-byte block (8 floats) per row
         LocalTensor<float> maxT[2] = {st, st[rowv]};
@@ -205,11 +204,12 @@ private:
         Duplicate(sumT[0], 0.0f, 2 * rowv);
         uint32_t cur = 0;
         const int64_t s2Base = t_.s2Base;
-        // The software pipeline over the S2 blocks c0 = first, first + s2Base, ... <= hi (index i):
-        //   cube:   bmm1(i + 1) and bmm2(i - 1), posted asynchronously (IterateAll<false>)
-        //   vector: block i - scale, pse, mask, the online softmax, then acc += PV(i - 1), acc *= expMax(i)
-        // so acc always holds the blocks before i - 1 scaled to the running max of block i - 1 when PV(i - 1)
-        // is added; the last PV is added after the loop. Workspace sets alternate with i.
+        // The software pipeline over the S2 blocks c0 = first, first + s2Base, ... <= hi (index i), workspace
+        // sets alternating with i. At the top of step i the vector core posts bmm2(i - 1) (its P is in GM) and,
+        // once the scores of block i are there, bmm1(i + 1), so the cube works on both while the vector core
+        // walks block i chunk by chunk: scale, pse, mask, the online softmax, dropout, P to GM. Then acc +=
+        // PV(i - 1) and acc *= expMax(i): acc holds the blocks before i - 1 scaled to the running max of block
+        // i - 1 when PV(i - 1) is added. The last PV is added after the loop.
         const int64_t first = lo >= 0 && lo <= hi ? (lo / s2Base) * s2Base : s2;
         const Dims mk{m, qOff, kOff, vOff};
         if (first <= hi) {
@@ -219,31 +219,24 @@ private:
             PostBmm1(mk, first, s2, 0);
         }
         uint32_t k = 0;
-        bool pvPending = false;
-        // Inside the vector core the pipes hand the UB tiles over by event flags, not barriers, so the
-        // copies (MTE2 in, MTE3 out) overlap the vector work: MTE2 -> V (id 0: sc loaded, 1: pv loaded),
-        // V -> MTE2 (0: sc free, 1: pv free), V -> MTE3 (0: p ready), MTE3 -> V (0: p free).
+        // Inside the vector core the pipes hand the UB chunks over by event flags, not barriers, so the
+        // copies (MTE2 in, MTE3 out) overlap the vector work: per chunk buffer u (0, 1) MTE2 -> V (loaded),
+        // V -> MTE2 (free), V -> MTE3 (P ready), MTE3 -> V (P copied out).
         busy_ = Busy{};
         PipeBarrier<PIPE_ALL>();
-        // Rows of a block in two parts, so that the copy of the second part's scores overlaps the vector
-        // work on the first (flags per part: ids 0 and 1; the P V tile uses id 2). The bmm2 of the
-        // previous block is posted once the first part's vector work is issued: its wait for the copy-out
-        // of P (MTE3 -> S) then stalls the scalar unit while the vector unit is busy.
-        const int64_t parts = m >= 16 ? 2 : 1;
-        const int64_t partRows = (m + parts - 1) / parts;
-        Post post{false, 0, 0, 0};  // bmm2 of the previous block, posted once its P has reached GM
+        const int64_t vr = t_.vecRows;
+        const int64_t chunks = (m + vr - 1) / vr;
+        Post post{false, 0, 0, 0};  // bmm2 of the previous block
         for (int64_t c0 = first; c0 <= hi; c0 += s2Base, k ^= 1u) {
             const int64_t n = s2 - c0 < s2Base ? s2 - c0 : s2Base;
-            mm1.WaitIterateAll();
-            for (int64_t q = 0; q < parts; ++q) {
-                const int64_t i0 = q * partRows, rows = m - i0 < partRows ? m - i0 : partRows;
-                if (busy_.sc[q]) {
-                    WaitFlag<HardEvent::V_MTE2>(static_cast<event_t>(q));
-                }
-                DataCopy(sc[i0 * s2Base], scoreGm_[k][i0 * s2Base], static_cast<uint32_t>(rows * s2Base));
-                SetFlag<HardEvent::MTE2_V>(static_cast<event_t>(q));
+            if (post.on) {
+                PostBmm2(post, m, vOff);
             }
+            mm1.WaitIterateAll();
             if (c0 + s2Base <= hi) {
+                // bmm1 overwrites the scores of block i - 1: the vector core's copies of them are done
+                SetFlag<HardEvent::MTE2_S>(EVENT_ID0);
+                WaitFlag<HardEvent::MTE2_S>(EVENT_ID0);
                 PostBmm1(mk, c0 + s2Base, s2, k ^ 1u);
             }
             const bool pseAdd = t_.pseShape != fas::PSE_NONE;
@@ -251,13 +244,18 @@ private:
                 ArithProgression<float>(idx_, static_cast<float>(c0), 1.0f, static_cast<int32_t>(s2Base));
                 PipeBarrier<PIPE_V>();
             }
-            for (int64_t q = 0; q < parts; ++q) {
-                const int64_t i0 = q * partRows, rows = m - i0 < partRows ? m - i0 : partRows;
-                LocalTensor<float> x = sc[i0 * s2Base];
+            LoadChunk(scoreGm_[k], 0, s2Base, m);
+            for (int64_t q = 0; q < chunks; ++q) {
+                const int64_t i0 = q * vr, rows = m - i0 < vr ? m - i0 : vr;
+                const uint32_t u = static_cast<uint32_t>(q & 1);
+                if (q + 1 < chunks) {
+                    LoadChunk(scoreGm_[k], q + 1, s2Base, m);
+                }
+                LocalTensor<float> x = scBuf_.Get<float>()[u * chunk_];
                 const uint32_t st0 = static_cast<uint32_t>(i0 * 8);
-                WaitFlag<HardEvent::MTE2_V>(static_cast<event_t>(q));
-                // 2. scale, pse, mask, then the online softmax (SoftmaxFlashV2's update form): max' = max(max,
-                //    rowmax S), P = exp(S - max'), expMax = exp(max - max'), sum' = expMax * sum + rowsum P
+                WaitFlag<HardEvent::MTE2_V>(static_cast<event_t>(u));
+                // scale, pse, mask, then the online softmax (SoftmaxFlashV2's update form): max' = max(max, rowmax S),
+                // P = exp(S - max'), expMax = exp(max - max'), sum' = expMax * sum + rowsum P
                 const Block blk{b, head, r0 + i0, rows, c0, n, s1, s2};
                 if (t_.foldScale != 0) {
                     if (pseAdd) {  // the scores come scaled (ScaleQ): pse_type 1 adds scale * pse
@@ -275,65 +273,74 @@ private:
                 MaskBlock(x, blk, pre, next);
                 const Stats in{maxT[cur][st0], sumT[cur][st0]}, out{maxT[1 - cur][st0], sumT[1 - cur][st0]};
                 OnlineSoftmax(x, static_cast<uint32_t>(rows), n, t_.s2Base, in, out, expMax[st0], tmp_);
-                // 3. dropout, P to the input dtype
+                // dropout, P to the input dtype -> GM
                 if (t_.hasDrop) {
                     Dropout(x, blk);
                 }
-                if (q == 0 && busy_.p) {
-                    WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
+                LocalTensor<T> p = pBuf_.Get<T>()[u * chunk_];
+                if (busy_.p[u]) {
+                    WaitFlag<HardEvent::MTE3_V>(static_cast<event_t>(u));
                 }
                 if constexpr (IsSameType<T, float>::value) {
-                    DataCopy(p[i0 * s2Base], x, static_cast<uint32_t>(rows * s2Base));
+                    DataCopy(p, x, static_cast<uint32_t>(rows * s2Base));
                 } else {
-                    Cast(p[i0 * s2Base], x, RoundMode::CAST_RINT, static_cast<uint32_t>(rows * s2Base));
+                    Cast(p, x, RoundMode::CAST_RINT, static_cast<uint32_t>(rows * s2Base));
                 }
-                SetFlag<HardEvent::V_MTE2>(static_cast<event_t>(q));
-                busy_.sc[q] = true;
-                if (q == 0 && post.on) {  // the wait for the previous P's copy-out overlaps this block's vector work
-                    PostBmm2(post, m, vOff);
-                    pvPending = true;
-                }
+                SetFlag<HardEvent::V_MTE2>(static_cast<event_t>(u));
+                busy_.sc[u] = true;
+                SetFlag<HardEvent::V_MTE3>(static_cast<event_t>(u));
+                WaitFlag<HardEvent::V_MTE3>(static_cast<event_t>(u));
+                DataCopy(pGm_[k][i0 * s2Base], p, static_cast<uint32_t>(rows * s2Base));
+                SetFlag<HardEvent::MTE3_V>(static_cast<event_t>(u));
+                busy_.p[u] = true;
             }
             cur = 1 - cur;
-            SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
             // the previous block's P V, then the rescale of everything so far to this block's max
-            if (pvPending) {
-                AddPv(acc, pv, m, k ^ 1u);
-                pvPending = false;
+            if (post.on) {
+                AddPv(acc, m, post.k);
             }
             RowMul(acc, expMax, static_cast<uint32_t>(m));
-            WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
-            DataCopy(pGm_[k], p, static_cast<uint32_t>(m * s2Base));
-            SetFlag<HardEvent::MTE3_V>(EVENT_ID0);
-            busy_.p = true;
             post = Post{true, k, c0, n};
         }
         if (post.on) {
             PostBmm2(post, m, vOff);
-            AddPv(acc, pv, m, post.k);
+            AddPv(acc, m, post.k);
         }
         // the flags still set
-        for (int64_t q = 0; q < parts; ++q) {
-            if (busy_.sc[q]) {
-                WaitFlag<HardEvent::V_MTE2>(static_cast<event_t>(q));
+        for (uint32_t u = 0; u < 2; ++u) {
+            if (busy_.sc[u]) {
+                WaitFlag<HardEvent::V_MTE2>(static_cast<event_t>(u));
             }
-        }
-        if (busy_.p) {
-            WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
-        }
-        if (busy_.pv) {
-            WaitFlag<HardEvent::V_MTE2>(EVENT_ID2);
+            if (busy_.p[u]) {
+                WaitFlag<HardEvent::MTE3_V>(static_cast<event_t>(u));
+            }
         }
         busy_ = Busy{};
         PipeBarrier<PIPE_ALL>();
         Finish(acc, maxT[cur], sumT[cur], b, head, r0, m, oBase + head * t_.oStrideN);
     }
 
-    // which UB tiles a later copy must wait for (a flag of the other pipe is set)
+    // which UB chunks a later copy must wait for (a flag of the other pipe is set): the score chunks (V -> MTE2)
+    // and the P chunks (MTE3 -> V)
     struct Busy {
         bool sc[2] = {false, false};
-        bool p = false, pv = false;
+        bool p[2] = {false, false};
     };
+
+    // chunk q of `rows`-row pitch `pitch` rows from `src` (rows q * vecRows ... of the task's m) -> score chunk
+    // buffer q % 2, once the vector core is done with that buffer; MTE2 -> V is set when it is in
+    __aicore__ inline void LoadChunk(const GlobalTensor<float>& src, int64_t q, int64_t pitch, int64_t m)
+    {
+        const int64_t rowsPer = static_cast<int64_t>(chunk_) / pitch;
+        const int64_t i0 = q * rowsPer, rows = m - i0 < rowsPer ? m - i0 : rowsPer;
+        const uint32_t u = static_cast<uint32_t>(q & 1);
+        if (busy_.sc[u]) {
+            WaitFlag<HardEvent::V_MTE2>(static_cast<event_t>(u));
+            busy_.sc[u] = false;
+        }
+        DataCopy(scBuf_.Get<float>()[u * chunk_], src[i0 * pitch], static_cast<uint32_t>(rows * pitch));
+        SetFlag<HardEvent::MTE2_V>(static_cast<event_t>(u));
+    }
 
     // rows and operand offsets of a task
     struct Dims {
@@ -362,7 +369,7 @@ private:
     {
         LocalTensor<float> f = scBuf_.Get<float>();
         LocalTensor<T> h = pBuf_.Get<T>();
-        const int64_t chunk = tile_ / qPitch_;
+        const int64_t chunk = 2 * static_cast<int64_t>(chunk_) / qPitch_;  // rows through the chunk buffers
         for (int64_t i0 = 0; i0 < m; i0 += chunk) {
             const uint32_t rows = static_cast<uint32_t>(m - i0 < chunk ? m - i0 : chunk);
             const uint32_t cnt = rows * qPitch_;
@@ -394,19 +401,25 @@ private:
         WaitFlag<HardEvent::MTE3_S>(EVENT_ID0);
     }
 
-    // wait for the P V of workspace set k and add it to the accumulator
-    __aicore__ inline void AddPv(LocalTensor<float>& acc, LocalTensor<float>& pv, int64_t m, uint32_t k)
+    // wait for the P V of workspace set k and add it to the accumulator, through the score chunk buffers
+    __aicore__ inline void AddPv(LocalTensor<float>& acc, int64_t m, uint32_t k)
     {
         mm2.WaitIterateAll();
-        if (busy_.pv) {
-            WaitFlag<HardEvent::V_MTE2>(EVENT_ID2);
+        const int64_t pitch = t_.d2Align;
+        const int64_t rowsPer = static_cast<int64_t>(chunk_) / pitch;
+        const int64_t chunks = (m + rowsPer - 1) / rowsPer;
+        LoadChunk(pvGm_[k], 0, pitch, m);
+        for (int64_t q = 0; q < chunks; ++q) {
+            const int64_t i0 = q * rowsPer, rows = m - i0 < rowsPer ? m - i0 : rowsPer;
+            const uint32_t u = static_cast<uint32_t>(q & 1);
+            if (q + 1 < chunks) {
+                LoadChunk(pvGm_[k], q + 1, pitch, m);
+            }
+            WaitFlag<HardEvent::MTE2_V>(static_cast<event_t>(u));
+            Add(acc[i0 * pitch], acc[i0 * pitch], scBuf_.Get<float>()[u * chunk_], static_cast<uint32_t>(rows * pitch));
+            SetFlag<HardEvent::V_MTE2>(static_cast<event_t>(u));
+            busy_.sc[u] = true;
         }
-        DataCopy(pv, pvGm_[k], static_cast<uint32_t>(m * t_.d2Align));
-        SetFlag<HardEvent::MTE2_V>(EVENT_ID2);
-        WaitFlag<HardEvent::MTE2_V>(EVENT_ID2);
-        Add(acc, acc, pv, static_cast<uint32_t>(m * t_.d2Align));
-        SetFlag<HardEvent::V_MTE2>(EVENT_ID2);
-        busy_.pv = true;
     }
 
     // bmm2 of a block whose P went to workspace set k: P is in GM (MTE3 done) before it is posted
@@ -647,7 +660,6 @@ private:
     __aicore__ inline void Finish(LocalTensor<float>& acc, LocalTensor<float>& maxT, LocalTensor<float>& sumT, int64_t b,
                                   int64_t h, int64_t r0, int64_t m, uint64_t oHead)
     {
-        LocalTensor<T> o = pvBuf_.Get<T>();  // the P V tile is free by now
         LocalTensor<float> recip = statBuf_.Get<float>()[5 * t_.s1Base * 8];
         LocalTensor<uint8_t> valid = selBuf_.Get<uint8_t>();
         const uint32_t rowv = t_.s1Base * 8;
@@ -658,15 +670,23 @@ private:
         Select(recip, valid, recip, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, rowv);
         Select(sumT, valid, sumT, POS_MAX, SELMODE::VSEL_TENSOR_SCALAR_MODE, rowv);
         RowMul(acc, recip, static_cast<uint32_t>(m));
-        if constexpr (IsSameType<T, float>::value) {
-            DataCopy(o, acc, static_cast<uint32_t>(m * t_.d2Align));
-        } else {
-            Cast(o, acc, RoundMode::CAST_RINT, static_cast<uint32_t>(m * t_.d2Align));
+        // the output rows, converted chunk by chunk in the P chunk buffer (free by now)
+        LocalTensor<T> o = pBuf_.Get<T>();
+        const int64_t rowsPer = static_cast<int64_t>(2 * chunk_) / t_.d2Align;
+        for (int64_t i0 = 0; i0 < m; i0 += rowsPer) {
+            const int64_t rows = m - i0 < rowsPer ? m - i0 : rowsPer;
+            const uint32_t cnt = static_cast<uint32_t>(rows * t_.d2Align);
+            PipeBarrier<PIPE_ALL>();
+            if constexpr (IsSameType<T, float>::value) {
+                DataCopy(o, acc[i0 * t_.d2Align], cnt);
+            } else {
+                Cast(o, acc[i0 * t_.d2Align], RoundMode::CAST_RINT, cnt);
+            }
+            PipeBarrier<PIPE_ALL>();
+            const DataCopyExtParams prm{static_cast<uint16_t>(rows), static_cast<uint32_t>(t_.D2 * sizeof(T)), 0,
+                                        static_cast<uint32_t>((t_.oStrideS - t_.D2) * sizeof(T)), 0};
+            DataCopyPad(outGm_[oHead + (r0 + i0) * t_.oStrideS], o, prm);
         }
-        PipeBarrier<PIPE_ALL>();
-        const DataCopyExtParams rows{static_cast<uint16_t>(m), static_cast<uint32_t>(t_.D2 * sizeof(T)), 0,
-                                     static_cast<uint32_t>((t_.oStrideS - t_.D2) * sizeof(T)), 0};
-        DataCopyPad(outGm_[oHead + r0 * t_.oStrideS], o, rows);
         // softmax_max / softmax_sum: 8 floats per row, rows N1 * 8 floats apart in TND
         const bool tnd = t_.layout == fas::LAYOUT_TND;
         const uint64_t row = tnd ? (static_cast<uint64_t>(Cum(t_.cumQ, b) + r0) * t_.N1 + h) * 8
@@ -677,7 +697,7 @@ private:
         PipeBarrier<PIPE_ALL>();
     }
 
-    TBuf<TPosition::VECCALC> scBuf_, pBuf_, accBuf_, pvBuf_, statBuf_, tmpBuf_, selBuf_;
+    TBuf<TPosition::VECCALC> scBuf_, pBuf_, accBuf_, statBuf_, tmpBuf_, selBuf_;
     TBuf<TPosition::VECCALC> auxFBuf_, auxHBuf_, bitBuf_, idxBuf_;
     LocalTensor<float> auxF_, idx_;
     LocalTensor<uint8_t> tmp_;
@@ -689,7 +709,8 @@ private:
     GlobalTensor<float> maxGm_, sumGm_, scoreGm_[2], pvGm_[2];
     FlashAttentionScoreTilingData t_;
     uint32_t core_ = 0;
-    uint32_t tile_ = 0;
+    uint32_t tile_ = 0;   // s1Base x s2Base: one step's scores or P in the workspace
+    uint32_t chunk_ = 0;  // vecRows x s2Base: one UB chunk of them
     uint32_t qPitch_ = 0;  // elements per row of the scaled query rows: D rounded up to 32 bytes
 };
 }  // namespace FasKernel

@@ -37,10 +37,11 @@ struct FlashAttentionScoreTilingData {
     uint64_t vStrideB, vStrideN, vStrideS;
     uint64_t oStrideB, oStrideN, oStrideS;
     // blocks
-    uint32_t s1Base, s2Base;               // rows of Q and columns of K of one step
+    uint32_t s1Base, s2Base;               // rows of Q (a task) and columns of K of one step
+    uint32_t vecRows;                      // rows of the vector core's score chunks (two in UB at once)
     uint32_t dAlign, d2Align;              // D, D2 rounded up to 16
     uint32_t smTmpBytes;                   // the shared scratch of SoftmaxFlashV2 / DropOut / SelectWithBytesMask
-    uint32_t auxRows;                      // rows per step of the mask / pse / dropout work (0: none of them)
+    uint32_t auxRows;                      // rows per pass of the mask / pse / dropout work (0: none of them)
     uint32_t bitPitch;                     // bytes per row of the bit buffers (dropout mask, compare results)
     uint32_t dropAligned;                  // every drop_mask row of a block starts on a byte (S2 % 8 == 0)
     uint32_t foldScale;                    // scale * Q is exact in the input dtype: scaled once per task (ScaleQ)
