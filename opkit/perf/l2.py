@@ -29,6 +29,7 @@ limits: ``docs/perf.md`` §1 "L2".
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,13 +115,13 @@ def _accesses(store: TraceStore) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     return core[order], ev[order], size[order], rows[order], write[order], bare
 
 
-def _event_lines(rows: np.ndarray, line: int) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct L2 lines of each event: (event index, line) pairs in event order, lines ascending."""
-    evs, lines = [], []
+def _event_lines(rows: np.ndarray, line: int) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
+    """The distinct L2 lines of each event, a chunk of events (about ``_CHUNK_RUNS`` runs, each event whole) at a
+    time: ``(lo, hi, event index, line)`` for events ``lo`` to ``hi - 1``, in event order, lines ascending."""
     runs_all = rows[:, 3] * rows[:, 4]
     ends = np.cumsum(runs_all)
     lo = 0
-    while lo < len(rows):  # events in chunks of about _CHUNK_RUNS runs, each event whole
+    while lo < len(rows):
         hi = max(lo + 1, int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + _CHUNK_RUNS, side="right")))
         addr, blen, stride, count, nd, nds = (rows[lo:hi, i] for i in range(6))
         runs = runs_all[lo:hi]
@@ -138,36 +139,51 @@ def _event_lines(rows: np.ndarray, line: int) -> tuple[np.ndarray, np.ndarray]:
         ev2, ln = ev2[o], ln[o]
         keep = np.ones(len(ln), dtype=bool)  # one touch per line and event
         keep[1:] = (ev2[1:] != ev2[:-1]) | (ln[1:] != ln[:-1])
-        evs.append(ev2[keep])
-        lines.append(ln[keep])
+        yield lo, hi, ev2[keep], ln[keep]
         lo = hi
-    if not evs:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return np.concatenate(evs), np.concatenate(lines)
 
 
-def _resident_hits(lines: np.ndarray, writes: np.ndarray) -> np.ndarray:
-    """Whether each touch of ``lines`` (in order; ``writes``: the touch writes) hits when every line stays resident: a
-    read after any earlier touch of its line, a write after an earlier write of it (the line is dirty)."""
-    _, first = np.unique(lines, return_index=True)
-    hit = np.ones(len(lines), dtype=bool)
-    hit[first] = False
-    if writes.any():
-        w = np.nonzero(writes)[0]
-        _, first_write = np.unique(lines[w], return_index=True)
-        hit[w] = True
-        hit[w[first_write]] = False
-    return hit
+def _new(lines: np.ndarray, known: set[int]) -> np.ndarray:
+    """Which of ``lines`` are not in ``known``."""
+    return np.fromiter((x not in known for x in lines.tolist()), dtype=bool, count=len(lines))
 
 
-def _lru_hits(lines: np.ndarray, writes: np.ndarray, capacity: int) -> np.ndarray:
-    """Whether each touch of ``lines`` (in order; ``writes``: the touch writes) hits an LRU, write-back cache of
-    ``capacity`` lines: a read while its line is resident, a write while its line is resident and dirty."""
-    hit = np.zeros(len(lines), dtype=bool)
-    lru: OrderedDict[int, bool] = OrderedDict()  # line -> dirty
-    step = 1 << 20
-    for lo in range(0, len(lines), step):
-        for i, (ln, w) in enumerate(zip(lines[lo:lo + step].tolist(), writes[lo:lo + step].tolist(), strict=True), lo):
+class _Resident:
+    """Hits when every line stays resident (the footprint fits): a read after any earlier touch of its line, a write
+    after an earlier write of it (the line is dirty). Fed the touches in order, a chunk at a time."""
+
+    def __init__(self) -> None:
+        self.seen: set[int] = set()
+        self.written: set[int] = set()
+
+    def hits(self, lines: np.ndarray, writes: np.ndarray) -> np.ndarray:
+        hit = np.ones(len(lines), dtype=bool)
+        u, first = np.unique(lines, return_index=True)
+        new = _new(u, self.seen)
+        hit[first[new]] = False
+        self.seen.update(u[new].tolist())
+        if writes.any():
+            w = np.nonzero(writes)[0]
+            uw, first_write = np.unique(lines[w], return_index=True)
+            new = _new(uw, self.written)
+            hit[w] = True
+            hit[w[first_write[new]]] = False
+            self.written.update(uw[new].tolist())
+        return hit
+
+
+class _Lru:
+    """Hits of an LRU, write-back cache of ``capacity`` lines: a read while its line is resident, a write while its
+    line is resident and dirty. Fed the touches in order, a chunk at a time."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.lru: OrderedDict[int, bool] = OrderedDict()  # line -> dirty
+
+    def hits(self, lines: np.ndarray, writes: np.ndarray) -> np.ndarray:
+        hit = np.zeros(len(lines), dtype=bool)
+        lru, capacity = self.lru, self.capacity
+        for i, (ln, w) in enumerate(zip(lines.tolist(), writes.tolist(), strict=True)):
             dirty = lru.get(ln)
             if dirty is not None:
                 lru.move_to_end(ln)
@@ -178,30 +194,36 @@ def _lru_hits(lines: np.ndarray, writes: np.ndarray, capacity: int) -> np.ndarra
                 lru[ln] = w
                 if len(lru) > capacity:
                     lru.popitem(last=False)
-    return hit
+        return hit
 
 
 def classify(trace: dict[str, Any] | TraceStore, p: ChipParams) -> L2Hits | None:
     """The L2 fraction of every GM read and write of ``trace`` (a store, or a trace dict) on chip ``p`` (module
     docstring); None when the trace records no GM ranges (the caller falls back to the byte-count rule) or the chip
-    has no L2 figures."""
+    has no L2 figures. The accesses are cut into lines a chunk at a time, twice: once for the footprint (whether it
+    fits), once through the cache."""
     if p.l2_bytes <= 0 or p.l2_read <= 0:
         return None
     store = as_store(trace)
     core, event, size, arr, write, bare = _accesses(store)
     if not len(core):
         return None
-    ev, lines = _event_lines(arr, LINE_BYTES)
-    touch_w = write[ev]
-    footprint = len(np.unique(lines))
-    if footprint <= int(p.l2_bytes // LINE_BYTES):  # everything stays resident
-        hit = _resident_hits(lines, touch_w)
-    else:
-        hit = _lru_hits(lines, touch_w, int(p.l2_bytes // LINE_BYTES))
-    read_footprint = len(np.unique(lines[~touch_w]))
-    del lines, touch_w
-    n_lines = np.bincount(ev, minlength=len(arr))
-    n_hits = np.bincount(ev, weights=hit, minlength=len(arr))
+    touched: set[int] = set()
+    read: set[int] = set()
+    for _, _, ev, lines in _event_lines(arr, LINE_BYTES):
+        touched.update(np.unique(lines).tolist())
+        read.update(np.unique(lines[~write[ev]]).tolist())
+    capacity = int(p.l2_bytes // LINE_BYTES)
+    cache: _Resident | _Lru = _Resident() if len(touched) <= capacity else _Lru(capacity)
+    read_footprint = len(read)
+    del touched, read
+    n_lines = np.zeros(len(arr), dtype=np.int64)
+    n_hits = np.zeros(len(arr))
+    for lo, hi, ev, lines in _event_lines(arr, LINE_BYTES):
+        hit = cache.hits(lines, write[ev])
+        n_lines[lo:hi] = np.bincount(ev - lo, minlength=hi - lo)
+        n_hits[lo:hi] = np.bincount(ev - lo, weights=hit, minlength=hi - lo)
+    del cache
     f = np.divide(n_hits, n_lines, out=np.zeros(len(arr)), where=n_lines > 0)
     by_core = np.lexsort((event, core))
     cut = np.searchsorted(core[by_core], np.arange(len(store.cores) + 1))
