@@ -115,6 +115,8 @@ def test_a_rewritten_line_costs_hbm_once_and_reads_of_written_lines_hit() -> Non
     assert hits is not None and [hits.of(0, i) for i in range(4)] == [0.0, 1.0, 1.0, 0.0]
     assert hits.hit_fraction == pytest.approx(1.0) and hits.footprint_bytes == 2 * L  # reads only
     assert hits.absorbed_fraction == pytest.approx(2 / 5) and hits.write_bytes == 5 * L
+    out, _ = evaluate(tr, "ascend910b2")
+    assert out["l2_write_absorbed"] == pytest.approx(2 / 5)
     # a write to a line read before (clean) makes it dirty: charged; half of a second write's lines are dirty
     ev = [rd(base, 2 * L), wr(base, L), wr(base, 2 * L)]
     assert fractions(trace(core(ev)), chip()) == [0.0, 0.0, 0.5]

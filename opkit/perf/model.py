@@ -258,7 +258,8 @@ def evaluate(
     GM copies move (MTE2, MTE3, FIX), ``l2_hit``: the fraction of GM read bytes modelled as L2 hits,
     ``l2_by_address``: whether they were classified from the trace's GM ranges (:mod:`opkit.perf.l2`;
     else by the byte-count rule :func:`l2_hit_fraction`), ``l2_footprint_bytes``: the distinct GM
-    bytes the launch read (None without ranges). Also returns the :class:`ModelResult` (with the timed graph
+    bytes the launch read (None without ranges), ``l2_write_absorbed``: the fraction of GM write bytes the L2
+    absorbs (0 without ranges). Also returns the :class:`ModelResult` (with the timed graph
     when ``keep_graph``).
     """
     p = chip_params(chip)
@@ -270,6 +271,7 @@ def evaluate(
     out["l2_hit"] = hit
     out["l2_by_address"] = hits is not None
     out["l2_footprint_bytes"] = hits.footprint_bytes if hits is not None else None
+    out["l2_write_absorbed"] = hits.absorbed_fraction if hits is not None else 0.0
     cube = _uses_cube(store)
     bound, by = roofline_us(p, flops=flops, hbm_bytes=hbm_bytes, cube_dtype=cube)
     out["bound_us"] = bound

@@ -65,6 +65,9 @@ def summary_lines(perf: dict[str, Any]) -> list[str]:
         how = (f"by address: {mb(perf.get('l2_footprint_bytes'))} distinct GM bytes read"
                if perf.get("l2_by_address") else "re-reads of data read before, counted in bytes")
         lines.append(f"L2 hits            {pct(perf['l2_hit'])} of the GM read bytes ({how}; docs/perf.md §1)")
+    if perf.get("l2_write_absorbed"):
+        lines.append(f"L2 writes          {pct(perf['l2_write_absorbed'])} of the GM write bytes absorbed "
+                     "(lines written again while dirty; docs/perf.md §1)")
     busy = perf.get("per_pipe_busy_us") or {}
     if busy:
         lines.append("busiest core/pipe  " + ", ".join(f"{q} {v:,.2f} us" for q, v in busy.items()))
