@@ -41,7 +41,7 @@ from .trace_store import KIND, TraceStore, as_store
 # The L2 line of the 2201 chips (910B, 910_93): 512 B (D-soc; npu_perf_model.md §1.2). The chip
 # table has no per-chip line size yet; every modelled chip uses this one.
 LINE_BYTES = 512
-_CHUNK_RUNS = 1 << 20  # the runs cut into lines at a time (bounds the memory of a large launch)
+_CHUNK_RUNS = 1 << 18  # the runs cut into lines at a time (bounds the memory of a large launch)
 
 
 @dataclass(frozen=True, eq=False)
