@@ -43,11 +43,12 @@ inline uint64_t trace_gm_addr(const void* p) {
 // kernel, can keep far more than the rest) of OPKIT_SIM_TRACE_EVENTS events when set (a non-negative integer),
 // else of what a quarter of the memory available when the launch starts holds at kTraceEventBytes an event.
 // kTraceEventBytes is what one event costs in the larger of the two processes that hold a launch's events, one
-// after the other: this one (the event's text in its core's TraceEvents, 78 B an event for FlashAttention at
-// S = 2048) and the performance model's (the trace's store, the task graph and the timed run: about 100 B an
-// event; docs/perf.md), with a margin. The events past both are counted (events_dropped) and the performance
-// model says so. OPKIT_SIM_TRACE_CORE_EVENTS sets the per-core part (tests).
-constexpr uint64_t kTraceEventBytes = 128;
+// after the other, with a margin: this one (the event's text in its core's TraceEvents: about 80 B an event for
+// FlashAttention, 78 B at S = 2048) and the performance model's (the trace's store, the task graph and the timed
+// run: 62 B an event, 90 B a task, for its 50.2 M events at S = 8192; docs/perf.md §2, "Scale"). The events past
+// both are counted (events_dropped) and the performance model says so. OPKIT_SIM_TRACE_CORE_EVENTS sets the
+// per-core part (tests).
+constexpr uint64_t kTraceEventBytes = 96;
 constexpr size_t kCoreTraceEvents = 100000;
 inline uint64_t mem_available_bytes() {
     FILE* f = std::fopen("/proc/meminfo", "r");
