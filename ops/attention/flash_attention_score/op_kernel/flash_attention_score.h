@@ -216,7 +216,7 @@ private:
             if (t_.foldScale != 0) {
                 ScaleQ(qOff, m);
             }
-            PostBmm1(mk, first, s2, 0);
+            PostBmm1(mk, first, s2, hi, 0);
         }
         uint32_t k = 0;
         // Inside the vector core the pipes hand the UB chunks over by event flags, not barriers, so the
@@ -229,6 +229,10 @@ private:
         Post post{false, 0, 0, 0};  // bmm2 of the previous block
         for (int64_t c0 = first; c0 <= hi; c0 += s2Base, k ^= 1u) {
             const int64_t n = s2 - c0 < s2Base ? s2 - c0 : s2Base;
+            // the columns the pair's band reaches (the rest of the block is masked for both tasks) and the width
+            // the vector core works on: the row pitch of the block's chunks in UB
+            const int64_t nv = hi + 1 - c0 < n ? hi + 1 - c0 : n;
+            const int64_t w = nv <= 128 ? 128 : (nv + 63) / 64 * 64;  // the row reductions fold 64-column halves
             if (post.on) {
                 PostBmm2(post, m, vOff);
             }
@@ -237,26 +241,26 @@ private:
                 // bmm1 overwrites the scores of block i - 1: the vector core's copies of them are done
                 SetFlag<HardEvent::MTE2_S>(EVENT_ID0);
                 WaitFlag<HardEvent::MTE2_S>(EVENT_ID0);
-                PostBmm1(mk, c0 + s2Base, s2, k ^ 1u);
+                PostBmm1(mk, c0 + s2Base, s2, hi, k ^ 1u);
             }
             const bool pseAdd = t_.pseShape != fas::PSE_NONE;
             if (pseAdd || t_.maskShape != fas::MASK_NONE) {
                 ArithProgression<float>(idx_, static_cast<float>(c0), 1.0f, static_cast<int32_t>(s2Base));
                 PipeBarrier<PIPE_V>();
             }
-            LoadChunk(scoreGm_[k], 0, s2Base, m);
+            LoadChunk(scoreGm_[k], 0, vr, s2Base, w, m);
             for (int64_t q = 0; q < chunks; ++q) {
                 const int64_t i0 = q * vr, rows = m - i0 < vr ? m - i0 : vr;
                 const uint32_t u = static_cast<uint32_t>(q & 1);
                 if (q + 1 < chunks) {
-                    LoadChunk(scoreGm_[k], q + 1, s2Base, m);
+                    LoadChunk(scoreGm_[k], q + 1, vr, s2Base, w, m);
                 }
                 LocalTensor<float> x = scBuf_.Get<float>()[u * chunk_];
                 const uint32_t st0 = static_cast<uint32_t>(i0 * 8);
                 WaitFlag<HardEvent::MTE2_V>(static_cast<event_t>(u));
                 // scale, pse, mask, then the online softmax (SoftmaxFlashV2's update form): max' = max(max, rowmax S),
                 // P = exp(S - max'), expMax = exp(max - max'), sum' = expMax * sum + rowsum P
-                const Block blk{b, head, r0 + i0, rows, c0, n, s1, s2};
+                const Block blk{b, head, r0 + i0, rows, c0, nv, s1, s2, w};
                 if (t_.foldScale != 0) {
                     if (pseAdd) {  // the scores come scaled (ScaleQ): pse_type 1 adds scale * pse
                         AddPse(x, blk);
@@ -265,14 +269,14 @@ private:
                     if (pseAdd && t_.pseType == 1) {
                         AddPse(x, blk);
                     }
-                    Muls(x, x, t_.scale, static_cast<uint32_t>(rows * s2Base));
+                    Muls(x, x, t_.scale, static_cast<uint32_t>(rows * w));
                     if (pseAdd && t_.pseType != 1) {
                         AddPse(x, blk);
                     }
                 }
                 MaskBlock(x, blk, pre, next);
                 const Stats in{maxT[cur][st0], sumT[cur][st0]}, out{maxT[1 - cur][st0], sumT[1 - cur][st0]};
-                OnlineSoftmax(x, static_cast<uint32_t>(rows), n, t_.s2Base, in, out, expMax[st0], tmp_);
+                OnlineSoftmax(x, static_cast<uint32_t>(rows), nv, static_cast<uint32_t>(w), in, out, expMax[st0], tmp_);
                 // dropout, P to the input dtype -> GM
                 if (t_.hasDrop) {
                     Dropout(x, blk);
@@ -282,15 +286,18 @@ private:
                     WaitFlag<HardEvent::MTE3_V>(static_cast<event_t>(u));
                 }
                 if constexpr (IsSameType<T, float>::value) {
-                    DataCopy(p, x, static_cast<uint32_t>(rows * s2Base));
+                    DataCopy(p, x, static_cast<uint32_t>(rows * w));
                 } else {
-                    Cast(p, x, RoundMode::CAST_RINT, static_cast<uint32_t>(rows * s2Base));
+                    Cast(p, x, RoundMode::CAST_RINT, static_cast<uint32_t>(rows * w));
                 }
                 SetFlag<HardEvent::V_MTE2>(static_cast<event_t>(u));
                 busy_.sc[u] = true;
                 SetFlag<HardEvent::V_MTE3>(static_cast<event_t>(u));
                 WaitFlag<HardEvent::V_MTE3>(static_cast<event_t>(u));
-                DataCopy(pGm_[k][i0 * s2Base], p, static_cast<uint32_t>(rows * s2Base));
+                const uint16_t pBlocks = static_cast<uint16_t>(w * sizeof(T) / 32);
+                DataCopy(pGm_[k][i0 * s2Base], p,
+                         DataCopyParams(static_cast<uint16_t>(rows), pBlocks, 0,
+                                        static_cast<uint16_t>((s2Base - w) * sizeof(T) / 32)));
                 SetFlag<HardEvent::MTE3_V>(static_cast<event_t>(u));
                 busy_.p[u] = true;
             }
@@ -300,7 +307,7 @@ private:
                 AddPv(acc, m, post.k);
             }
             RowMul(acc, expMax, static_cast<uint32_t>(m));
-            post = Post{true, k, c0, n};
+            post = Post{true, k, c0, nv};
         }
         if (post.on) {
             PostBmm2(post, m, vOff);
@@ -327,18 +334,26 @@ private:
         bool p[2] = {false, false};
     };
 
-    // chunk q of `rows`-row pitch `pitch` rows from `src` (rows q * vecRows ... of the task's m) -> score chunk
-    // buffer q % 2, once the vector core is done with that buffer; MTE2 -> V is set when it is in
-    __aicore__ inline void LoadChunk(const GlobalTensor<float>& src, int64_t q, int64_t pitch, int64_t m)
+    // chunk q of a workspace block (rowsPer rows a chunk, rows `gmPitch` elements apart, of the task's m) -> score
+    // chunk buffer q % 2, the first `width` elements of each row, densely, once the vector core is done with that
+    // buffer; MTE2 -> V is set when it is in
+    __aicore__ inline void LoadChunk(const GlobalTensor<float>& src, int64_t q, int64_t rowsPer, int64_t gmPitch,
+                                     int64_t width, int64_t m)
     {
-        const int64_t rowsPer = static_cast<int64_t>(chunk_) / pitch;
         const int64_t i0 = q * rowsPer, rows = m - i0 < rowsPer ? m - i0 : rowsPer;
         const uint32_t u = static_cast<uint32_t>(q & 1);
         if (busy_.sc[u]) {
             WaitFlag<HardEvent::V_MTE2>(static_cast<event_t>(u));
             busy_.sc[u] = false;
         }
-        DataCopy(scBuf_.Get<float>()[u * chunk_], src[i0 * pitch], static_cast<uint32_t>(rows * pitch));
+        LocalTensor<float> dst = scBuf_.Get<float>()[u * chunk_];
+        if (width == gmPitch) {
+            DataCopy(dst, src[i0 * gmPitch], static_cast<uint32_t>(rows * width));
+        } else {
+            DataCopy(dst, src[i0 * gmPitch],
+                     DataCopyParams(static_cast<uint16_t>(rows), static_cast<uint16_t>(width * 4 / 32),
+                                    static_cast<uint16_t>((gmPitch - width) * 4 / 32), 0));
+        }
         SetFlag<HardEvent::MTE2_V>(static_cast<event_t>(u));
     }
 
@@ -348,10 +363,12 @@ private:
         uint64_t qOff, kOff, vOff;
     };
 
-    // bmm1 of the block at column c0 into workspace set k, posted without waiting
-    __aicore__ inline void PostBmm1(const Dims& d, int64_t c0, int64_t s2, uint32_t k)
+    // bmm1 of the block at column c0 into workspace set k, posted without waiting: the columns the band reaches
+    // (hi: the pair's last), rows s2Base apart
+    __aicore__ inline void PostBmm1(const Dims& d, int64_t c0, int64_t s2, int64_t hi, uint32_t k)
     {
-        const int64_t n = s2 - c0 < t_.s2Base ? s2 - c0 : t_.s2Base;
+        int64_t n = s2 - c0 < t_.s2Base ? s2 - c0 : t_.s2Base;
+        n = hi + 1 - c0 < n ? hi + 1 - c0 : n;
         const bool folded = t_.foldScale != 0;
         mm1.SetOrgShape(static_cast<int>(d.m), static_cast<int>(n), static_cast<int>(folded ? qPitch_ : t_.qStrideS),
                         static_cast<int>(t_.kStrideS), static_cast<int>(t_.s2Base));
@@ -408,12 +425,12 @@ private:
         const int64_t pitch = t_.d2Align;
         const int64_t rowsPer = static_cast<int64_t>(chunk_) / pitch;
         const int64_t chunks = (m + rowsPer - 1) / rowsPer;
-        LoadChunk(pvGm_[k], 0, pitch, m);
+        LoadChunk(pvGm_[k], 0, rowsPer, pitch, pitch, m);
         for (int64_t q = 0; q < chunks; ++q) {
             const int64_t i0 = q * rowsPer, rows = m - i0 < rowsPer ? m - i0 : rowsPer;
             const uint32_t u = static_cast<uint32_t>(q & 1);
             if (q + 1 < chunks) {
-                LoadChunk(pvGm_[k], q + 1, pitch, m);
+                LoadChunk(pvGm_[k], q + 1, rowsPer, pitch, pitch, m);
             }
             WaitFlag<HardEvent::MTE2_V>(static_cast<event_t>(u));
             Add(acc[i0 * pitch], acc[i0 * pitch], scBuf_.Get<float>()[u * chunk_], static_cast<uint32_t>(rows * pitch));
@@ -443,6 +460,7 @@ private:
     // one S1 x S2 block of a (batch, head): rows [r0, r0 + m), columns [c0, c0 + n) of an s1 x s2 head
     struct Block {
         int64_t b, h, r0, m, c0, n, s1, s2;
+        int64_t w;  // the row pitch of the block's chunk in UB (n rounded up to 64)
     };
 
     // x[i, 0 : d2Align) *= v[i] for the first m rows (v: one 32-byte block per row). One mask/repeat
@@ -475,7 +493,7 @@ private:
     // column index row idx_ (c0, c0 + 1, ...)
     __aicore__ inline void AddPse(LocalTensor<float>& sc, const Block& k)
     {
-        const int64_t s2Base = t_.s2Base;
+        const int64_t s2Base = k.w;  // the chunk's row pitch
         const uint32_t rc = t_.auxRows;
         const bool slope = t_.pseShape == fas::PSE_SLOPE_BN || t_.pseShape == fas::PSE_SLOPE_N;
         float sl = 0.0f;
@@ -493,7 +511,7 @@ private:
         const bool pre = t_.foldScale != 0 && t_.pseType == 1;
         const float f = pre ? t_.scale : 1.0f;
         if (t_.pseShape == fas::PSE_BN1S) {  // one row for every query row
-            LoadPse(head, 1, k.n);
+            LoadPse(head, 1, k.n, s2Base);
             if (pre) {
                 Muls(auxF_, auxF_, f, static_cast<uint32_t>(s2Base));
                 PipeBarrier<PIPE_V>();
@@ -518,7 +536,7 @@ private:
                 }
                 Muls(auxF_, auxF_, -sl * f, cnt);
             } else {
-                LoadPse(head + static_cast<uint64_t>(k.r0 + i0) * k.s2, rows, k.n);
+                LoadPse(head + static_cast<uint64_t>(k.r0 + i0) * k.s2, rows, k.n, s2Base);
                 if (pre) {
                     Muls(auxF_, auxF_, f, cnt);
                     PipeBarrier<PIPE_V>();
@@ -529,10 +547,10 @@ private:
         }
     }
 
-    // rows x n of real_shift (row pitch s2) -> auxF_ as fp32
-    __aicore__ inline void LoadPse(uint64_t at, uint32_t rows, int64_t n)
+    // rows x n of real_shift (row pitch s2) -> auxF_ as fp32, rows `pitch` elements apart
+    __aicore__ inline void LoadPse(uint64_t at, uint32_t rows, int64_t n, int64_t pitch)
     {
-        const uint32_t s2Base = t_.s2Base;
+        const uint32_t s2Base = static_cast<uint32_t>(pitch);
         PipeBarrier<PIPE_ALL>();
         if constexpr (IsSameType<PT, float>::value) {
             LoadRows(auxF_, pseGm_[at], rows, static_cast<uint32_t>(n), pseRowPitch_, s2Base);
@@ -554,7 +572,7 @@ private:
         if (t_.maskShape == fas::MASK_NONE) {
             return;
         }
-        const int64_t s2Base = t_.s2Base;
+        const int64_t s2Base = k.w;  // the chunk's row pitch
         const uint32_t rc = t_.auxRows;
         const bool band = t_.sparseMode != 1;
         const bool upper = band && (k.c0 + k.n - 1) - k.r0 > next;  // some j - i > next in the block
@@ -614,7 +632,7 @@ private:
             base = static_cast<uint64_t>(k.b) * t_.N1 * k.s1 * k.s2;
         }
         base += static_cast<uint64_t>(k.h) * k.s1 * k.s2 + k.c0;
-        const int64_t s2Base = t_.s2Base;
+        const int64_t s2Base = k.w;  // the chunk's row pitch
         const uint32_t rc = t_.auxRows, pitch = t_.bitPitch;
         const uint32_t nBytes = static_cast<uint32_t>((k.n + 7) / 8);
         LocalTensor<uint8_t> bits = bitBuf_.Get<uint8_t>();
