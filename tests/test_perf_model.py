@@ -398,3 +398,27 @@ def test_softmax_per_row_steps_are_priced_by_rows() -> None:
     # SoftMax: the two broadcasts of the row statistics are per row too
     sm = {**rec, "api": "SoftMax", "rows": 64, "update": 0}
     assert model_trace(trace(core([sm])), p).steady_us == pytest.approx((7 * 2 + 256 * 18 + 2 * 8 * 1) / 1000)
+
+
+def test_unit_flag_hands_l0c_between_mmad_and_fixpipe_in_pieces() -> None:
+    # two tiles, each an Mmad of 400 cycles and a Fixpipe of 4000 B at 10 B/cycle (400 cycles). With M -> FIX and
+    # FIX -> M flags they run one after the other: 1600 cycles. With the unit flag (Matmul's Norm template) the
+    # Fixpipe follows its Mmad piece by piece (4 pieces of 100) and the next Mmad follows the Fixpipe the same way:
+    # M1 0-400, F1 100-500, M2 400-800 (piece j after F1's piece j), F2 500-900: 900 cycles
+    def mmad(unit: int) -> dict[str, Any]:
+        return {**op("M", 0, 400, "Mmad"), **({"unit": unit} if unit else {})}
+
+    def fix(unit: int) -> dict[str, Any]:
+        return {**op("FIX", 4000, 1, "Fixpipe"), **({"unit": unit} if unit else {})}
+
+    def flag(kind: str, a: str, b: str) -> dict[str, Any]:
+        return {"ev": kind, "from": a, "to": b, "id": 0}
+
+    flags = [mmad(0), flag("set_flag", "M", "FIX"), flag("wait_flag", "M", "FIX"), fix(0),
+             flag("set_flag", "FIX", "M"), flag("wait_flag", "FIX", "M"), mmad(0),
+             flag("set_flag", "M", "FIX"), flag("wait_flag", "M", "FIX"), fix(0)]
+    assert model_trace(trace(core(flags, core_type="AIC")), toy()).steady_us == pytest.approx(1.6)
+    unit = [mmad(3), fix(3), mmad(3), fix(3)]
+    res = model_trace(trace(core(unit, core_type="AIC")), toy(), keep_graph=True)
+    assert res.steady_us == pytest.approx(0.9)
+    assert res.cores[0].busy["M"] == pytest.approx(800) and res.cores[0].busy["FIX"] == pytest.approx(800)

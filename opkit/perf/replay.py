@@ -16,7 +16,13 @@ Graph (per core, from the events in program order):
   and releases the matching ``cross_wait`` on the target core(s);
 * the Matmul API's MIX server (the cube work an AIV client posts to its AIC): ``mm_post`` and
   ``mm_wait`` on the AIV, ``mm_run`` / ``mm_done`` on the AIC; the job starts on the AIC after its
-  post, and the client's wait returns after the job is done (keyed by (AIC block, job id)).
+  post, and the client's wait returns after the job is done (keyed by (AIC block, job id));
+* the unit flag of an Mmad or a Fixpipe (the event's ``unit``, 2 or 3; the Matmul API's Norm and IBShare
+  templates set it): the hardware hands L0C between them 512 B at a time, with no event, so each is
+  replayed in ``UNIT_PIECES`` pieces on its pipe: piece j of a Fixpipe after piece j of the Mmad with
+  flag 3 before it (the tile's last K step), piece j of the next Mmad after piece j of that Fixpipe. The
+  Fixpipe of a tile then overlaps its last Mmad, and the next tile's Mmads overlap the Fixpipe, up to a
+  piece.
 
 Timed run: a task starts when all its predecessors have finished. Its ``fixed`` cycles occupy
 its pipe; its ``gm_bytes`` then flow at up to its per-pipe cap, while every flow in flight (all
@@ -40,6 +46,10 @@ from .trace_store import KIND, KINDS, CoreEvents, TraceStore, as_store
 
 _BARRIER_PIPES = {0: "S", 1: "V", 2: "M", 3: "MTE1", 4: "MTE2", 5: "MTE3", 6: "ALL", 10: "FIX"}
 _S = PIPE_INDEX["S"]
+_M, _FIX = PIPE_INDEX["M"], PIPE_INDEX["FIX"]
+# The pieces an Mmad or a Fixpipe with the unit flag is replayed in: the hardware hands L0C between them 512 B at a
+# time, so the Fixpipe reads the first blocks while the Mmad writes the last ones (module docstring).
+UNIT_PIECES = 4
 
 
 def _core_ids(cores: list[CoreEvents]) -> tuple[dict[tuple[str, int], int], int]:
@@ -76,6 +86,13 @@ class _Builder:
         # an instruction's (spec, pipe index) by (core type, record, L2 hit); a sync event's spec by (record, pipe)
         self._op_specs: dict[tuple[str, int, float], tuple[int, int]] = {}
         self._sync_specs: dict[tuple[int, int], int] = {}
+        # the unit flag (2 or 3) of the records that have one; the spec of one piece of a spec (UNIT_PIECES)
+        self._unit = {r: int(ev["unit"]) for r, ev in enumerate(self.store.records) if ev.get("unit") in (2, 3)}
+        self._pieces: dict[int, int] = {}
+        # per core: the pieces of the last Mmad with unit flag 3 (for its Fixpipe) and of the last Fixpipe with the
+        # unit flag (for the next Mmad)
+        self.unit_mmad: list[int] | None = None
+        self.unit_fix: list[int] | None = None
         # per-core state
         self.ci = 0
         self.last: list[int] = [-1] * len(PIPES)  # each pipe's last task, by pipe index
@@ -168,9 +185,14 @@ class _Builder:
         g = self.g
         add_core, add_spec, add_src, add_dst = g.core.append, g.spec.append, g.dep_src.append, g.dep_dst.append
         op, s_pipe = KIND["op"], _S
+        units = self._unit
+        self.unit_mmad = self.unit_fix = None
         for k, r, s, q in zip(kinds.tolist(), c.rec.tolist(), specs, pipes, strict=True):
             if k == op:  # an instruction: after its pipe's last task and the last scalar task (inline: the most)
                 if s < 0:
+                    continue
+                if units and r in units:
+                    self._unit_op(q, s, units[r])
                     continue
                 t = len(g.core)
                 add_core(ci)
@@ -240,6 +262,26 @@ class _Builder:
                 self._matmul_job(kind, ev)
             else:
                 self.other(ev)
+
+    def _unit_op(self, q: int, s: int, unit: int) -> None:
+        """An Mmad or a Fixpipe with the unit flag, in UNIT_PIECES pieces on its pipe: piece j of an Mmad after piece j
+        of the Fixpipe that read L0C before it (the first Mmad after that Fixpipe); piece j of a Fixpipe after piece j
+        of the Mmad with unit flag 3 (the tile's last K step)."""
+        ps = self._pieces.get(s)
+        if ps is None:
+            g = self.g
+            n = UNIT_PIECES
+            ps = self._pieces[s] = g.spec_of(PIPES[g.spec_pipe[s]], g.spec_fixed[s] / n, g.spec_gm[s] / n,
+                                             g.spec_cap[s], g.text[g.spec_klass[s]], g.text[g.spec_name[s]])
+        before = self.unit_fix if q == _M else self.unit_mmad if q == _FIX else None
+        pieces = [self._on(q, ps, (before[j],) if before else ()) for j in range(UNIT_PIECES)]
+        if q == _M:
+            self.unit_fix = None
+            if unit == 3:
+                self.unit_mmad = pieces
+        elif q == _FIX:
+            self.unit_mmad = None
+            self.unit_fix = pieces
 
     def other(self, ev: dict[str, Any]) -> None:
         """An event this replay does not model (a subclass may: opkit.perf.comm_replay's HCCL events)."""

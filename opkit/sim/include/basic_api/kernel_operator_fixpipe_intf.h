@@ -181,7 +181,7 @@ inline void fixpipe_impl(const LocalTensor<SrcT>& src, const FixpipeParamsV220& 
     const GmRange rows{gm, uint64_t(p.nSize) * esz, uint64_t(p.dstStride) * esz, p.mSize, p.ndNum, uint64_t(p.dstNdStride) * esz};
     const GmRange blocks{gm, uint64_t(p.mSize) * 16 * esz, uint64_t(p.dstStride) * 32, nBlocks, p.ndNum, uint64_t(p.dstNdStride) * esz};
     trace(P_FIX, uint64_t(p.ndNum) * p.mSize * p.nSize * sizeof(DstT), uint64_t(p.ndNum) * p.mSize, "Fixpipe", dtype_name<DstT>(),
-          gm ? (nd ? &rows : &blocks) : nullptr);
+          gm ? (nd ? &rows : &blocks) : nullptr, -1, 0, -1, p.unitFlag);
 }
 }  // namespace opkit_fix
 

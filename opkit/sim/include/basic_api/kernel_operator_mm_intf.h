@@ -542,6 +542,16 @@ inline void mmad_bytes(const AscendC::LocalTensor<DstT>& dst, const AscendC::Loc
     const uint64_t aBytes = uint64_t(mBlocks) * kBlocks * 512, bBytes = uint64_t(kBlocks) * nBlocks * 512;
     const uint64_t cBytes = uint64_t(mBlocks) * nBlocks * 256 * sizeof(DstT);
     CoreState& c = core();
+    const int unit = p.unitFlag;
+    if (unit == 2 || unit == 3) {
+        // unit flag: the hardware lets the Mmad write each 512-B block of L0C once the Fixpipe (with unitFlag 3)
+        // that read it before has, so FIX -> M needs no flag of the kernel's own
+        uint32_t snap[NPIPE] = {};
+        snapshot(P_FIX, snap);
+        merge(P_M, snap);
+    } else if (unit != 0) {
+        fail_at(api, loc, "unitFlag %u: use 0 (off), 2 or 3", unsigned(unit));
+    }
     uint32_t seq = issue(P_M);
     uint16_t site = c.site(api, loc);
     local_touch(fm, 0, aBytes, P_M, false, seq, site, api, loc, "fm (A)");
@@ -616,7 +626,8 @@ inline void mmad_bytes(const AscendC::LocalTensor<DstT>& dst, const AscendC::Loc
             int rows = std::min(16, m - mb * 16);
             set_init(ca, dst.address_.bufferAddr + ((uint64_t(ni) * mBlocks + mb) * 256) * sizeof(DstT), uint64_t(rows) * 16 * sizeof(DstT));
         }
-    trace(P_M, uint64_t(m) * n * k, mac_units<SrcT>(m, n, k, uint64_t(kBlocks)), "Mmad", dtype_name<SrcT>());
+    trace(P_M, uint64_t(m) * n * k, mac_units<SrcT>(m, n, k, uint64_t(kBlocks)), "Mmad", dtype_name<SrcT>(), nullptr, -1, 0, -1,
+          unit);
 }
 
 }  // namespace cube

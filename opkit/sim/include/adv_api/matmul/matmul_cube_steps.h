@@ -21,8 +21,11 @@
 //   L0A/L0B: two halves ping-ponged after every Mmad with M -> MTE1 event IDs 0 and 1, preset once per AIC (as CANN's
 //   TPipe::Init does, with ID 2 for the BiasTable) and shared by every Matmul object of the core; waited at the end
 //   of the core's TPipe.
-//   L0C: one buffer handed between Mmad and Fixpipe by M -> FIX / FIX -> M events (two buffers, alternating, when the
-//   tiling's dbL0C is 2 and the config has no unit flag).
+//   L0C: with the config's unit flag (enUnitFlag, on by default in Norm and IBShare) one buffer handed between Mmad
+//   and Fixpipe 512 B at a time (MmadParams/FixpipeParams unitFlag: 2 on the tile's Mmads, 3 on its last and on the
+//   Fixpipe): the Fixpipe reads each block as soon as the last Mmad wrote it, the next tile's Mmads write each block
+//   as soon as the Fixpipe read it. Without it (MDL's default) M -> FIX / FIX -> M events, with two buffers
+//   alternating when the tiling's dbL0C is 2.
 //   Between the jobs an AIC serves for its AIVs (MIX), CANN's server ends each with End(): the next job's copies
 //   wait until MTE1 has finished with this job's L1 buffers, its first Mmad until the last Fixpipe.
 // PipeBarrier<PIPE_M> follows each Mmad with (m / 16) * (n / 16) < 10, as CANN's Matmul (the Mmad page's rule).
@@ -182,6 +185,7 @@ public:
         stepK_ = sk;
         nb0_ = (t.dbL0A >= 2 && t.dbL0B >= 2) ? 2 : 1;
         nbC_ = (!unitFlag && t.dbL0C >= 2) ? 2 : 1;
+        unit_ = unitFlag;
         nOrder_ = t.iterateOrder == 1;
         const int kL1 = sk * bk_;
         mP_ = up(bm_, I8 ? 32 : 16);
@@ -275,7 +279,7 @@ public:
             }
             l1_release(ID_BIAS);
         }
-        if (fl.fix[cbuf_]) {  // the Fixpipe that last read this L0C buffer
+        if (!unit_ && fl.fix[cbuf_]) {  // the Fixpipe that last read this L0C buffer (with the unit flag: per block)
             WaitFlag<HardEvent::FIX_M>(cbuf_);
             fl.fix[cbuf_] = false;
         }
@@ -324,6 +328,7 @@ public:
                 p.n = uint16_t(nUse);
                 p.k = uint16_t(kk);
                 p.kDirectionAlign = F32;
+                if (unit_) p.unitFlag = (k1 + kc >= K && k2 + bk_ >= kc) ? 3 : 2;  // 3: the tile's last K step
                 if (first && op.bias_on) {
                     p.cmatrixSource = true;
                     p.cmatrixInitVal = false;
@@ -341,7 +346,7 @@ public:
                 if (nb0_ == 2) fl.l0 ^= 1;
             }
         }
-        SetFlag<HardEvent::M_FIX>(cbuf_);
+        if (!unit_) SetFlag<HardEvent::M_FIX>(cbuf_);
     }
 
     // The tile in L0C -> GM rows of `ld` elements (CFG_ROW_MAJOR) or NZ fractals (nz); atomic add when asked.
@@ -356,7 +361,8 @@ public:
             std::memcpy(&bits, &one, 4);
             f.deqScalar = bits;
         }
-        WaitFlag<HardEvent::M_FIX>(cbuf_);
+        if (unit_) f.unitFlag = 3;  // each 512-B block as soon as the last Mmad has written it
+        else WaitFlag<HardEvent::M_FIX>(cbuf_);
         if (atomic) SetAtomicAdd<DstT>();
         LocalTensor<Acc> c = c1_.template Get<Acc>()[uint32_t(cbuf_) * c1Len_];
         if (nz) {
@@ -366,6 +372,7 @@ public:
             Fixpipe<DstT, Acc, CFG_ROW_MAJOR>(g, c, f, loc);
         }
         if (atomic) SetAtomicNone();
+        if (unit_) return;  // the next Mmad waits per block (unit flag)
         SetFlag<HardEvent::FIX_M>(cbuf_);
         core_flags().fix[cbuf_] = true;
     }
@@ -378,6 +385,10 @@ public:
         for (int i = 0; i < ID_DRAIN; ++i) l1_take(i);
         SetFlag<HardEvent::MTE1_MTE2>(ID_DRAIN);
         WaitFlag<HardEvent::MTE1_MTE2>(ID_DRAIN);
+        if (unit_) {  // with the unit flag nothing was set: the drain (CANN's CubeOutBuffer::Destroy)
+            SetFlag<HardEvent::FIX_M>(0);
+            fl.fix[0] = true;
+        }
         for (int i = 0; i < 2; ++i)
             if (fl.fix[i]) {
                 WaitFlag<HardEvent::FIX_M>(i);
@@ -692,6 +703,7 @@ private:
     TBuf<TPosition::C2> bias2_;
     TPipe* pipe_ = nullptr;
     bool ready_ = false, has_bias_ = false, shareA_ = false, shareB_ = false, hitA_ = false, hitB_ = false, nOrder_ = false;
+    bool unit_ = true;  // the config's enUnitFlag: L0C handed between Mmad and Fixpipe 512 B at a time, no events
     int kChunks_ = 1;
     Side a_, b_;                            // the L1 buffers of A and B
     std::map<int64_t, uint64_t> jobs_;     // IBShare: jobs run so far, per client

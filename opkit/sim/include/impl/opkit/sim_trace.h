@@ -93,9 +93,12 @@ inline bool trace_keep(CoreState& c) {
 // (recorded as the event's "dst" field, e.g. "L0A"): the performance model prices L1 -> L0A and L1 -> L0B apart.
 // `rows` > 0 (the "rows" field) is the row count of an advanced API whose steps are partly per row (the softmax
 // family: row statistics of 8 floats a row), and `update` >= 0 (the "update" field, 0 or 1) says whether it ran
-// its update form: the model prices the per-row steps by rows, not over every element.
+// its update form: the model prices the per-row steps by rows, not over every element. `unit` (the "unit" field,
+// 2 or 3) is the unit flag of an Mmad or Fixpipe: an Mmad with it waits, 512-B block by block of L0C, for the
+// Fixpipe that read the block before, and a Fixpipe with 3 reads each block as soon as the Mmad with 3 has
+// written it (the replay overlaps them at that grain, docs/perf.md).
 inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = "", const char* dtype = "",
-                  const GmRange* gm = nullptr, int dst = -1, uint64_t rows = 0, int update = -1) {
+                  const GmRange* gm = nullptr, int dst = -1, uint64_t rows = 0, int update = -1, int unit = 0) {
     CoreState& c = core();
     if (c.trace_quiet) return;
     c.trace[pipe].instrs++;
@@ -138,6 +141,8 @@ inline void trace(int pipe, uint64_t bytes, uint64_t repeats, const char* api = 
             append_u64(e, rows);
         }
         if (update >= 0) e += update ? ",\"update\":1" : ",\"update\":0";
+        if (unit == 2) e += ",\"unit\":2";
+        else if (unit == 3) e += ",\"unit\":3";
         e += '}';
         kept = int64_t(c.events.size());
         c.events.push_back(e);
