@@ -122,6 +122,17 @@ def test_a_rewritten_line_costs_hbm_once_and_reads_of_written_lines_hit() -> Non
     assert fractions(trace(core(ev)), chip()) == [0.0, 0.0, 0.5]
 
 
+def test_the_parts_of_a_line_written_once_each_are_all_charged() -> None:
+    base = 1 << 20
+    # four 128-B writes into one line (a 64-column part of fp16 rows each): every byte is new, so none is absorbed;
+    # writing the second part again is absorbed, and a write over the second and third parts and 64 B of the
+    # fourth (its sectors dirty since) too; a write into the same line's sectors of a new line is charged
+    ev = [wr(base + i * 128, 128) for i in range(4)] + [wr(base + 128, 128), wr(base + 128, 320), wr(base + L, 64)]
+    assert fractions(trace(core(ev)), chip()) == [0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0]
+    # half of a write's sectors dirty: half absorbed
+    assert fractions(trace(core([wr(base, 64), wr(base, 128)])), chip()) == [0.0, 0.5]
+
+
 def test_an_evicted_dirty_line_is_charged_again() -> None:
     base = 1 << 20
     a, b, c = (wr(base + i * L, L) for i in range(3))

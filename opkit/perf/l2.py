@@ -11,16 +11,17 @@ lines and replays them through a least-recently-used, write-back cache of the ch
 * a later read hits while the line is resident (read or written before): always when the launch's
   whole footprint fits the L2, else while fewer than ``l2_size`` bytes of other lines were touched
   since (LRU, fully associative: est);
-* a write makes its line resident and dirty (write-allocate, write-back). The write that makes a line
-  dirty is charged to HBM - the write-back the line will cost once - and a later write to the line
-  while it is resident and dirty is absorbed by the L2: a buffer a kernel writes again and again
-  (a workspace) costs HBM once, not at every write; a line written once costs what it did without
-  the write term;
+* a write makes its line resident and the bytes it writes dirty (write-allocate, write-back; dirty
+  bytes kept in ``SECTOR_BYTES`` sectors). The bytes a write makes dirty are charged to HBM - the
+  write-back they will cost once - and the bytes it writes that are dirty already while the line is
+  resident are absorbed by the L2: a buffer a kernel writes again and again (a workspace) costs HBM
+  once, not at every write; bytes written once cost what they did without the write term, whether a
+  line is written whole or in parts by several writes;
 * the cores run concurrently, so their accesses are merged in order of progress (event ``i`` of a
   core of ``n`` events at ``i / n``), not core after core.
 
-The result is a fraction per access event - of a read, its lines that hit; of a write, its lines the
-L2 absorbs - which :func:`opkit.perf.costs.op_cost` turns into bytes at the core's L2 read or write
+The result is a fraction per access event - of a read, its lines that hit; of a write, its lines' share
+of sectors the L2 absorbs - which :func:`opkit.perf.costs.op_cost` turns into bytes at the core's L2 read or write
 rate and bytes at the shared HBM bandwidth. Traces without GM ranges (recorded before the simulator
 wrote them) fall back to the byte-count rule :func:`opkit.perf.model.l2_hit_fraction`. Sources and
 limits: ``docs/perf.md`` §1 "L2".
@@ -41,6 +42,7 @@ from .trace_store import KIND, TraceStore, as_store
 # The L2 line of the 2201 chips (910B, 910_93): 512 B (D-soc; npu_perf_model.md §1.2). The chip
 # table has no per-chip line size yet; every modelled chip uses this one.
 LINE_BYTES = 512
+SECTOR_BYTES = 32  # the grain of a line's dirty bytes: a write charges HBM for the sectors it makes dirty
 _CHUNK_RUNS = 1 << 18  # the runs cut into lines at a time (bounds the memory of a large launch)
 
 
@@ -115,9 +117,10 @@ def _accesses(store: TraceStore) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     return core[order], ev[order], size[order], rows[order], write[order], bare
 
 
-def _event_lines(rows: np.ndarray, line: int) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
+def _event_lines(rows: np.ndarray, line: int) -> Iterator[tuple[int, int, np.ndarray, np.ndarray, np.ndarray]]:
     """The distinct L2 lines of each event, a chunk of events (about ``_CHUNK_RUNS`` runs, each event whole) at a
-    time: ``(lo, hi, event index, line)`` for events ``lo`` to ``hi - 1``, in event order, lines ascending."""
+    time: ``(lo, hi, event index, line, sectors)`` for events ``lo`` to ``hi - 1``, in event order, lines ascending;
+    ``sectors``: the bit mask of the line's ``SECTOR_BYTES`` sectors the event touches."""
     runs_all = rows[:, 3] * rows[:, 4]
     ends = np.cumsum(runs_all)
     lo = 0
@@ -130,16 +133,22 @@ def _event_lines(rows: np.ndarray, line: int) -> Iterator[tuple[int, int, np.nda
         r = k % np.repeat(count, runs)
         g = k // np.repeat(count, runs)
         start = np.repeat(addr, runs) + g * np.repeat(nds, runs) + r * np.repeat(stride, runs)
+        end = start + np.repeat(blen, runs)
         first = start // line
-        span = (start + np.repeat(blen, runs) - 1) // line - first + 1
+        span = (end - 1) // line - first + 1
         ev2 = np.repeat(ev, span)
         j = np.arange(int(span.sum())) - np.repeat(np.cumsum(span) - span, span)
         ln = np.repeat(first, span) + j
+        # the sectors of the line the run covers
+        a = np.maximum(np.repeat(start, span), ln * line) - ln * line
+        b = np.minimum(np.repeat(end, span), (ln + 1) * line) - 1 - ln * line
+        sec = (np.left_shift(1, b // SECTOR_BYTES + 1) - 1) ^ (np.left_shift(1, a // SECTOR_BYTES) - 1)
         o = np.lexsort((ln, ev2))
-        ev2, ln = ev2[o], ln[o]
-        keep = np.ones(len(ln), dtype=bool)  # one touch per line and event
+        ev2, ln, sec = ev2[o], ln[o], sec[o]
+        keep = np.ones(len(ln), dtype=bool)  # one touch per line and event, its sectors merged
         keep[1:] = (ev2[1:] != ev2[:-1]) | (ln[1:] != ln[:-1])
-        yield lo, hi, ev2[keep], ln[keep]
+        at = np.nonzero(keep)[0]
+        yield lo, hi, ev2[keep], ln[keep], np.bitwise_or.reduceat(sec, at) if len(at) else sec
         lo = hi
 
 
@@ -148,50 +157,55 @@ def _new(lines: np.ndarray, known: set[int]) -> np.ndarray:
     return np.fromiter((x not in known for x in lines.tolist()), dtype=bool, count=len(lines))
 
 
+def _absorbed(sectors: int, dirty: int) -> float:
+    """The fraction of a write's ``sectors`` (bit mask) already in the line's ``dirty`` ones."""
+    return (sectors & dirty).bit_count() / sectors.bit_count() if sectors else 1.0
+
+
 class _Resident:
-    """Hits when every line stays resident (the footprint fits): a read after any earlier touch of its line, a write
-    after an earlier write of it (the line is dirty). Fed the touches in order, a chunk at a time."""
+    """Hits when every line stays resident (the footprint fits): a read after any earlier touch of its line; a write
+    for the share of its sectors an earlier write made dirty. Fed the touches in order, a chunk at a time."""
 
     def __init__(self) -> None:
         self.seen: set[int] = set()
-        self.written: set[int] = set()
+        self.dirty: dict[int, int] = {}  # line -> its dirty sectors
 
-    def hits(self, lines: np.ndarray, writes: np.ndarray) -> np.ndarray:
-        hit = np.ones(len(lines), dtype=bool)
+    def hits(self, lines: np.ndarray, writes: np.ndarray, sectors: np.ndarray) -> np.ndarray:
+        hit = np.ones(len(lines))
         u, first = np.unique(lines, return_index=True)
         new = _new(u, self.seen)
-        hit[first[new]] = False
+        hit[first[new]] = 0.0
         self.seen.update(u[new].tolist())
         if writes.any():
             w = np.nonzero(writes)[0]
-            uw, first_write = np.unique(lines[w], return_index=True)
-            new = _new(uw, self.written)
-            hit[w] = True
-            hit[w[first_write[new]]] = False
-            self.written.update(uw[new].tolist())
+            dirty = self.dirty
+            for i, ln, sec in zip(w.tolist(), lines[w].tolist(), sectors[w].tolist(), strict=True):
+                d = dirty.get(ln, 0)
+                hit[i] = _absorbed(sec, d)
+                dirty[ln] = d | sec
         return hit
 
 
 class _Lru:
-    """Hits of an LRU, write-back cache of ``capacity`` lines: a read while its line is resident, a write while its
-    line is resident and dirty. Fed the touches in order, a chunk at a time."""
+    """Hits of an LRU, write-back cache of ``capacity`` lines: a read while its line is resident; a write for the
+    share of its sectors that are dirty in the resident line. Fed the touches in order, a chunk at a time."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
-        self.lru: OrderedDict[int, bool] = OrderedDict()  # line -> dirty
+        self.lru: OrderedDict[int, int] = OrderedDict()  # line -> its dirty sectors
 
-    def hits(self, lines: np.ndarray, writes: np.ndarray) -> np.ndarray:
-        hit = np.zeros(len(lines), dtype=bool)
+    def hits(self, lines: np.ndarray, writes: np.ndarray, sectors: np.ndarray) -> np.ndarray:
+        hit = np.zeros(len(lines))
         lru, capacity = self.lru, self.capacity
-        for i, (ln, w) in enumerate(zip(lines.tolist(), writes.tolist(), strict=True)):
+        for i, (ln, w, sec) in enumerate(zip(lines.tolist(), writes.tolist(), sectors.tolist(), strict=True)):
             dirty = lru.get(ln)
             if dirty is not None:
                 lru.move_to_end(ln)
-                hit[i] = dirty if w else True
+                hit[i] = _absorbed(sec, dirty) if w else 1.0
                 if w:
-                    lru[ln] = True
+                    lru[ln] = dirty | sec
             else:
-                lru[ln] = w
+                lru[ln] = sec if w else 0
                 if len(lru) > capacity:
                     lru.popitem(last=False)
         return hit
@@ -210,7 +224,7 @@ def classify(trace: dict[str, Any] | TraceStore, p: ChipParams) -> L2Hits | None
         return None
     touched: set[int] = set()
     read: set[int] = set()
-    for _, _, ev, lines in _event_lines(arr, LINE_BYTES):
+    for _, _, ev, lines, _ in _event_lines(arr, LINE_BYTES):
         touched.update(np.unique(lines).tolist())
         read.update(np.unique(lines[~write[ev]]).tolist())
     capacity = int(p.l2_bytes // LINE_BYTES)
@@ -219,8 +233,8 @@ def classify(trace: dict[str, Any] | TraceStore, p: ChipParams) -> L2Hits | None
     del touched, read
     n_lines = np.zeros(len(arr), dtype=np.int64)
     n_hits = np.zeros(len(arr))
-    for lo, hi, ev, lines in _event_lines(arr, LINE_BYTES):
-        hit = cache.hits(lines, write[ev])
+    for lo, hi, ev, lines, sectors in _event_lines(arr, LINE_BYTES):
+        hit = cache.hits(lines, write[ev], sectors)
         n_lines[lo:hi] = np.bincount(ev - lo, minlength=hi - lo)
         n_hits[lo:hi] = np.bincount(ev - lo, weights=hit, minlength=hi - lo)
     del cache
