@@ -5,9 +5,10 @@
 1. Model figures (trace-only runs, ``opkit perf --trace-only``) on 910B2, fp16, B = 1, N = 32, D = 128,
    S1 = S2 = 8192, non-causal (case ``s8192_n32``) and causal (``s8192_n32_causal``, counting only the
    unmasked work): modelled time, TFLOPS, % of the cube peak, the roofline bound, the busy time of each
-   pipe on the busiest core and the slowest core's time by instruction - what limits the kernel. With
-   ``--small`` the same figures of ``s2048_n32`` instead (S1 = S2 = 2048, same N, D and dtype: a trace
-   the simulator records in full, about 4 minutes and 2 GB; the shape the kernel's variants are compared on).
+   pipe on the busiest core and the slowest core's time by instruction - what limits the kernel (each
+   case: 4-10 minutes on this machine, about 5 GB peak). With ``--small`` the same figures of
+   ``s2048_n32`` and ``s2048_n32_causal`` instead (S1 = S2 = 2048, same N, D and dtype: about 30 s each;
+   the shapes the kernel's variants are compared on).
 2. Fused against unfused for BSH, B = 4, S = 1024, H = 1024, N = 16 (case ``bsh_b4_s1024``): HBM
    bytes, extra peak memory and modelled time of the kernel against golden.py's ``unfused_chain``.
 3. Simulated run time of the S = 1024 causal case (``s1024_causal``, a full run with every check)
@@ -36,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 PKG = ROOT / "ops" / "attention" / "flash_attention_score"
 MODEL_CASES = ("s8192_n32", "s8192_n32_causal")
-SMALL_CASES = ("s2048_n32",)
+SMALL_CASES = ("s2048_n32", "s2048_n32_causal")
 FUSION_CASE = "bsh_b4_s1024"
 RUN_CASE = "s1024_causal"
 

@@ -124,8 +124,13 @@ public:
     {
         if (core_ < t_.coreNum) {  // the two vector cores of AIC block g take the two tasks of each of its pairs
             const uint32_t g = core_ / 2;
+            Task cur = Setup(t_.taskStart[g], core_ % 2);
+            int32_t posted = -1;  // the workspace set of the current task's first bmm1, posted by the task before
             for (uint32_t pair = t_.taskStart[g]; pair < t_.taskStart[g + 1]; ++pair) {
-                RunTask(pair, core_ % 2);
+                const bool hasNext = pair + 1 < t_.taskStart[g + 1];
+                const Task next = Setup(hasNext ? pair + 1 : pair, core_ % 2);
+                posted = cur.valid ? RunTask(cur, hasNext ? &next : nullptr, posted) : -1;
+                cur = next;
             }
         }
         mm1.End();
@@ -135,13 +140,23 @@ public:
 private:
     __aicore__ inline int64_t Cum(const int64_t* c, int64_t b) const { return b == 0 ? 0 : c[b - 1]; }
 
-    // Task `sub` (0 or 1) of a pair: S1 blocks 2q and 2q + 1 of one (batch, head). Both vector cores of the AIC walk
-    // the S2 blocks the band leaves to either block of the pair, in the same order, so that their bmm1 and bmm2
-    // read the same K and V blocks one after the other (IBShare: one copy into L1 serves both); a block outside
-    // one task's own band is masked whole for it (MaskBlock) and its exp(s - max') weights are zeroed by the
-    // next valid block's rescale, or leave the row invalid.
-    __aicore__ inline void RunTask(uint32_t pair, uint32_t sub)
+    // One task: rows [r0, r0 + m) of one (batch, head), its operands' offsets and the columns [lo, hi] its pair's band
+    // leaves (first: the first S2 block). valid: the task exists (a pair's second block may not: an odd number of
+    // S1 blocks).
+    struct Task {
+        bool valid;
+        int64_t b, head, r0, m, s1, s2, pre, next, lo, hi, first;
+        uint64_t qOff, kOff, vOff, oBase;
+    };
+
+    // Task `sub` (0 or 1) of pair `pair`: S1 blocks 2q and 2q + 1 of one (batch, head). Both vector cores of the AIC
+    // walk the S2 blocks the band leaves to either block of the pair, in the same order, so that their bmm1 and bmm2
+    // read the same K and V blocks one after the other (IBShare: one copy into L1 serves both); the part of a block
+    // outside one task's own band is masked for it (MaskBlock), and a row's exp(s - max') weights of a block with
+    // nothing valid for it are zeroed by the next valid block's rescale, or leave the row invalid.
+    __aicore__ inline Task Setup(uint32_t pair, uint32_t sub) const
     {
+        Task k{};
         // pair -> (batch, head, first row of the pair)
         const bool tnd = t_.layout == fas::LAYOUT_TND;
         int64_t b = 0, s1 = t_.S1, s2 = t_.S2;
@@ -158,40 +173,62 @@ private:
             }
             rest -= n;
         }
+        if (b >= static_cast<int64_t>(t_.B)) {
+            return k;
+        }
         const uint32_t pairsS1 = static_cast<uint32_t>((s1 + pairRows - 1) / pairRows);
-        const int64_t head = rest / pairsS1;
+        k.head = rest / pairsS1;
         const int64_t p0 = static_cast<int64_t>(rest % pairsS1) * pairRows;  // the pair's first row
         const int64_t pm = s1 - p0 < pairRows ? s1 - p0 : pairRows;          // and its rows
-        const int64_t r0 = p0 + static_cast<int64_t>(sub) * t_.s1Base;
-        if (r0 >= s1) {
-            return;  // the pair's second block does not exist (an odd number of S1 blocks)
+        k.r0 = p0 + static_cast<int64_t>(sub) * t_.s1Base;
+        if (k.r0 >= s1) {
+            return k;  // the pair's second block does not exist (an odd number of S1 blocks)
         }
-        const int64_t m = s1 - r0 < t_.s1Base ? s1 - r0 : t_.s1Base;
-        const int64_t kvHead = head / t_.G;
+        k.valid = true;
+        k.b = b;
+        k.s1 = s1;
+        k.s2 = s2;
+        k.m = s1 - k.r0 < t_.s1Base ? s1 - k.r0 : t_.s1Base;
+        const int64_t kvHead = k.head / t_.G;
         const uint64_t qBase = tnd ? Cum(t_.cumQ, b) * t_.qStrideS : b * t_.qStrideB;
         const uint64_t kBase = tnd ? Cum(t_.cumKv, b) * t_.kStrideS : b * t_.kStrideB;
         const uint64_t vBase = tnd ? Cum(t_.cumKv, b) * t_.vStrideS : b * t_.vStrideB;
-        const uint64_t oBase = tnd ? Cum(t_.cumQ, b) * t_.oStrideS : b * t_.oStrideB;
-        const uint64_t qOff = qBase + head * t_.qStrideN + r0 * t_.qStrideS;
-        const uint64_t kOff = kBase + kvHead * t_.kStrideN;
-        const uint64_t vOff = vBase + kvHead * t_.vStrideN;
-
+        k.oBase = (tnd ? Cum(t_.cumQ, b) * t_.oStrideS : b * t_.oStrideB) + k.head * t_.oStrideN;
+        k.qOff = qBase + k.head * t_.qStrideN + k.r0 * t_.qStrideS;
+        k.kOff = kBase + kvHead * t_.kStrideN;
+        k.vOff = vBase + kvHead * t_.vStrideN;
         // the band of this batch, counted from the top-left corner
-        int64_t pre = t_.preTokens, next = t_.nextTokens;
+        k.pre = t_.preTokens;
+        k.next = t_.nextTokens;
         if (t_.sparseMode == 3) {
-            pre = INF_TOKENS;
-            next = s2 - s1;
+            k.pre = INF_TOKENS;
+            k.next = s2 - s1;
         } else if (t_.sparseMode == 4) {
-            pre = t_.preTokens - (s2 - s1);
-            next = t_.nextTokens + (s2 - s1);
+            k.pre = t_.preTokens - (s2 - s1);
+            k.next = t_.nextTokens + (s2 - s1);
         }
         const bool band = t_.maskShape != fas::MASK_NONE && t_.sparseMode != 1;
-        int64_t lo = 0, hi = s2 - 1;
+        k.lo = 0;
+        k.hi = s2 - 1;
         if (band) {  // the columns the band leaves to the pair's rows
-            lo = p0 - pre > 0 ? p0 - pre : 0;
-            hi = p0 + pm - 1 + next < s2 - 1 ? p0 + pm - 1 + next : s2 - 1;
+            k.lo = p0 - k.pre > 0 ? p0 - k.pre : 0;
+            k.hi = p0 + pm - 1 + k.next < s2 - 1 ? p0 + pm - 1 + k.next : s2 - 1;
         }
+        const int64_t s2Base = t_.s2Base;
+        k.first = k.lo >= 0 && k.lo <= k.hi ? (k.lo / s2Base) * s2Base : s2;
+        return k;
+    }
 
+    // Runs task `tk`. `posted`: the workspace set of its first bmm1 when the task before posted it (else -1). With
+    // `nx`, the next task of this vector core, the last step posts the next task's first bmm1 (when its query rows
+    // need no scaling pass, which uses the chunk buffers) into the workspace set this task's last block leaves free,
+    // so the cube computes it under the last step's vector work; returns that set, or -1.
+    __aicore__ inline int32_t RunTask(const Task& tk, const Task* nx, int32_t posted)
+    {
+        const int64_t b = tk.b, head = tk.head, r0 = tk.r0, m = tk.m, s1 = tk.s1, s2 = tk.s2;
+        const int64_t pre = tk.pre, next = tk.next, hi = tk.hi, first = tk.first;
+        const uint64_t qOff = tk.qOff, kOff = tk.kOff, vOff = tk.vOff;
+        const bool prefetch = nx != nullptr && nx->valid && nx->first <= nx->hi && t_.foldScale == 0;
         LocalTensor<float> acc = accBuf_.Get<float>();
         LocalTensor<float> st = statBuf_.Get<float>();
         const uint32_t rowv = t_.s1Base * 8;  // per-row values: one 32-byte block (8 floats) per row
@@ -205,20 +242,20 @@ private:
         uint32_t cur = 0;
         const int64_t s2Base = t_.s2Base;
         // The software pipeline over the S2 blocks c0 = first, first + s2Base, ... <= hi (index i), workspace
-        // sets alternating with i. At the top of step i the vector core posts bmm2(i - 1) (its P is in GM) and,
+        // sets alternating with i (starting at set 1 when the first bmm1 came from the task before). At the top of step i the vector core posts bmm2(i - 1) (its P is in GM) and,
         // once the scores of block i are there, bmm1(i + 1), so the cube works on both while the vector core
         // walks block i chunk by chunk: scale, pse, mask, the online softmax, dropout, P to GM. Then acc +=
         // PV(i - 1) and acc *= expMax(i): acc holds the blocks before i - 1 scaled to the running max of block
         // i - 1 when PV(i - 1) is added. The last PV is added after the loop.
-        const int64_t first = lo >= 0 && lo <= hi ? (lo / s2Base) * s2Base : s2;
         const Dims mk{m, qOff, kOff, vOff};
-        if (first <= hi) {
+        uint32_t k = posted >= 0 ? static_cast<uint32_t>(posted) : 0u;
+        if (first <= hi && posted < 0) {
             if (t_.foldScale != 0) {
                 ScaleQ(qOff, m);
             }
-            PostBmm1(mk, first, s2, hi, 0);
+            PostBmm1(mk, first, s2, hi, k);
         }
-        uint32_t k = 0;
+        int32_t prefetched = -1;
         // Inside the vector core the pipes hand the UB chunks over by event flags, not barriers, so the
         // copies (MTE2 in, MTE3 out) overlap the vector work: per chunk buffer u (0, 1) MTE2 -> V (loaded),
         // V -> MTE2 (free), V -> MTE3 (P ready), MTE3 -> V (P copied out).
@@ -237,11 +274,16 @@ private:
                 PostBmm2(post, m, vOff);
             }
             mm1.WaitIterateAll();
-            if (c0 + s2Base <= hi) {
+            if (c0 + s2Base <= hi || prefetch) {
                 // bmm1 overwrites the scores of block i - 1: the vector core's copies of them are done
                 SetFlag<HardEvent::MTE2_S>(EVENT_ID0);
                 WaitFlag<HardEvent::MTE2_S>(EVENT_ID0);
-                PostBmm1(mk, c0 + s2Base, s2, hi, k ^ 1u);
+                if (c0 + s2Base <= hi) {
+                    PostBmm1(mk, c0 + s2Base, s2, hi, k ^ 1u);
+                } else {  // the last step: the next task's first bmm1, into the set this block leaves
+                    PostBmm1(Dims{nx->m, nx->qOff, nx->kOff, nx->vOff}, nx->first, nx->s2, nx->hi, k ^ 1u);
+                    prefetched = static_cast<int32_t>(k ^ 1u);
+                }
             }
             const bool pseAdd = t_.pseShape != fas::PSE_NONE;
             if (pseAdd || t_.maskShape != fas::MASK_NONE) {
@@ -324,7 +366,8 @@ private:
         }
         busy_ = Busy{};
         PipeBarrier<PIPE_ALL>();
-        Finish(acc, maxT[cur], sumT[cur], b, head, r0, m, oBase + head * t_.oStrideN);
+        Finish(acc, maxT[cur], sumT[cur], b, head, r0, m, tk.oBase);
+        return prefetched;
     }
 
     // which UB chunks a later copy must wait for (a flag of the other pipe is set): the score chunks (V -> MTE2)
