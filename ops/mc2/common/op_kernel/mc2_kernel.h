@@ -41,20 +41,25 @@ __aicore__ inline uint32_t TileRows(const Mc2CutTiling& c, uint32_t t)
     return t < c.rampCnt ? c.rampM[t] : t < c.rampCnt + c.tileCnt ? c.tileM : c.tailM;
 }
 
+// The Matmul template of the pieces: MDL (copies of stepKa / stepKb base blocks at a time) with the unit flag (the
+// Fixpipe following the last Mmad 512 B at a time), as ops-transformer's MC2 kernels configure theirs
+// (GetMDLConfig with enUnitFlag, mat_mul_v3's MM_CFG_NO_PRELOAD).
+constexpr MatmulConfig MC2_MM_CFG = GetMDLConfig(false, false, 0, false, false, false, true);
+
 // The Matmul of a piece: T inputs in GM (ND), an fp32 bias in GM (the BiasTable starts L0C from it), the result
 // fp32 in GM (for a vector epilogue) ...
 template <typename T>
 using PieceMatmul = AscendC::Matmul<AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, T>,
                                     AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, T>,
                                     AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>,
-                                    AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>>;
+                                    AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>, MC2_MM_CFG>;
 
 // ... or rounded once to T by Fixpipe (fp32 -> fp16/bf16, round to nearest even) on its way out of L0C.
 template <typename T>
 using DirectMatmul = AscendC::Matmul<AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, T>,
                                      AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, T>,
                                      AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, T>,
-                                     AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>>;
+                                     AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>, MC2_MM_CFG>;
 
 // The lead worker's HCCL: the communicator's context, the init tiling and the one collective's tiling, both at
 // their offsets in the tiling data.
