@@ -296,14 +296,15 @@ public:
             LocalTensor<SrcT> a1 = a1_.template Get<SrcT>()[pa.slot * a_.len];
             LocalTensor<SrcT> b1 = b1_.template Get<SrcT>()[pb.slot * b_.len];
             if (pa.copy) {
-                Untraced quiet(pa.quiet);
-                Recorded rec(shareA_ ? recA_ : nullptr);
+                // the copy the other AIV's job made is neither traced nor counted; a shared copy is listed (begin_job)
+                Scoped<bool> quiet(pa.quiet, &opkit::sim::CoreState::trace_quiet, true);
+                Scoped<TraceList> rec(shareA_ && recA_, &opkit::sim::CoreState::trace_record, recA_);
                 copy_a(a1, ga, op, r0, k1, rows, kc, loc);
                 SetFlag<HardEvent::MTE2_MTE1>(pa.id);
             }
             if (pb.copy) {
-                Untraced quiet(pb.quiet);
-                Recorded rec(shareB_ ? recB_ : nullptr);
+                Scoped<bool> quiet(pb.quiet, &opkit::sim::CoreState::trace_quiet, true);
+                Scoped<TraceList> rec(shareB_ && recB_, &opkit::sim::CoreState::trace_record, recB_);
                 copy_b(b1, gb, op, c0, k1, cols, kc, loc);
                 SetFlag<HardEvent::MTE2_MTE1>(pb.id);
             }
@@ -417,38 +418,24 @@ private:
         Held a, b;
         std::vector<opkit::sim::CoreState::TraceRec> recA, recB;  // its traced copies of A and B (it is the second client's)
     };
-    // The instructions of one scope neither traced nor counted (an IBShare copy the other AIV's job already made).
-    struct Untraced {
-        bool* on = nullptr;
-        bool was = false;
-        explicit Untraced(bool quiet) {
-            if (!quiet) return;
-            on = &opkit::sim::core().trace_quiet;
-            was = *on;
-            *on = true;
+    // A CoreState field set to `value` for one scope and put back after it, when `on` (a scope guard).
+    template <class T>
+    struct Scoped {
+        T* field = nullptr;
+        T was{};
+        Scoped(bool on, T opkit::sim::CoreState::*member, T value) {
+            if (!on) return;
+            field = &(opkit::sim::core().*member);
+            was = *field;
+            *field = value;
         }
-        ~Untraced() {
-            if (on) *on = was;
+        ~Scoped() {
+            if (field) *field = was;
         }
-        Untraced(const Untraced&) = delete;
-        Untraced& operator=(const Untraced&) = delete;
+        Scoped(const Scoped&) = delete;
+        Scoped& operator=(const Scoped&) = delete;
     };
-    // The instructions of one scope listed in `to` as well (CoreState::trace_record), when `to` is set.
-    struct Recorded {
-        std::vector<opkit::sim::CoreState::TraceRec>* was = nullptr;
-        bool on = false;
-        explicit Recorded(std::vector<opkit::sim::CoreState::TraceRec>* to) {
-            if (!to) return;
-            on = true;
-            was = opkit::sim::core().trace_record;
-            opkit::sim::core().trace_record = to;
-        }
-        ~Recorded() {
-            if (on) opkit::sim::core().trace_record = was;
-        }
-        Recorded(const Recorded&) = delete;
-        Recorded& operator=(const Recorded&) = delete;
-    };
+    using TraceList = std::vector<opkit::sim::CoreState::TraceRec>*;
 
 public:
     // Before a job's first tile: with IBShare, which of the two jobs of the same number carries the copy of a shared
