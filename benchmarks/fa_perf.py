@@ -19,6 +19,11 @@
    ``--svg OUT.svg`` also the same window as a picture (``opkit.perf.svg_timeline``, docs/perf.md §8).
 5. With ``--verify-time``: wall time of ``opkit verify`` over the package's default (non-full) cases,
    warm (built).
+6. With ``--ops-transformer CHECKOUT``: the model check. ops-transformer's own FlashAttentionScore, adopted
+   unmodified (``opkit adopt``, its C++ untouched) into ``--ot-work`` (kept: its float16 kernel unit takes about
+   an hour and 12 GB to compile here, once), trace-only on the same shapes (BNSD, B = 1, N = 32, D = 128, fp16;
+   ``--small``: S = 2048, else S = 2048 and 8192), its TFLOPS against the 97.3 TFLOPS measured for torch_npu's
+   FlashAttention at S = 8192 (anchors.md), and this package's kernel against it on the same model.
 
 All performance figures are modelled by opkit's performance model from simulator traces, not
 measured on an NPU; the run times are wall times of this machine.
@@ -185,6 +190,96 @@ def text_timeline(path: Path, window: tuple[float | None, float | None] | None, 
     return "\n".join(out)
 
 
+MEASURED_TORCH_NPU_TFLOPS = 97.3  # FlashAttention forward, fp16, D = 128, S = 8192 on a 910B2 (anchors.md)
+OT_GOLDEN = '''"""FlashAttentionScore's figures for opkit perf: work and compulsory bytes (no math: trace-only runs)."""
+
+
+def flash_attention_score(**_):
+    from opkit.golden import ComputeNotImplemented
+
+    raise ComputeNotImplemented("the model check runs trace-only: no reference is computed")
+
+
+def _bnsd(shapes):
+    b, n, s1, d = shapes["query"]
+    return b, n, s1, shapes["key"][2], d, shapes["value"][3]
+
+
+def flops(shapes, dtypes, attrs):
+    b, n, s1, s2, d, d2 = _bnsd(shapes)
+    return 2 * b * n * s1 * s2 * (d + d2)
+
+
+def hbm_bytes(shapes, dtypes, attrs):
+    b, n, s1, s2, d, d2 = _bnsd(shapes)
+    return 2 * (b * n * s1 * d + b * n * s2 * (d + d2) + b * n * s1 * d2) + 2 * 4 * 8 * b * n * s1
+'''
+
+
+def ot_cases(seqs: tuple[int, ...]) -> str:
+    """op.yaml cases of the adopted kernel: BNSD, B = 1, N = 32, D = 128, fp16, no mask, as the measured shape."""
+    lines = ["cases:"]
+    for s in seqs:
+        lines += [f"- name: s{s}_n32",
+                  f"  shapes: {{query: [1, 32, {s}, 128], key: [1, 32, {s}, 128], value: [1, 32, {s}, 128]}}",
+                  "  attrs: {scale_value: 0.0883883, head_num: 32, input_layout: BNSD}",
+                  "  dtype: 0"]
+    return "\n".join(lines) + "\n"
+
+
+def adopt_ops_transformer(checkout: Path, work: Path, seqs: tuple[int, ...]):
+    """ops-transformer's flash_attention_score adopted into ``work`` (once; later runs reuse its build)."""
+    from opkit.errors import UsageError
+    from opkit.spec import load
+
+    src = checkout / "attention" / "flash_attention_score"
+    if not (src / "op_host").is_dir():
+        raise UsageError(f"{checkout}: not an ops-transformer checkout (no attention/flash_attention_score/op_host)")
+    pkg = work / "flash_attention_score"
+    if not (pkg / "op.yaml").is_file():
+        import subprocess
+
+        r = subprocess.run([sys.executable, "-m", "opkit", "adopt", str(src), "--dir", str(pkg),
+                            "-I", str(checkout / "common" / "include"),
+                            "-I", str(checkout / "common" / "include" / "kernel")], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise UsageError(f"opkit adopt {src} failed:\n{r.stdout}{r.stderr}")
+    text = (pkg / "op.yaml").read_text(encoding="utf-8")
+    (pkg / "op.yaml").write_text(text[:text.index("cases:")] + ot_cases(seqs), encoding="utf-8")
+    (pkg / "golden.py").write_text(OT_GOLDEN, encoding="utf-8")
+    return load(pkg)
+
+
+def model_check(checkout: Path, work: Path, chip: str, timeout: float, small: bool) -> None:
+    """ops-transformer's kernel on the model, against the measured anchor and against this package's kernel."""
+    from opkit.perf.case import perf_case
+    from opkit.spec import load
+
+    seqs = (2048,) if small else (2048, 8192)
+    ot = adopt_ops_transformer(checkout, work, seqs)
+    ours = load(PKG)
+    peak = cube_peak_tflops(chip)
+    print(f"## Model check: ops-transformer's FlashAttentionScore, unmodified ({chip}, fp16, BNSD) - modelled\n")
+    print("| case | ops-transformer | TFLOPS | this package | TFLOPS | ours / theirs |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for s in seqs:
+        name = f"s{s}_n32"
+        theirs = perf_case(ot, name, soc_name=chip, trace_only=True, timeout_s=timeout).perf
+        mine = perf_case(ours, name, soc_name=chip, trace_only=True, timeout_s=timeout).perf
+        t_ot = theirs["flops"] / (theirs["modelled_us"] * 1e-6) / 1e12
+        t_us = mine["flops"] / (mine["modelled_us"] * 1e-6) / 1e12
+        print(f"| {name} | {theirs['modelled_us']:,.1f} us | {t_ot:.1f} ({t_ot / peak:.1%}) | "
+              f"{mine['modelled_us']:,.1f} us | {t_us:.1f} ({t_us / peak:.1%}) | {t_us / t_ot:.2f}x |")
+        if s == 8192:
+            check = t_ot / MEASURED_TORCH_NPU_TFLOPS - 1
+            verdict = "within" if abs(check) <= 0.20 else "outside"
+            last = (f"ops-transformer's kernel at S = 8192 models {t_ot:.1f} TFLOPS against "
+                    f"{MEASURED_TORCH_NPU_TFLOPS} measured for torch_npu's: {check:+.1%}, {verdict} the 20 % check")
+    print()
+    if not small:
+        print(f"- {last}\n")
+
+
 def verify_time() -> None:
     from verify_wall import verify_wall
 
@@ -207,6 +302,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--window", help="START:END of the timeline, us of modelled time")
     ap.add_argument("--svg", type=Path, help="with --timeline: also draw the window as an SVG picture")
     ap.add_argument("--timeout", type=float, default=3600.0)
+    ap.add_argument("--ops-transformer", type=Path, metavar="CHECKOUT",
+                    help="the model check: ops-transformer's FlashAttentionScore from this checkout (see 6.)")
+    ap.add_argument("--ot-work", type=Path, default=ROOT / ".opkit-bench" / "ot_fa",
+                    help="where --ops-transformer adopts the kernel (kept for its build)")
     args = ap.parse_args(argv)
     if args.svg and not args.timeline:
         ap.error("--svg draws the --timeline TRACE.json: give --timeline too")
@@ -227,6 +326,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         spec = load(PKG)
+        if args.ops_transformer:
+            model_check(args.ops_transformer.resolve(), args.ot_work.resolve(), args.soc, args.timeout, args.small)
         if not args.skip_model:
             model_figures(spec, args.soc, args.timeout, SMALL_CASES if args.small else MODEL_CASES)
         if not args.skip_fusion:
