@@ -65,17 +65,18 @@ def test_include_path_and_cache_key(tmp_path):
 
 def test_sim_build_includes_common_and_rebuilds_on_its_change(tmp_path):
     pkg = family(tmp_path)
-    first = run_opkit(["build", str(pkg), "--soc", "ascend910b2", "-j", "1"], _env())
+    build = ["build", str(pkg), "--soc", "ascend910b2", "-j", "1"]  # one chip: the check needs no second
+    first = run_opkit(build, _env())
     assert first.returncode == 0, first.stdout + first.stderr
     assert "built axpy_relu" in first.stdout
-    same = run_opkit(["build", str(pkg), "--soc", "ascend910b2", "-j", "1"], _env())
+    same = run_opkit(build, _env())
     assert same.returncode == 0 and "built axpy_relu" not in same.stdout, same.stdout
     header = pkg.parent / "common" / "op_kernel" / "fam_kernel.h"
     header.write_text(KERNEL_HEADER + "// edited\n")
-    again = run_opkit(["build", str(pkg), "--soc", "ascend910b2", "-j", "1"], _env())
+    again = run_opkit(build, _env())
     assert again.returncode == 0 and "built axpy_relu" in again.stdout, again.stdout + again.stderr
     header.write_text(KERNEL_HEADER.replace("= 1", "= 3"))  # the kernel's static_assert now fails
-    broken = run_opkit(["build", str(pkg), "--soc", "ascend910b2", "-j", "1"], _env())
+    broken = run_opkit(build, _env())
     assert broken.returncode != 0 and "op_kernel/axpy_relu.cpp:2:" in broken.stderr  # where the check sits
     assert "Traceback" not in broken.stderr
 
