@@ -22,7 +22,7 @@ def toy(hbm: float = 1e9, **kw: Any) -> ChipParams:
     fields: dict[str, Any] = dict(
         name="toy", clock_mhz=1000.0, aic_cores=1, aiv_cores=2, hbm_bytes_per_cycle=hbm,
         gm_to_ub=10.0, ub_to_gm=10.0, gm_to_l1=10.0, l1_to_l0=10.0, l0c_to_gm=10.0,
-        gm_read_fixed=0.0, gm_write_fixed=0.0, onchip_copy_fixed=0.0, vector_startup=0.0,
+        gm_read_fixed=0.0, gm_write_fixed=0.0, onchip_copy_fixed=0.0, vector_startup=0.0, vector_drain=0.0,
         vector_cpr={k: 1.0 for k in base.vector_cpr}, mmad_fixed=0.0,
         scalar_cycles=0.0, sync_cycles=0.0, startup_us=5.0,
     )
@@ -284,6 +284,29 @@ def test_pipe_barrier_all_drains_every_pipe() -> None:
     assert model_trace(trace(core(ev)), toy()).steady_us == pytest.approx(0.15)
     ev[2] = {"ev": "barrier", "pipe": 1}  # PipeBarrier<PIPE_V>: V is in order anyway
     assert model_trace(trace(core(ev)), toy()).steady_us == pytest.approx(0.1)
+
+
+def test_vector_pipeline_drains_where_the_v_pipe_must_be_empty() -> None:
+    # vector_drain = 20: two Relus of 50 repeats back to back cost 100 cycles; a PipeBarrier<PIPE_V> between them
+    # adds one drain (120); a SetFlag from V adds one more before MTE3's copy (1000 B, 100 cycles) can start.
+    p = toy(vector_drain=20.0)
+    v = op("V", 100, 50, api="Relu")
+    assert model_trace(trace(core([v, v])), p).steady_us == pytest.approx(0.1)
+    assert model_trace(trace(core([v, {"ev": "barrier", "pipe": 1}, v])), p).steady_us == pytest.approx(0.12)
+    ev = [v, flag("set_flag", "V", "MTE3"), flag("wait_flag", "V", "MTE3"), op("MTE3", 1000)]
+    r = model_trace(trace(core(ev)), p)
+    assert r.steady_us == pytest.approx(0.17) and r.per_pipe_busy_us["V"] == pytest.approx(0.07)
+    # an EnQue from V drains as a SetFlag does
+    ev = [{"ev": "alloc", "buf": 0}, v, {"ev": "enque", "buf": 0, "from": "V", "to": "MTE3"},
+          {"ev": "deque", "buf": 0}, op("MTE3", 1000)]
+    assert model_trace(trace(core(ev)), p).steady_us == pytest.approx(0.17)
+    # an advanced API drains between its steps: SoftmaxFlashV2's four element steps and five row steps, 9 - 1 drains
+    sm = {"ev": "op", "pipe": "V", "api": "SoftmaxFlashV2", "dtype": "float32", "bytes": 2560, "repeats": 10,
+          "rows": 8}
+    assert (model_trace(trace(core([sm])), p).steady_us - model_trace(trace(core([sm])), toy()).steady_us
+            == pytest.approx(8 * 0.02))
+    # the chip's figure comes from A-add's published V busy times (socs.yaml)
+    assert chip_params("ascend910b2").vector_drain > 0
 
 
 def test_add_8192_squared_fp16_near_the_published_case() -> None:

@@ -52,6 +52,8 @@ class ChipParams:
     short_burst_factor: float = 1.0
     # MTE1 rate by the arena a copy fills (the record's "dst": L0A, L0B, BiasTable); others use l1_to_l0
     l1_to_dst: dict[str, float] = field(default_factory=dict)
+    # latency of the vector pipeline, paid where the V pipe must be empty (a flag or queue from V, a V barrier)
+    vector_drain: float = 0.0
 
     def onchip_rate(self, dst: str) -> float:
         """Bytes per cycle of an on-chip copy into ``dst`` (``l1_to_l0`` when the chip gives no rate of its own)."""
@@ -96,6 +98,7 @@ def chip_params(name: str) -> ChipParams:
         gm_write_fixed=float(_val(p["gm_write_fixed_cycles"])),
         onchip_copy_fixed=float(_val(p["onchip_copy_fixed_cycles"])),
         vector_startup=float(_val(p["vector_startup_cycles"])),
+        vector_drain=float(_val(p.get("vector_drain_cycles", 0))),
         vector_cpr={k: float(v) for k, v in _val(p["vector_cycles_per_repeat"]).items()},
         cube_macs_per_cycle={k: float(v) for k, v in _val(p["cube_macs_per_cycle"]).items()},
         mmad_fixed=float(_val(p["mmad_fixed_cycles"])),
@@ -187,8 +190,8 @@ def op_cost(ev: dict[str, Any], core_type: str, p: ChipParams, l2_hit: float = 0
         upd = ev.get("update")
         plan = composite_plan(api, dtype, repeats, int(rows) if rows else None,
                               None if upd is None else bool(upd))
-        if plan is not None:
-            cycles = sum(p.vector_startup + n * p.vector_cpr[k] for k, n in plan)
+        if plan is not None:  # CANN separates the steps with PipeBarrier<PIPE_V>: a pipeline drain between two
+            cycles = sum(p.vector_startup + n * p.vector_cpr[k] for k, n in plan) + (len(plan) - 1) * p.vector_drain
             return Cost(cycles, klass="composite")
         klass = vector_class(api, dtype)
         cpr = p.vector_cpr[klass] if klass is not None else p.vector_cpr["unary"]

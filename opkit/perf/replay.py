@@ -10,8 +10,11 @@ Graph (per core, from the events in program order):
 * ``enque(buf, from, to)`` is a task on ``from``, the next ``deque(buf)`` a task on ``to`` that
   waits for it; ``free(buf)`` is a task on the consumer pipe and the next ``alloc(buf)`` a task
   on the producer pipe that waits for it (the buffer's pipes are those of its ``enque``);
-* ``barrier`` of one pipe adds nothing (pipes are in order already); ``barrier`` of PIPE_ALL
-  and ``sync_all`` drain every pipe; ``sync_all`` also joins the participating cores;
+* ``barrier`` of one pipe adds nothing (pipes are in order already) but the vector pipeline's latency
+  (``vector_drain``) on PIPE_V; ``barrier`` of PIPE_ALL and ``sync_all`` drain every pipe; ``sync_all``
+  also joins the participating cores;
+* a ``set_flag`` or ``enque`` from V costs the vector pipeline's latency too (the consumer waits for the
+  last result to land); back-to-back vector instructions overlap it;
 * ``cross_set`` waits for every pipe of its core (the trace does not record the pipe argument)
   and releases the matching ``cross_wait`` on the target core(s);
 * the Matmul API's MIX server (the cube work an AIV client posts to its AIC): ``mm_post`` and
@@ -168,6 +171,8 @@ class _Builder:
     def core(self, ci: int) -> None:
         st, c = self.store, self.cores[ci]
         records, sync = st.records, self.p.sync_cycles
+        # what a pipe's results take to land after its last instruction: paid where the pipe must be empty
+        drain = defaultdict(float, V=self.p.vector_drain)
         self.ci = ci
         self.last = last = [-1] * len(PIPES)
         ctype = c.core_type
@@ -211,7 +216,7 @@ class _Builder:
             if kind == "set_flag":
                 key = (str(ev["from"]), str(ev["to"]), int(ev.get("id", 0)))
                 flags[key].append(self._on(PIPE_INDEX[key[0]], self._sync(
-                    r, key[0], sync, lambda key=key: f"SetFlag {key[0]}->{key[1]} #{key[2]}")))
+                    r, key[0], sync + drain[key[0]], lambda key=key: f"SetFlag {key[0]}->{key[1]} #{key[2]}")))
             elif kind == "wait_flag":
                 key = (str(ev["from"]), str(ev["to"]), int(ev.get("id", 0)))
                 src = flags[key].popleft() if flags[key] else -1
@@ -220,7 +225,7 @@ class _Builder:
             elif kind == "enque":
                 pipe = str(ev["from"])
                 enq[int(ev["buf"])].append(self._on(PIPE_INDEX[pipe], self._sync(
-                    r, pipe, sync, lambda ev=ev: f"EnQue buf{ev['buf']}")))
+                    r, pipe, sync + drain[pipe], lambda ev=ev: f"EnQue buf{ev['buf']}")))
             elif kind == "deque":
                 b = int(ev["buf"])
                 if b in bufpipes:
@@ -239,8 +244,11 @@ class _Builder:
                     freed[b] = self._on(PIPE_INDEX[bufpipes[b][1]],
                                         self._sync(r, bufpipes[b][1], 0.0, lambda b=b: f"FreeTensor buf{b}"))
             elif kind == "barrier":
-                if _BARRIER_PIPES.get(int(ev.get("pipe", -1))) == "ALL":
-                    self.drain(sync)
+                bp = _BARRIER_PIPES.get(int(ev.get("pipe", -1)))
+                if bp == "ALL":
+                    self.drain(sync + drain["V"])
+                elif drain[bp or ""]:
+                    self._on(PIPE_INDEX[bp], self._sync(r, bp, drain[bp], lambda: "PipeBarrier<PIPE_V>"))
             elif kind == "sync_all":
                 all_cores = bool(ev.get("all_cores", False))
                 if not all_cores and ctype == "AIC":
