@@ -12,7 +12,9 @@ balanced; for ``ops/gmm/grouped_gemm``
 64 launches of its ``unfused_chain``; and the wall time of ``opkit verify ops/gmm`` (non-``full``
 cases), run once to build and once warm. With ``OPKIT_OPS_TRANSFORMER`` set to an ops-transformer
 checkout it also models that project's own GroupedMatmul kernel, unmodified, for ``balanced_e8``
-against its measured 86.2 µs (the model check; see tests/test_perf_l2.py).
+against this package's kernel on the same model (tests/test_perf_l2.py). cann-bench's 86.2 µs for that shape
+is the measured time of its PyTorch reference (a per-expert loop of float32 matmuls), not of a grouped
+matmul kernel, so it is printed beside the figures, not used as a check (the package README says why).
 
 Every time except the verify wall time is modelled by opkit's performance model, not measured.
 The goals of the issue are printed beside the figures; the exit status is 0 either way.
@@ -37,7 +39,9 @@ BOUND_GOAL = 1.25  # balanced_e8 within 1.25 x its bound
 PEAK_GOAL = 0.80  # deepseek_e8 at >= 80 % of the cube peak in steady state
 SKEW_GOAL = 1.15  # skewed within 15 % of balanced
 SPEEDUP_GOAL = 3.0  # Grouped GEMM against 64 launches
-OT_MEASURED_US = 86.2  # ops-transformer's GroupedMatmul, balanced_e8, 910B2 (anchors.md, cann-bench)
+# cann-bench's measured time for balanced_e8's shape on a 910B2: its PyTorch reference (a per-expert loop of float32
+# torch.matmul, tasks/level3/grouped_matmul/golden.py), not a grouped matmul kernel (the package README)
+REFERENCE_LOOP_US = 86.2
 
 
 def _perf(pkg: Path, case: str, soc: str) -> dict[str, Any]:
@@ -117,13 +121,15 @@ def main(argv: list[str] | None = None) -> int:
     ot = os.environ.get("OPKIT_OPS_TRANSFORMER")
     if ot:
         perf = _ops_transformer(Path(ot).resolve(), args.soc)
-        err = perf["modelled_us"] / OT_MEASURED_US - 1
+        ours = rows["balanced_e8"]["modelled_us"]
         print(f"\nops-transformer GroupedMatmul balanced_e8 (its kernel, unmodified): modelled "
-              f"{perf['modelled_us']:.1f} us against the measured {OT_MEASURED_US} us: {err:+.1%} (goal within 20 %); "
-              f"L2 hits {perf['l2_hit']:.0%} of the read bytes")
-        out["ops_transformer"] = {"modelled_us": perf["modelled_us"], "measured_us": OT_MEASURED_US, "error": err}
+              f"{perf['modelled_us']:.1f} us, this package's {ours:.1f} us on the same model "
+              f"({perf['modelled_us'] / ours:.3f}x); L2 hits {perf['l2_hit']:.0%} of the read bytes. "
+              f"(cann-bench's {REFERENCE_LOOP_US} us is its PyTorch reference loop's measured time, not a check.)")
+        out["ops_transformer"] = {"modelled_us": perf["modelled_us"], "ours_us": ours,
+                                  "reference_loop_measured_us": REFERENCE_LOOP_US}
     else:
-        print("\n(set OPKIT_OPS_TRANSFORMER to model ops-transformer's own GroupedMatmul against its measured time)")
+        print("\n(set OPKIT_OPS_TRANSFORMER to model ops-transformer's own GroupedMatmul against this kernel)")
 
     if not args.skip_verify:
         from verify_wall import verify_wall

@@ -231,20 +231,23 @@ def grouped_matmul(*, x, weight, bias, group_list=None, group_list_type=0, **_):
 """
 OT_CASE = """cases:
 - name: balanced_e8
-  description: cann-bench grouped_matmul (E 8, M 4096 in groups of 512, K 1024, N 2048, fp16), measured 86.2 us
+  description: cann-bench grouped_matmul case 13 (E 8, M 4096 in groups of 512, K 1024, N 2048, fp16)
   shapes: {x: [[4096, 1024]], weight: [[8, 1024, 2048]], bias: [], scale: [], offset: [], antiquant_scale: [],
     antiquant_offset: [], group_list: [8]}
   init: {group_list: {constant: 512}}
   attrs: {split_item: 3, group_type: 0, group_list_type: 1}
   dtype: 0
 """
-MEASURED_US = 86.2  # /work/shared/reference/anchors.md: GroupedMatmul on a 910B2 (cann-bench)
+BOUND_US = 48.5  # the shape's cube bound on a 910B2 (anchors.md); cann-bench's 86.2 us is its PyTorch reference loop's
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not OT, reason="set OPKIT_OPS_TRANSFORMER to an ops-transformer checkout")
-def test_ops_transformer_grouped_matmul_within_20_percent_of_its_measured_time(cli, tmp_path) -> None:
-    """The model check of issue 14: ops-transformer's own kernel, unmodified, trace-only on the 910B2."""
+def test_ops_transformer_grouped_matmul_models_between_its_bound_and_this_package_kernel(cli, tmp_path) -> None:
+    """ops-transformer's own kernel, unmodified, trace-only on the 910B2: it runs, its reads are classified by
+    address, and it models above the cube bound and no faster than this package's kernel on the same shape.
+    (cann-bench's measured 86.2 us for the shape is a per-expert loop of float32 matmuls, its PyTorch reference,
+    so it is no check of a grouped matmul kernel: ops/gmm/grouped_matmul/README.md.)"""
     from opkit.perf.case import perf_case
     from opkit.spec import load
 
@@ -256,9 +259,10 @@ def test_ops_transformer_grouped_matmul_within_20_percent_of_its_measured_time(c
     text = (pkg / "op.yaml").read_text()
     (pkg / "op.yaml").write_text(text[:text.index("cases:")] + OT_CASE)
     (pkg / "golden.py").write_text(OT_GOLDEN)
-    rep = perf_case(load(pkg), "balanced_e8", soc_name="ascend910b2", trace_only=True)
-    perf = rep.perf
+    perf = perf_case(load(pkg), "balanced_e8", soc_name="ascend910b2", trace_only=True).perf
     assert perf["l2_by_address"] is True
     assert perf["l2_footprint_bytes"] >= (4096 * 1024 + 8 * 1024 * 2048) * 2  # x and every weight, read once
-    assert abs(perf["modelled_us"] / MEASURED_US - 1) <= 0.20, perf["modelled_us"]
+    ours = perf_case(load(ROOT / "ops" / "gmm" / "grouped_matmul"), "balanced_e8", soc_name="ascend910b2",
+                     trace_only=True).perf
+    assert BOUND_US < ours["steady_us"] <= perf["steady_us"], (ours["steady_us"], perf["steady_us"])
     shutil.rmtree(pkg, ignore_errors=True)
