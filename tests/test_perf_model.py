@@ -296,6 +296,7 @@ def test_vector_pipeline_drains_where_the_v_pipe_must_be_empty() -> None:
     ev = [v, flag("set_flag", "V", "MTE3"), flag("wait_flag", "V", "MTE3"), op("MTE3", 1000)]
     r = model_trace(trace(core(ev)), p)
     assert r.steady_us == pytest.approx(0.17) and r.per_pipe_busy_us["V"] == pytest.approx(0.07)
+    assert r.slowest_by_api_us["V drain"] == pytest.approx(0.02)  # listed by instruction, as "V drain"
     # an EnQue from V drains as a SetFlag does
     ev = [{"ev": "alloc", "buf": 0}, v, {"ev": "enque", "buf": 0, "from": "V", "to": "MTE3"},
           {"ev": "deque", "buf": 0}, op("MTE3", 1000)]

@@ -120,11 +120,15 @@ class _Builder:
         return t
 
     def _sync(self, r: int, pipe: str, fixed: float, name: Any) -> int:
-        """The spec of sync event ``r`` on ``pipe`` (``name()`` its name, made once)."""
+        """The spec of sync event ``r`` on ``pipe`` (``name()`` its name, made once). One that drains the vector
+        pipeline (``fixed`` above ``sync_cycles`` on V) has the class ``drain``, so that the slowest core's busy
+        time by instruction lists it ("V drain")."""
         q = PIPE_INDEX[pipe]
         s = self._sync_specs.get((r, q))
         if s is None:
-            s = self._sync_specs[(r, q)] = self.g.spec_of(pipe, fixed, name=name())
+            drains = pipe == "V" and fixed > self.p.sync_cycles
+            s = self._sync_specs[(r, q)] = self.g.spec_of(pipe, fixed, klass="drain" if drains else "",
+                                                          name="" if drains else name())
         return s
 
     def drain(self, fixed: float = 0.0) -> int:
@@ -248,7 +252,7 @@ class _Builder:
                 if bp == "ALL":
                     self.drain(sync + drain["V"])
                 elif drain[bp or ""]:
-                    self._on(PIPE_INDEX[bp], self._sync(r, bp, drain[bp], lambda: "PipeBarrier<PIPE_V>"))
+                    self._on(PIPE_INDEX[bp], self._sync(r, bp, drain[bp], lambda: f"PipeBarrier<PIPE_{bp}>"))
             elif kind == "sync_all":
                 all_cores = bool(ev.get("all_cores", False))
                 if not all_cores and ctype == "AIC":

@@ -41,7 +41,7 @@ constexpr int64_t COMPRESSED = 2048;    // the compressed mask of modes 2/3/4
 constexpr int64_t INF_TOKENS = 2147483647;
 constexpr uint64_t MAX_CORES = 48;
 constexpr int64_t AUX_ROWS = 16;        // rows per step of the kernel's mask / pse / dropout work, at most
-constexpr int64_t SM_TMP = 8192;        // the shared scratch (DropOut, SelectWithBytesMask), at least
+constexpr int64_t SM_TMP = 8192;        // the shared scratch with a mask or dropout (DropOut, SelectWithBytesMask), at least
 
 int64_t CeilDiv(int64_t a, int64_t b)
 {
@@ -343,7 +343,9 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
             }
             for (int64_t rows : {16, 8}) {
                 rows = std::min(rows, s1Base);
-                const uint32_t tmp = static_cast<uint32_t>(CeilDiv(std::max<int64_t>(RowReduceBytes(rows), SM_TMP), 32) * 32);
+                // the shared scratch is the row reductions'; DropOut and SelectWithBytesMask need SM_TMP of it
+                const int64_t tmpNeed = std::max<int64_t>(RowReduceBytes(rows), aux ? SM_TMP : 0);
+                const uint32_t tmp = static_cast<uint32_t>(CeilDiv(tmpNeed, 32) * 32);
                 const int64_t auxRows = std::min<int64_t>(rows, AUX_ROWS);
                 const int64_t auxUb = aux ? auxRows * cand * (4 + 2) + auxRows * BitPitch(cand) + cand * 4 : 0;
                 const int64_t ub = 2 * rows * cand * (4 + inBytes) + s1Base * d2Align * 4 + s1Base * 48 * 4 +

@@ -318,14 +318,16 @@ private:
                 }
                 MaskBlock(x, blk, pre, next);
                 const Stats in{maxT[cur][st0], sumT[cur][st0]}, out{maxT[1 - cur][st0], sumT[1 - cur][st0]};
-                OnlineSoftmax(x, static_cast<uint32_t>(rows), nv, static_cast<uint32_t>(w), in, out, expMax[st0], tmp_);
-                // dropout, P to the input dtype -> GM
-                if (t_.hasDrop) {
-                    Dropout(x, blk);
-                }
+                // the P buffer is the row reductions' scratch until P is written: its last copy out is done
                 LocalTensor<T> p = pBuf_.Get<T>()[u * chunk_];
                 if (busy_.p[u]) {
                     WaitFlag<HardEvent::MTE3_V>(static_cast<event_t>(u));
+                }
+                OnlineSoftmax(x, static_cast<uint32_t>(rows), nv, static_cast<uint32_t>(w), in, out, expMax[st0], tmp_,
+                              p.template ReinterpretCast<float>());
+                // dropout, P to the input dtype -> GM
+                if (t_.hasDrop) {
+                    Dropout(x, blk);
                 }
                 if constexpr (IsSameType<T, float>::value) {
                     DataCopy(p, x, static_cast<uint32_t>(rows * w));
