@@ -323,8 +323,10 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
     //    (vecRows x s2Base each; the P V rows and the output rows pass through them too), the fp32 output
     //    accumulator (s1Base x d2Align), the row statistics (s1Base x 48 floats) and their compare bits, the row
     //    reductions' scratch and, when a mask, pse or dropout is read, vecRows rows of fp32 and 16-bit work space,
-    //    their bit rows and one column-index row. The largest s2Base of 512/256/128 (no larger than the sequence
-    //    needs) with the most rows per chunk (16, 8) that fit; s1Base halves (down to 16) when none does.
+    //    their bit rows and one column-index row (in steps of auxRows: 16, or 8 when UB is short). The most rows
+    //    per chunk first (16 at tasks of 64 rows or more, else 8: each chunk pays the same drains of the vector
+    //    pipeline), then the largest s1Base (halving down to 16) and s2Base of 512/256/128 (no larger than the
+    //    sequence needs) that fit.
     const int64_t inBytes = qDesc->GetDataType() == ge::DT_FLOAT ? 4 : 2;
     int64_t tasks64 = 0;
     for (int64_t b = 0; b < nb; ++b) {
@@ -333,35 +335,45 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
     }
     const bool aux = mask != nullptr || pse != nullptr || drop;
     const int64_t dAlign = CeilDiv(d.D, 16) * 16, d2Align = CeilDiv(d.D2, 16) * 16;
-    int64_t s1Base = (tasks64 > static_cast<int64_t>(aivNum) && maxS1 >= 128) ? 128 : 64;
-    int64_t s2Base = 0, vecRows = 0;
+    const int64_t s1Start = (tasks64 > static_cast<int64_t>(aivNum) && maxS1 >= 128) ? 128 : 64;
+    int64_t s1Base = s1Start, s2Base = 0, vecRows = 0, auxRows = 0;
     uint32_t smTmp = 0;
-    for (; s1Base >= 16 && s2Base == 0; s1Base /= 2) {
-        for (int64_t cand : {512, 256, 128}) {
-            if (cand > 128 && cand >= 2 * CeilDiv(std::max<int64_t>(maxS2, 1), 128) * 128) {
-                continue;  // no larger block than the sequence needs
-            }
-            for (int64_t rows : {16, 8}) {
-                rows = std::min(rows, s1Base);
-                // the shared scratch is the row reductions'; DropOut and SelectWithBytesMask need SM_TMP of it
-                const int64_t tmpNeed = std::max<int64_t>(RowReduceBytes(rows), aux ? SM_TMP : 0);
-                const uint32_t tmp = static_cast<uint32_t>(CeilDiv(tmpNeed, 32) * 32);
-                const int64_t auxRows = std::min<int64_t>(rows, AUX_ROWS);
-                const int64_t auxUb = aux ? auxRows * cand * (4 + 2) + auxRows * BitPitch(cand) + cand * 4 : 0;
-                const int64_t ub = 2 * rows * cand * (4 + inBytes) + s1Base * d2Align * 4 + s1Base * 48 * 4 +
-                                   CeilDiv(s1Base, 32) * 32 + tmp + auxUb;
-                if (ub <= static_cast<int64_t>(ubSize) && rows * cand >= d2Align) {
-                    s2Base = cand;
-                    vecRows = rows;
-                    smTmp = tmp;
+    // UB of a choice, as the kernel allocates it (the mask / pse / dropout work in steps of `ar` rows)
+    auto fits = [&](int64_t s1, int64_t cand, int64_t rows, int64_t ar) {
+        // the shared scratch is the row reductions'; DropOut and SelectWithBytesMask need SM_TMP of it
+        const int64_t tmpNeed = std::max<int64_t>(RowReduceBytes(rows), aux ? SM_TMP : 0);
+        const uint32_t tmp = static_cast<uint32_t>(CeilDiv(tmpNeed, 32) * 32);
+        const int64_t auxUb = aux ? ar * cand * (4 + 2) + ar * BitPitch(cand) + cand * 4 : 0;
+        const int64_t ub = 2 * rows * cand * (4 + inBytes) + s1 * d2Align * 4 + s1 * 48 * 4 + CeilDiv(s1, 32) * 32 +
+                           tmp + auxUb;
+        if (ub > static_cast<int64_t>(ubSize) || rows * cand < d2Align) {
+            return false;
+        }
+        s1Base = s1;
+        s2Base = cand;
+        vecRows = rows;
+        auxRows = aux ? ar : 0;
+        smTmp = tmp;
+        return true;
+    };
+    // The most rows a chunk first (each chunk's online softmax pays the same vector-pipeline drains, so 16 rows
+    // halve them against 8), then the largest task and block; the mask / pse / dropout steps take what UB is left.
+    bool found = false;
+    for (int64_t rows : {16, 8}) {
+        const int64_t s1Min = rows == 16 ? std::min<int64_t>(64, s1Start) : 16;  // 16 rows: not at tasks below 64
+        for (int64_t s1 = s1Start; s1 >= s1Min && !found; s1 /= 2) {
+            for (int64_t cand : {512, 256, 128}) {
+                if (cand > 128 && cand >= 2 * CeilDiv(std::max<int64_t>(maxS2, 1), 128) * 128) {
+                    continue;  // no larger block than the sequence needs
+                }
+                const int64_t r = std::min(rows, s1);
+                if (fits(s1, cand, r, std::min<int64_t>(r, AUX_ROWS)) || fits(s1, cand, r, std::min<int64_t>(r, 8))) {
+                    found = true;
                     break;
                 }
             }
-            if (s2Base != 0) {
-                break;
-            }
         }
-        if (s2Base != 0) {
+        if (found) {
             break;
         }
     }
@@ -502,7 +514,7 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
     t->d2Align = static_cast<uint32_t>(d2Align);
     t->smTmpBytes = smTmp;
     t->vecRows = static_cast<uint32_t>(vecRows);
-    t->auxRows = aux ? static_cast<uint32_t>(std::min<int64_t>(vecRows, AUX_ROWS)) : 0;
+    t->auxRows = static_cast<uint32_t>(auxRows);
     t->bitPitch = static_cast<uint32_t>(BitPitch(s2Base));
     t->dropAligned = 1;
     for (size_t b = 0; b < cumKv.size(); ++b) {
