@@ -252,7 +252,7 @@ class _Builder:
                 if bp == "ALL":
                     self.drain(sync + drain["V"])
                 elif drain[bp or ""]:
-                    self._on(PIPE_INDEX[bp], self._sync(r, bp, drain[bp], lambda: f"PipeBarrier<PIPE_{bp}>"))
+                    self._on(PIPE_INDEX[bp], self._sync(r, bp, drain[bp], lambda bp=bp: f"PipeBarrier<PIPE_{bp}>"))
             elif kind == "sync_all":
                 all_cores = bool(ev.get("all_cores", False))
                 if not all_cores and ctype == "AIC":
