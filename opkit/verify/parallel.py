@@ -121,10 +121,11 @@ def run_jobs(count: int, run: RunJob, workers: int, timeout_s: float, lost: Call
                     r = lost(i)
                 finish(i, r)
     except BaseException:
-        _terminate(pool)
+        _terminate(pool)  # never waits without a bound: an interrupt must end the run
         raise
-    finally:
+    else:
         pool.shutdown(wait=True, cancel_futures=True)
+    finally:
         _STATE.run = None
     return results
 
@@ -144,6 +145,13 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
     if manager is not None:
         manager.join(timeout=10)
+        if manager.is_alive():
+            # A worker terminated while it held the pool's queue lock leaves the manager thread blocked for good;
+            # concurrent.futures' exit hook would join it and the interrupted process would never end. Let it go.
+            with contextlib.suppress(Exception):
+                import concurrent.futures.process as cfp
+
+                cfp._threads_wakeups.pop(manager, None)
 
 
 def lost_result(template: CaseResult) -> CaseResult:
