@@ -503,8 +503,11 @@ def test_ctrl_c_stops_the_workers_and_what_they_run(tmp_path):
     import time
 
     pkg = hostile_package(tmp_path, SLEEPS)
+    # as from a terminal: SIGINT at its default (a suite started in the background of a non-interactive shell
+    # ignores it, and a process started with SIGINT ignored keeps ignoring it, as Python does)
     p = subprocess.Popen([sys.executable, "-c", LAUNCH, str(Path(__file__).parent), str(pkg), str(tmp_path / "v")],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while len(_processes_naming(str(pkg / "golden.py"))) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)  # both workers are inside golden.py
