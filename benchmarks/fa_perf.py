@@ -271,8 +271,7 @@ def model_check(checkout: Path, work: Path, chip: str, timeout: float, small: bo
     anchors = SMALL_ANCHOR_S if small else tuple(MEASURED_TORCH_NPU_US)
     versus = ((2048, 32, False), (2048, 32, True)) if small else \
         ((2048, 32, False), (2048, 32, True), (8192, 32, False), (8192, 32, True), (8192, 1, False))
-    ot = adopt_ops_transformer(checkout, work, tuple((s, 1, False) for s in anchors)
-                               + tuple(v for v in versus if v[1] != 1))
+    ot = adopt_ops_transformer(checkout, work, tuple(dict.fromkeys([(s, 1, False) for s in anchors] + list(versus))))
     ours = load(PKG)
     peak = cube_peak_tflops(chip)
     print(f"## Model check: ops-transformer's FlashAttentionScore, unmodified, against torch_npu's measured times "

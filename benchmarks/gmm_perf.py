@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     ot = os.environ.get("OPKIT_OPS_TRANSFORMER")
     if ot:
         perf = _ops_transformer(Path(ot).resolve(), args.soc)
-        ours = rows["balanced_e8"]["modelled_us"]
+        ours = bal["modelled_us"]
         print(f"\nops-transformer GroupedMatmul balanced_e8 (its kernel, unmodified): modelled "
               f"{perf['modelled_us']:.1f} us, this package's {ours:.1f} us on the same model "
               f"({perf['modelled_us'] / ours:.3f}x); L2 hits {perf['l2_hit']:.0%} of the read bytes. "

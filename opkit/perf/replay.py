@@ -119,17 +119,21 @@ class _Builder:
         last[q] = t
         return t
 
-    def _sync(self, r: int, pipe: str, fixed: float, name: Any) -> int:
-        """The spec of sync event ``r`` on ``pipe`` (``name()`` its name, made once). One that drains the vector
-        pipeline (``fixed`` above ``sync_cycles`` on V) has the class ``drain``, so that the slowest core's busy
-        time by instruction lists it ("V drain")."""
+    def _sync(self, r: int, pipe: str, fixed: float, name: Any, drains: bool = False) -> int:
+        """The spec of sync event ``r`` on ``pipe`` (``name()`` its name, made once). One that ``drains`` the
+        vector pipeline (``fixed`` includes ``vector_drain``) has the class ``drain`` and no name of its own, so
+        that the slowest core's busy time by instruction lists them together ("V drain")."""
         q = PIPE_INDEX[pipe]
         s = self._sync_specs.get((r, q))
         if s is None:
-            drains = pipe == "V" and fixed > self.p.sync_cycles
             s = self._sync_specs[(r, q)] = self.g.spec_of(pipe, fixed, klass="drain" if drains else "",
                                                           name="" if drains else name())
         return s
+
+    def _flag_sync(self, r: int, pipe: str, name: Any) -> int:
+        """The spec of a SetFlag or EnQue on ``pipe``: from V it waits for the vector pipeline to drain first."""
+        drains = pipe == "V" and self.p.vector_drain > 0
+        return self._sync(r, pipe, self.p.sync_cycles + (self.p.vector_drain if drains else 0.0), name, drains)
 
     def drain(self, fixed: float = 0.0) -> int:
         """A task after every pipe's last task; every pipe's next task waits for it."""
@@ -175,8 +179,6 @@ class _Builder:
     def core(self, ci: int) -> None:
         st, c = self.store, self.cores[ci]
         records, sync = st.records, self.p.sync_cycles
-        # what a pipe's results take to land after its last instruction: paid where the pipe must be empty
-        drain = defaultdict(float, V=self.p.vector_drain)
         self.ci = ci
         self.last = last = [-1] * len(PIPES)
         ctype = c.core_type
@@ -219,8 +221,8 @@ class _Builder:
             kind = KINDS[k] if k >= 0 else ""
             if kind == "set_flag":
                 key = (str(ev["from"]), str(ev["to"]), int(ev.get("id", 0)))
-                flags[key].append(self._on(PIPE_INDEX[key[0]], self._sync(
-                    r, key[0], sync + drain[key[0]], lambda key=key: f"SetFlag {key[0]}->{key[1]} #{key[2]}")))
+                flags[key].append(self._on(PIPE_INDEX[key[0]], self._flag_sync(
+                    r, key[0], lambda key=key: f"SetFlag {key[0]}->{key[1]} #{key[2]}")))
             elif kind == "wait_flag":
                 key = (str(ev["from"]), str(ev["to"]), int(ev.get("id", 0)))
                 src = flags[key].popleft() if flags[key] else -1
@@ -228,8 +230,8 @@ class _Builder:
                 self.link(src, self._on(PIPE_INDEX[key[1]], spec, (src,)), "flag")
             elif kind == "enque":
                 pipe = str(ev["from"])
-                enq[int(ev["buf"])].append(self._on(PIPE_INDEX[pipe], self._sync(
-                    r, pipe, sync + drain[pipe], lambda ev=ev: f"EnQue buf{ev['buf']}")))
+                enq[int(ev["buf"])].append(self._on(PIPE_INDEX[pipe], self._flag_sync(
+                    r, pipe, lambda ev=ev: f"EnQue buf{ev['buf']}")))
             elif kind == "deque":
                 b = int(ev["buf"])
                 if b in bufpipes:
@@ -250,9 +252,10 @@ class _Builder:
             elif kind == "barrier":
                 bp = _BARRIER_PIPES.get(int(ev.get("pipe", -1)))
                 if bp == "ALL":
-                    self.drain(sync + drain["V"])
-                elif drain[bp or ""]:
-                    self._on(PIPE_INDEX[bp], self._sync(r, bp, drain[bp], lambda bp=bp: f"PipeBarrier<PIPE_{bp}>"))
+                    self.drain(sync + self.p.vector_drain)
+                elif bp == "V" and self.p.vector_drain > 0:
+                    self._on(PIPE_INDEX["V"], self._sync(r, "V", self.p.vector_drain, lambda: "PipeBarrier<PIPE_V>",
+                                                         drains=True))
             elif kind == "sync_all":
                 all_cores = bool(ev.get("all_cores", False))
                 if not all_cores and ctype == "AIC":

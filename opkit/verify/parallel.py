@@ -145,13 +145,6 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
     if manager is not None:
         manager.join(timeout=10)
-        if manager.is_alive():
-            # A worker terminated while it held the pool's queue lock leaves the manager thread blocked for good;
-            # concurrent.futures' exit hook would join it and the interrupted process would never end. Let it go.
-            with contextlib.suppress(Exception):
-                import concurrent.futures.process as cfp
-
-                cfp._threads_wakeups.pop(manager, None)
 
 
 def lost_result(template: CaseResult) -> CaseResult:

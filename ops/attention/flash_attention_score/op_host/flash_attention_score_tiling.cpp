@@ -338,45 +338,42 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
     const int64_t s1Start = (tasks64 > static_cast<int64_t>(aivNum) && maxS1 >= 128) ? 128 : 64;
     int64_t s1Base = s1Start, s2Base = 0, vecRows = 0, auxRows = 0;
     uint32_t smTmp = 0;
-    // UB of a choice, as the kernel allocates it (the mask / pse / dropout work in steps of `ar` rows)
+    // UB of a choice, as the kernel allocates it (the mask / pse / dropout work in steps of `ar` rows) and the
+    // shared scratch it needs: the row reductions', SM_TMP at least for DropOut and SelectWithBytesMask
+    auto tmpBytes = [&](int64_t rows) {
+        return static_cast<uint32_t>(CeilDiv(std::max<int64_t>(RowReduceBytes(rows), aux ? SM_TMP : 0), 32) * 32);
+    };
     auto fits = [&](int64_t s1, int64_t cand, int64_t rows, int64_t ar) {
-        // the shared scratch is the row reductions'; DropOut and SelectWithBytesMask need SM_TMP of it
-        const int64_t tmpNeed = std::max<int64_t>(RowReduceBytes(rows), aux ? SM_TMP : 0);
-        const uint32_t tmp = static_cast<uint32_t>(CeilDiv(tmpNeed, 32) * 32);
         const int64_t auxUb = aux ? ar * cand * (4 + 2) + ar * BitPitch(cand) + cand * 4 : 0;
         const int64_t ub = 2 * rows * cand * (4 + inBytes) + s1 * d2Align * 4 + s1 * 48 * 4 + CeilDiv(s1, 32) * 32 +
-                           tmp + auxUb;
-        if (ub > static_cast<int64_t>(ubSize) || rows * cand < d2Align) {
-            return false;
-        }
-        s1Base = s1;
-        s2Base = cand;
-        vecRows = rows;
-        auxRows = aux ? ar : 0;
-        smTmp = tmp;
-        return true;
+                           tmpBytes(rows) + auxUb;
+        return ub <= static_cast<int64_t>(ubSize) && rows * cand >= d2Align;
     };
-    // The most rows a chunk first (each chunk's online softmax pays the same vector-pipeline drains, so 16 rows
-    // halve them against 8), then the largest task and block; the mask / pse / dropout steps take what UB is left.
-    bool found = false;
-    for (int64_t rows : {16, 8}) {
-        const int64_t s1Min = rows == 16 ? std::min<int64_t>(64, s1Start) : 16;  // 16 rows: not at tasks below 64
-        for (int64_t s1 = s1Start; s1 >= s1Min && !found; s1 /= 2) {
-            for (int64_t cand : {512, 256, 128}) {
-                if (cand > 128 && cand >= 2 * CeilDiv(std::max<int64_t>(maxS2, 1), 128) * 128) {
-                    continue;  // no larger block than the sequence needs
-                }
-                const int64_t r = std::min(rows, s1);
-                if (fits(s1, cand, r, std::min<int64_t>(r, AUX_ROWS)) || fits(s1, cand, r, std::min<int64_t>(r, 8))) {
-                    found = true;
-                    break;
+    // the first choice that fits, in the order of the comment above
+    auto choose = [&]() {
+        for (int64_t rows : {16, 8}) {
+            const int64_t s1Min = rows == 16 ? std::min<int64_t>(64, s1Start) : 16;  // 16 rows: tasks of 64 or more
+            for (int64_t s1 = s1Start; s1 >= s1Min; s1 /= 2) {
+                for (int64_t cand : {512, 256, 128}) {
+                    if (cand > 128 && cand >= 2 * CeilDiv(std::max<int64_t>(maxS2, 1), 128) * 128) {
+                        continue;  // no larger block than the sequence needs
+                    }
+                    const int64_t r = std::min(rows, s1);
+                    for (int64_t ar : {std::min<int64_t>(r, AUX_ROWS), std::min<int64_t>(r, 8)}) {
+                        if (fits(s1, cand, r, ar)) {
+                            s1Base = s1;
+                            s2Base = cand;
+                            vecRows = r;
+                            auxRows = aux ? ar : 0;
+                            smTmp = tmpBytes(r);
+                            return;
+                        }
+                    }
                 }
             }
         }
-        if (found) {
-            break;
-        }
-    }
+    };
+    choose();
     if (s2Base == 0) {
         return Refuse(context, "no block of 16 query rows fits UB (%lu bytes) with D2 = %ld", ubSize, d.D2);
     }
