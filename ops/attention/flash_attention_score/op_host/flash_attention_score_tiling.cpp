@@ -322,7 +322,7 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
     //    (op_kernel/flash_attention_score.h, Init): two fp32 score chunks and two P chunks of the input dtype
     //    (vecRows x s2Base each; the P V rows and the output rows pass through them too), the fp32 output
     //    accumulator (s1Base x d2Align), the row statistics (s1Base x 48 floats) and their compare bits, the row
-    //    reductions' scratch and, when a mask, pse or dropout is read, vecRows rows of fp32 and 16-bit work space,
+    //    reductions' scratch and, when a given mask (modes 0, 1), pse or dropout is read, vecRows rows of fp32 and 16-bit work space,
     //    their bit rows and one column-index row (in steps of auxRows: 16, or 8 when UB is short). The most rows
     //    per chunk first (16 at tasks of 64 rows or more, else 8: each chunk pays the same drains of the vector
     //    pipeline), then the largest s1Base (halving down to 16) and s2Base of 512/256/128 (no larger than the
@@ -333,7 +333,8 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
         const int64_t s1 = tnd ? cumQ[b] - (b ? cumQ[b - 1] : 0) : d.S1;
         tasks64 += d.N1 * CeilDiv(s1, 64);
     }
-    const bool aux = mask != nullptr || pse != nullptr || drop;
+    // work buffers: the given mask's bytes (modes 0 and 1; the band of modes 2-4 needs none), pse, dropout
+    const bool aux = (mask != nullptr && sparse <= 1) || pse != nullptr || drop;
     const int64_t dAlign = CeilDiv(d.D, 16) * 16, d2Align = CeilDiv(d.D2, 16) * 16;
     const int64_t s1Start = (tasks64 > static_cast<int64_t>(aivNum) && maxS1 >= 128) ? 128 : 64;
     int64_t s1Base = s1Start, s2Base = 0, vecRows = 0, auxRows = 0;

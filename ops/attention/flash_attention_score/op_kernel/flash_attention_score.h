@@ -7,7 +7,7 @@
 //      task's query rows once (ScaleQ) instead of a pass over every score block; else S * scale on the scores
 //   2. vector: + pse (scale * the given tensor cast to fp32 for pse_type 1, as is for 0, or
 //      -slope * |dist| (sqrt for type 3) from a column-index row with Adds/Abs/Sqrt/Muls), the band
-//      (CompareScalar on j - i, Select) on the blocks it crosses, the given mask (SelectWithBytesMask),
+//      (each row's masked range by Duplicate) on the chunks it crosses, the given mask (SelectWithBytesMask),
 //      then the online softmax in SoftmaxFlashV2's update form, from basic instructions
 //      (flash_attention_score_softmax.h): max' = max(max, rowmax S), P = exp(S - max'),
 //      expMax = exp(max - max'), sum' = expMax * sum + rowsum P; acc *= expMax (one mask/repeat Mul
@@ -286,7 +286,7 @@ private:
                 }
             }
             const bool pseAdd = t_.pseShape != fas::PSE_NONE;
-            if (pseAdd || t_.maskShape != fas::MASK_NONE) {
+            if (t_.pseShape == fas::PSE_SLOPE_BN || t_.pseShape == fas::PSE_SLOPE_N) {  // AddPse's distances
                 ArithProgression<float>(idx_, static_cast<float>(c0), 1.0f, static_cast<int32_t>(s2Base));
                 PipeBarrier<PIPE_V>();
             }
@@ -312,6 +312,7 @@ private:
                         AddPse(x, blk);
                     }
                     Muls(x, x, t_.scale, static_cast<uint32_t>(rows * w));
+                    PipeBarrier<PIPE_V>();  // what reads or rewrites x next depends on it
                     if (pseAdd && t_.pseType != 1) {
                         AddPse(x, blk);
                     }
@@ -575,11 +576,15 @@ private:
                     const int64_t off = t_.kvStartIdx - t_.qStartIdx - (k.r0 + i0 + i);
                     Adds(auxF_[i * s2Base], idx_, static_cast<float>(off), static_cast<uint32_t>(s2Base));
                 }
+                PipeBarrier<PIPE_V>();
                 Abs(auxF_, auxF_, cnt);
+                PipeBarrier<PIPE_V>();
                 if (t_.pseType == 3) {
                     Sqrt(auxF_, auxF_, cnt);
+                    PipeBarrier<PIPE_V>();
                 }
                 Muls(auxF_, auxF_, -sl * f, cnt);
+                PipeBarrier<PIPE_V>();
             } else {
                 LoadPse(head + static_cast<uint64_t>(k.r0 + i0) * k.s2, rows, k.n, s2Base);
                 if (pre) {
@@ -609,20 +614,39 @@ private:
         }
     }
 
-    // masked scores -> -FLT_MAX. The band (modes 0, 2, 3, 4), only on the blocks it crosses: the
-    // distance j - i from idx_, CompareScalar against next / -pre into a bit mask, Select. The given
-    // mask (modes 0 and 1): its bytes through SelectWithBytesMask.
+    // masked scores -> -FLT_MAX. The band (modes 0, 2, 3, 4), only on the chunks it crosses: each row's
+    // masked columns are one range (j > i + next) or (j < i - pre), set by Duplicate, the range's partial
+    // 64-column pieces through a bit mask: no work buffer, no compare, and the rows' instructions are
+    // independent (one barrier ends them). The given mask (modes 0 and 1): its bytes through
+    // SelectWithBytesMask, auxRows rows a pass.
     __aicore__ inline void MaskBlock(LocalTensor<float>& sc, const Block& k, int64_t pre, int64_t next)
     {
         if (t_.maskShape == fas::MASK_NONE) {
             return;
         }
         const int64_t s2Base = k.w;  // the chunk's row pitch
-        const uint32_t rc = t_.auxRows;
         const bool band = t_.sparseMode != 1;
-        const bool upper = band && (k.c0 + k.n - 1) - k.r0 > next;  // some j - i > next in the block
+        const bool upper = band && (k.c0 + k.n - 1) - k.r0 > next;  // some j - i > next in the chunk
         const bool lower = band && (k.r0 + k.m - 1) - k.c0 > pre;   // some i - j > pre
-        const bool given = t_.sparseMode <= 1;
+        if (upper || lower) {
+            for (int64_t i = 0; i < k.m; ++i) {
+                const int64_t row = k.r0 + i;
+                const LocalTensor<float> x = sc[i * s2Base];
+                if (upper) {  // columns c0 + jj > row + next
+                    const int64_t from = row + next + 1 - k.c0;
+                    NegRange(x, from < 0 ? 0 : from, s2Base);
+                }
+                if (lower) {  // columns c0 + jj < row - pre
+                    const int64_t to = row - pre - k.c0;
+                    NegRange(x, 0, to > s2Base ? s2Base : to);
+                }
+            }
+            PipeBarrier<PIPE_V>();
+        }
+        if (t_.sparseMode > 1) {
+            return;
+        }
+        const uint32_t rc = t_.auxRows;
         uint64_t head = 0;
         const uint64_t cols = t_.layout == fas::LAYOUT_TND ? static_cast<uint64_t>(t_.S2) : static_cast<uint64_t>(k.s2);
         if (t_.maskShape == fas::MASK_1NSS) {
@@ -632,35 +656,52 @@ private:
         } else if (t_.maskShape == fas::MASK_BNSS) {
             head = (static_cast<uint64_t>(k.b) * t_.N1 + k.h) * k.s1 * k.s2;
         }
-        LocalTensor<uint8_t> bits = bitBuf_.Get<uint8_t>();
         LocalTensor<uint8_t> bytes = auxHBuf_.Get<uint8_t>();
         for (int64_t i0 = 0; i0 < k.m; i0 += rc) {
             const uint32_t rows = static_cast<uint32_t>(k.m - i0 < rc ? k.m - i0 : rc);
-            const uint32_t cnt = rows * static_cast<uint32_t>(s2Base);
+            PipeBarrier<PIPE_ALL>();
+            LoadRows(bytes, maskGm_[head + static_cast<uint64_t>(k.r0 + i0) * cols + k.c0], rows,
+                     static_cast<uint32_t>(k.n), cols, static_cast<uint32_t>(s2Base));
+            PipeBarrier<PIPE_ALL>();
+            const SelectWithBytesMaskShapeInfo info{rows, static_cast<uint32_t>(s2Base), static_cast<uint32_t>(s2Base)};
             LocalTensor<float> x = sc[i0 * s2Base];
-            if (upper || lower) {
-                for (uint32_t i = 0; i < rows; ++i) {
-                    Adds(auxF_[i * s2Base], idx_, -static_cast<float>(k.r0 + i0 + i), static_cast<uint32_t>(s2Base));
-                }
-                if (upper) {
-                    CompareScalar(bits, auxF_, static_cast<float>(next), CMPMODE::LE, cnt);
-                    Select(x, bits, x, NEG_MAX, SELMODE::VSEL_TENSOR_SCALAR_MODE, cnt);
-                }
-                if (lower) {
-                    CompareScalar(bits, auxF_, static_cast<float>(-pre), CMPMODE::GE, cnt);
-                    Select(x, bits, x, NEG_MAX, SELMODE::VSEL_TENSOR_SCALAR_MODE, cnt);
-                }
-            }
-            if (given) {
-                PipeBarrier<PIPE_ALL>();
-                LoadRows(bytes, maskGm_[head + static_cast<uint64_t>(k.r0 + i0) * cols + k.c0], rows,
-                         static_cast<uint32_t>(k.n), cols, static_cast<uint32_t>(s2Base));
-                PipeBarrier<PIPE_ALL>();
-                const SelectWithBytesMaskShapeInfo info{rows, static_cast<uint32_t>(s2Base), static_cast<uint32_t>(s2Base)};
-                SelectWithBytesMask<float, uint8_t>(x, x, NEG_MAX, bytes, tmp_, info);
-            }
+            SelectWithBytesMask<float, uint8_t>(x, x, NEG_MAX, bytes, tmp_, info);
             PipeBarrier<PIPE_V>();
         }
+    }
+
+    // x[from, to) = -FLT_MAX (one row): the whole 64-column pieces in one count-mode Duplicate, a partial
+    // piece at either end with a bit mask of its columns
+    __aicore__ inline void NegRange(const LocalTensor<float>& x, int64_t from, int64_t to)
+    {
+        if (from >= to) {
+            return;
+        }
+        const int64_t a = (from + 63) / 64 * 64, e = to / 64 * 64;  // the whole pieces: [a, e)
+        if (a > e) {  // inside one piece
+            const int64_t c = from / 64 * 64;
+            uint64_t mask[2] = {Bits(from - c, to - c), 0};
+            Duplicate(x[c], NEG_MAX, mask, 1, 1, 8);
+            return;
+        }
+        if (from < a) {
+            uint64_t mask[2] = {Bits(from - (a - 64), 64), 0};
+            Duplicate(x[a - 64], NEG_MAX, mask, 1, 1, 8);
+        }
+        if (e > a) {
+            Duplicate(x[a], NEG_MAX, static_cast<int32_t>(e - a));
+        }
+        if (to > e) {
+            uint64_t mask[2] = {Bits(0, to - e), 0};
+            Duplicate(x[e], NEG_MAX, mask, 1, 1, 8);
+        }
+    }
+
+    // the bits [lo, hi) of a 64-bit element mask (0 <= lo < hi <= 64)
+    __aicore__ static inline uint64_t Bits(int64_t lo, int64_t hi)
+    {
+        const uint64_t top = hi >= 64 ? ~uint64_t(0) : (uint64_t(1) << hi) - 1;
+        return top & ~((uint64_t(1) << lo) - 1);
     }
 
     // P * keep / keep_prob through DropOut (bit mode, padded mask rows of bitPitch bytes): keep = bit
@@ -729,9 +770,12 @@ private:
         PipeBarrier<PIPE_V>();
         CompareScalar(valid, maxT, NEG_MAX, CMPMODE::GT, rowv);
         Duplicate(recip, 1.0f, rowv);
+        PipeBarrier<PIPE_V>();
         Div(recip, recip, sumT, rowv);
+        PipeBarrier<PIPE_V>();
         Select(recip, valid, recip, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, rowv);
         Select(sumT, valid, sumT, POS_MAX, SELMODE::VSEL_TENSOR_SCALAR_MODE, rowv);
+        PipeBarrier<PIPE_V>();
         RowMul(acc, recip, static_cast<uint32_t>(m));
         // the output rows, converted chunk by chunk in the P chunk buffer (free by now)
         LocalTensor<T> o = pBuf_.Get<T>();

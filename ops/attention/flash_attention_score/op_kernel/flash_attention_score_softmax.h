@@ -64,25 +64,26 @@ __aicore__ inline void RowReduce(bool isMax, const LocalTensor<float>& x, uint32
         PipeBarrier<PIPE_V>();
         Fold(isMax, a, 8, s, sr, odd ? mid : s[64], odd ? xr : sr, r8);
     }
-    // 8 -> 4 -> 2 -> 1 blocks per row: blocks 2j and 2j + 1 of a row (src block stride 2, src1 one block
-    // on), the rows packed densely, so every level is the same instruction over 2, 4 and 8 rows a repeat
-    const LocalTensor<float> lv[4] = {a, hb, a, hb};
-    for (uint32_t l = 0; l < 3; ++l) {
+    // [rp, 64] -> one value per row. A sum in one WholeReduceSum (a repeat per row, 3 cycles a repeat in fp32).
+    // A max as 8 -> 4 -> 2 -> 1 blocks per row, blocks 2j and 2j + 1 of a row (src block stride 2, src1 one
+    // block on), the rows packed densely, so every level is the same instruction over 2, 4 and 8 rows a
+    // repeat, then BlockReduceMax: three two-source levels and a block reduction cost about what one
+    // WholeReduceMax does (7 cycles a repeat, a repeat per row), without its value/index pairs.
+    if (!isMax) {
         PipeBarrier<PIPE_V>();
-        const uint8_t reps = static_cast<uint8_t>(rp >> (l + 1));
-        if (isMax) {
-            Max(lv[l + 1], lv[l], lv[l][8], 64, reps, BinaryRepeatParams(1, 2, 2, 8, 16, 16));
-        } else {
-            Add(lv[l + 1], lv[l], lv[l][8], 64, reps, BinaryRepeatParams(1, 2, 2, 8, 16, 16));
-        }
-    }
-    PipeBarrier<PIPE_V>();
-    if (isMax) {
-        BlockReduceMax(rv, hb, static_cast<int32_t>(rp / 8), 64, 1, 1, 8);
+        WholeReduceSum(rv, a, 64, static_cast<int32_t>(rp), 1, 1, 8);
+        PipeBarrier<PIPE_V>();
     } else {
-        BlockReduceSum(rv, hb, static_cast<int32_t>(rp / 8), 64, 1, 1, 8);
+        const LocalTensor<float> lv[4] = {a, hb, a, hb};
+        for (uint32_t l = 0; l < 3; ++l) {
+            PipeBarrier<PIPE_V>();
+            const uint8_t reps = static_cast<uint8_t>(rp >> (l + 1));
+            Max(lv[l + 1], lv[l], lv[l][8], 64, reps, BinaryRepeatParams(1, 2, 2, 8, 16, 16));
+        }
+        PipeBarrier<PIPE_V>();
+        BlockReduceMax(rv, hb, static_cast<int32_t>(rp / 8), 64, 1, 1, 8);
+        PipeBarrier<PIPE_V>();
     }
-    PipeBarrier<PIPE_V>();
     Brcb(rb, rv, static_cast<uint8_t>(rp / 8), BrcbRepeatParams(1, 8));
     PipeBarrier<PIPE_V>();
 }
