@@ -94,9 +94,10 @@ __aicore__ inline void RowReduce(bool isMax, const LocalTensor<float>& x, uint32
 //   sum' = expMax * in.sum + rowsum x
 // (the update form of SoftmaxFlashV2, with its [rows, 8] statistics), in the fewest vector passes over
 // x: the row max and the row sum each fold the 64-column chunks of a row into one chunk with Max / Add
-// (one two-source repeat per row and chunk, a tree of a barrier per level), then halve it to one 32-byte
-// block per row (block stride 2 pairs the blocks of a row, 2, 4 and 8 rows a repeat) and reduce the block (BlockReduceMax /
-// BlockReduceSum, 8 rows a repeat), Brcb spreading the row's value over its 8 floats; x - max' is one
+// (one two-source repeat per row and chunk, a tree of a barrier per level); the max then halves it to one
+// 32-byte block per row (block stride 2 pairs the blocks of a row, 2, 4 and 8 rows a repeat) and reduces the
+// block (BlockReduceMax, 8 rows a repeat), the sum takes one WholeReduceSum (a repeat per row); Brcb spreads
+// the row's value over its 8 floats; x - max' is one
 // Sub per 64 columns with max' broadcast by src1 block stride 0, then one Exp over x. s is fp32 scratch of
 // rows x w / 2 (the chunk's P buffer, free until P is written).
 __aicore__ inline void OnlineSoftmax(const LocalTensor<float>& x, uint32_t rows, int64_t n, uint32_t w,
