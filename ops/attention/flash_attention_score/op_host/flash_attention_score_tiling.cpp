@@ -322,8 +322,8 @@ ge::graphStatus TilingFlashAttentionScore(gert::TilingContext* context)
     //    (op_kernel/flash_attention_score.h, Init): two fp32 score chunks and two P chunks of the input dtype
     //    (vecRows x s2Base each; the P V rows and the output rows pass through them too), the fp32 output
     //    accumulator (s1Base x d2Align), the row statistics (s1Base x 48 floats) and their compare bits, the row
-    //    reductions' scratch and, when a given mask (modes 0, 1), pse or dropout is read, vecRows rows of fp32 and 16-bit work space,
-    //    their bit rows and one column-index row (in steps of auxRows: 16, or 8 when UB is short). The most rows
+    //    reductions' scratch and, when a given mask (modes 0, 1), pse or dropout is read, auxRows rows of fp32 and
+    //    16-bit work space, their bit rows and one column-index row (auxRows: 16, or 8 when UB is short). The most rows
     //    per chunk first (16 at tasks of 64 rows or more, else 8: each chunk pays the same drains of the vector
     //    pipeline), then the largest s1Base (halving down to 16) and s2Base of 512/256/128 (no larger than the
     //    sequence needs) that fit.

@@ -286,7 +286,7 @@ private:
                 }
             }
             const bool pseAdd = t_.pseShape != fas::PSE_NONE;
-            if (t_.pseShape == fas::PSE_SLOPE_BN || t_.pseShape == fas::PSE_SLOPE_N) {  // AddPse's distances
+            if (SlopePse()) {  // AddPse's distances
                 ArithProgression<float>(idx_, static_cast<float>(c0), 1.0f, static_cast<int32_t>(s2Base));
                 PipeBarrier<PIPE_V>();
             }
@@ -541,7 +541,7 @@ private:
     {
         const int64_t s2Base = k.w;  // the chunk's row pitch
         const uint32_t rc = t_.auxRows;
-        const bool slope = t_.pseShape == fas::PSE_SLOPE_BN || t_.pseShape == fas::PSE_SLOPE_N;
+        const bool slope = SlopePse();
         float sl = 0.0f;
         uint64_t head = 0;  // element of (b, h, row 0, column c0) in real_shift
         if (slope) {
@@ -612,6 +612,12 @@ private:
             Cast(auxF_, h, RoundMode::CAST_NONE, rows * s2Base);
             PipeBarrier<PIPE_V>();
         }
+    }
+
+    // pse generated from slopes (types 2, 3): -slope * |dist| from the column-index row idx_
+    __aicore__ inline bool SlopePse() const
+    {
+        return t_.pseShape == fas::PSE_SLOPE_BN || t_.pseShape == fas::PSE_SLOPE_N;
     }
 
     // masked scores -> -FLT_MAX. The band (modes 0, 2, 3, 4), only on the chunks it crosses: each row's
