@@ -58,6 +58,7 @@ def test_random64_sizes_and_cost_hooks(spec, golden):
     dtypes = {"x": "float16", "weight": "float16", "bias": "float32", "y": "float16"}
     chain = golden.unfused_chain(shapes, dtypes, {})
     assert len(chain) == 64 and sum(s["flops"] for s in chain) == golden.flops(shapes, dtypes, {})
+    assert {s["unit"] for s in chain} == {"cube"}  # each launch a matmul at the cube's peak, not the vector's
 
 
 def _run(cli, tmp_path, arrays, *attrs, pkg=PKG):

@@ -141,6 +141,7 @@ def test_cost_hooks_and_unfused_chain(golden):
     assert golden.hbm_bytes(shapes, dtypes, {}) == 4096 * 1024 * 2 + 8 * 1024 * 2048 * 2 + 4096 * 2048 * 2 + 64
     chain = golden.unfused_chain(shapes, dtypes, {})
     assert len(chain) == 8 and {s["op"] for s in chain} == {"matmul"}
+    assert {s["unit"] for s in chain} == {"cube"}  # each launch a matmul at the cube's peak, not the vector's
     assert sum(s["flops"] for s in chain) == golden.flops(shapes, dtypes, {})
     assert sum(s["reads"]["x"] for s in chain) == 4096 * 1024 * 2
     assert sum(s["writes"]["y"] for s in chain) == 4096 * 2048 * 2

@@ -56,5 +56,5 @@ def unfused_chain(shapes, dtypes, attrs):
         if bias:
             reads[f"bias{i}"] = n * size["bias"]
         steps.append({"op": "matmul", "reads": reads, "writes": {f"y{i}": m * n * size["y"]},
-                      "flops": 2 * m * k * n + (m * n if bias else 0), "dtype": dtypes["x"]})
+                      "flops": 2 * m * k * n + (m * n if bias else 0), "dtype": dtypes["x"], "unit": "cube"})
     return steps

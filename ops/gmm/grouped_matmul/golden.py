@@ -197,5 +197,5 @@ def unfused_chain(shapes, dtypes, attrs):
         if "bias" in shapes:
             reads["bias"] = n * size["bias"]
         steps.append({"op": "matmul", "reads": reads, "writes": {"y": rows * n * size["y"]},
-                      "flops": 2 * rows * n * k + (rows * n if "bias" in shapes else 0), "dtype": dtypes["x"]})
+                      "flops": 2 * rows * n * k + (rows * n if "bias" in shapes else 0), "dtype": dtypes["x"], "unit": "cube"})
     return steps
