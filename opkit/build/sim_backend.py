@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from opkit import sim
-from opkit.build import interface_check, kernel_entry, opdef_check, options
+from opkit.build import interface_check, kernel_entry, opdef_check, options, pch
 from opkit.build.cache import digest, shared_dir, sim_digest, tree_files
 from opkit.build.program import Owner, compile_units, link, sim_flags, source_folder_headers
 from opkit.build.toolchain import BuildError, Compiler, find_compiler
@@ -158,7 +158,8 @@ def _host_harness(cc: Compiler, host: _HostPlan, pkg_dir: Path, chip: str, owner
                   jobs: int | None, progress: Callable[[str], None] | None = None) -> Path:
     """The host-only harness: the host sources and the harness main compiled and linked without a kernel (it
     runs ``describe`` and ``tiling``, and refuses ``run``)."""
-    _compile_all(cc, [(u, owner) for u in host.units if not u.done()], jobs or usable_cpus(), progress)
+    _compile_all(cc, [(_with_pch(cc, u, chip), owner) for u in host.units if not u.done()], jobs or usable_cpus(),
+                 progress)
     objs = [u.obj for u in host.units]
     exe = _host_exe(pkg_dir, chip, objs)
     if not exe.is_file():
@@ -227,7 +228,8 @@ def kernel_unit(a: Artifact, jobs: int | None = None) -> Unit:
     cc = find_compiler()
     shim = next(u for u in a.units if u.shim)
     if a.template_kernel or a.tiling_classes:
-        _compile_all(cc, [(u, a.spec) for u in a.units if not u.shim and not u.done()], jobs or 1, None)
+        host = [(_with_pch(cc, u, a.chip), a.spec) for u in a.units if not u.shim and not u.done()]
+        _compile_all(cc, host, jobs or 1, None)
         _write_template_shim(cc, a, shim, {})
     else:
         shim.source.parent.mkdir(parents=True, exist_ok=True)
@@ -260,6 +262,12 @@ def _tiling_header(spec: Spec, described: dict) -> Path | None:
     return path
 
 
+def _with_pch(cc: Compiler, u: Unit, chip: str) -> Unit:
+    """A unit as it is compiled: the simulator's precompiled headers for the chip first on its include path
+    (:mod:`opkit.build.pch`); its object, and so its cache key, are the same."""
+    return Unit(u.source, u.obj, [*pch.include_flags(cc, sim_flags(chip, OPT, cc)), *u.flags], shim=u.shim)
+
+
 def build(artifacts: list[Artifact], jobs: int | None = None,
           progress: Callable[[str], None] | None = None) -> list[Artifact]:
     """Compile and link what is missing, in parallel; returns the artifacts (``built`` tells which changed).
@@ -281,13 +289,13 @@ def build(artifacts: list[Artifact], jobs: int | None = None,
             if u.shim:
                 u.source.parent.mkdir(parents=True, exist_ok=True)
                 u.source.write_text(kernel_entry.shim_source(a.spec, kernel_types=a.kernel_types), encoding="utf-8")
-            units[u.obj] = (u, a.spec)
+            units[u.obj] = (_with_pch(cc, u, a.chip), a.spec)
     workers = jobs or usable_cpus()
     _compile_all(cc, list(units.values()), workers, progress)
     described: dict[Path, dict] = {}
     for u, a in later.values():
         _write_template_shim(cc, a, u, described)
-    _compile_all(cc, [(u, a.spec) for u, a in later.values()], workers, progress)
+    _compile_all(cc, [(_with_pch(cc, u, a.chip), a.spec) for u, a in later.values()], workers, progress)
     for a in todo:
         link(cc, [u.obj for u in a.units], a.exe, a.label, a.spec)
         a.built = True
