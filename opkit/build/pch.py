@@ -77,7 +77,7 @@ def _build(cc: Compiler, flags: Sequence[str], header: str, gch: Path) -> None:
 
 
 def _prune(root: Path, keep: Path) -> None:
-    """Drop the precompiled headers of flags nobody built with for MAX_AGE_S (about 150 MB each); once per
+    """Drop the precompiled headers of flags nobody built with for MAX_AGE_S (about 190 MB each); once per
     process."""
     global _pruned
     if _pruned or not root.is_dir():
