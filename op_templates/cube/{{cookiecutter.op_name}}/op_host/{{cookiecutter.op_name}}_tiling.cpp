@@ -6,10 +6,10 @@
 // Mmads of baseK, accumulating in L0C; then the Fixpipe adds nothing more, applies the ReLU, rounds
 // to y's dtype and writes the tile to GM. The sizes are checked against the buffers of the chip it
 // runs on (PlatformAscendC): L1, L0A, L0B, L0C and the BiasTable.
+#include "register/op_def_registry.h"
 #include <algorithm>
 #include <cstdint>
 
-#include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 #include "../op_kernel/{{ cookiecutter.op_name }}_tiling_data.h"
 

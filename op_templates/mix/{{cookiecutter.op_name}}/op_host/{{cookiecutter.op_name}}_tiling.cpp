@@ -11,10 +11,10 @@
 // Matmul's base blocks against L1/L0A/L0B/L0C (MultiCoreMatmulTiling), the softmax chunk against UB
 // (GetSoftMaxMaxTmpSize/GetSoftMaxMinTmpSize, SoftMaxTilingFunc), and the workspace: the system
 // workspace the Matmul API needs (GetLibApiWorkSpaceSize) plus the logits.
+#include "register/op_def_registry.h"
 #include <algorithm>
 #include <cstdint>
 
-#include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 #include "tiling/tiling_api.h"
 #include "../op_kernel/{{ cookiecutter.op_name }}_tiling_data.h"

@@ -4,10 +4,10 @@
 // the tensors each core owns, and how many elements go through the core's Unified Buffer (UB) at
 // a time. It reads the shapes, dtypes and attrs of this very call and the capacities of the chip it
 // runs on (PlatformAscendC), and passes its decisions to the kernel in AxpyReluTilingData.
+#include "register/op_def_registry.h"
 #include <algorithm>
 #include <cstdint>
 
-#include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 #include "../op_kernel/axpy_relu_tiling_data.h"
 

@@ -8,12 +8,12 @@
 // A row (the last axis of x, D elements) is never split: the kernel needs the whole row in UB to
 // sum its squares before it can scale it. So one row, with its double buffers and float32 scratch,
 // must fit in UB; when it does not, tiling fails and says the largest D that fits.
+#include "register/op_def_registry.h"
 #include <algorithm>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 
-#include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 #include "../op_kernel/rms_norm_tiling_data.h"
 
