@@ -26,12 +26,15 @@ class FakeSimRunner:
     """Builds nothing (says it compiles), runs z = relu(x + alpha*y) in float32."""
 
     broken_build = False
+    broken_dirs: set[Path] = set()  # packages whose build fails
+    batches: list[list] = []  # every prebuild call's harnesses, in order
 
     def __init__(self, **kwargs):
         self.built = []
 
     def prebuild(self, wanted, progress=None):
-        if self.broken_build:
+        FakeSimRunner.batches.append([(spec.dir, chip, column) for spec, chip, column in wanted])
+        if self.broken_build or any(spec.dir in self.broken_dirs for spec, _, _ in wanted):
             raise BuildError("op_kernel/axpy_relu.h:3: error: 'Reluu' was not declared")
         if progress:
             progress(f"compiling {len(wanted)} unit(s) with 1 job(s)")
@@ -53,6 +56,8 @@ def fake(monkeypatch):
     monkeypatch.setattr(sim_runner, "SimRunner", FakeSimRunner)  # what opkit.backends.runner("sim") makes
     monkeypatch.setattr(session.opdef_check, "check", lambda spec, exe: None)
     FakeSimRunner.broken_build = False
+    FakeSimRunner.broken_dirs = set()
+    FakeSimRunner.batches = []
     return FakeSimRunner
 
 
@@ -76,6 +81,21 @@ def test_a_package_that_does_not_build_counts_all_its_runs(fake, tmp_path):
     outcome = verify_packages([load(AXPY)], VerifyOptions(Selection(keyword="tiny"), out_dir=tmp_path),
                               lambda r, done, total: seen.append((r.status, done, total)))
     assert seen == [("error", 3, 3)] and "Reluu" in outcome.results[0].message and not outcome.ok
+
+
+def test_several_packages_build_in_one_batch_and_a_broken_one_is_its_own_record(fake, tmp_path):
+    import shutil
+
+    good, bad = (shutil.copytree(AXPY, tmp_path / d / "axpy_relu", ignore=shutil.ignore_patterns(".opkit"))
+                 for d in ("good", "bad"))
+    fake.broken_dirs = {bad}
+    outcome = verify_packages([load(good), load(bad)], VerifyOptions(Selection(keyword="smoke"), out_dir=tmp_path / "v"))
+    first = fake.batches[0]  # both packages' harnesses in one batch, before either package's own build
+    assert {d for d, _, _ in first} == {good, bad} and len(first) == 6
+    assert [b[0][0] for b in fake.batches[1:]] == [good, bad]  # then each package's own (its OpDef, its errors)
+    statuses = [(r.op, r.status) for r in outcome.results]
+    assert statuses.count(("axpy_relu", "pass")) == 3 and statuses.count(("axpy_relu", "error")) == 1
+    assert "Reluu" in next(r.message for r in outcome.results if r.status == "error")
 
 
 def test_cli_exit_code_and_table(fake, cli, tmp_path):

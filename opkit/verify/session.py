@@ -69,6 +69,21 @@ def _prepare(spec: Spec, runner: SimRunner, jobs: list, notice: Callable[[str], 
     return None
 
 
+def _prebuild_all(runner: SimRunner, packages: list[tuple[Spec, list]], notice: Callable[[str], None] | None) -> None:
+    """With several packages: every package's harnesses in one parallel batch, so that the compile workers are
+    shared by all their units instead of waiting for each package's slowest unit in turn. A package that does
+    not build is left to its own :func:`_prepare`, which compiles what failed again and makes it the package's
+    one error record."""
+    if len(packages) < 2:
+        return
+    wanted = [(spec, chip, column) for spec, jobs in packages
+              for chip, column in sorted({(j.chip, j.column) for j in jobs})]
+    try:
+        runner.prebuild(wanted, notice)
+    except OpkitError:
+        pass
+
+
 def verify_packages(specs: list[Spec], opts: VerifyOptions,
                     progress: Callable[[CaseResult, int, int], None] | None = None,
                     notice: Callable[[str], None] | None = None) -> VerifyOutcome:
@@ -139,6 +154,7 @@ def _verify(specs: list[Spec], opts: VerifyOptions, progress: Callable[[CaseResu
         if progress:
             progress(r, done, total)
 
+    _prebuild_all(runner, [(spec, [p.job for p in runs]) for spec, runs, taken in mine if taken], notice)
     todo: list[_Planned] = []
     for spec, runs, taken in mine:
         if not taken:
