@@ -40,6 +40,7 @@ class Unit:
     source: Path
     obj: Path
     flags: list[str]
+    chip: str  # the chip it is compiled for: its precompiled simulator headers (_compile_all)
     shim: bool = False  # the generated launch shim (written by the build, not a package file)
 
     def done(self) -> bool:
@@ -112,10 +113,10 @@ def _host_plan(pkg_dir: Path, src_dir: Path, pkg: options.PackageBuild, chip: st
     units: list[Unit] = []
     for src in pkg.host_sources:
         h = digest(pkg_files, pkg_dir, [*extra, *base, _rel_name(src, pkg_dir)])
-        units.append(Unit(src, out / "obj" / f"host-{src.stem}-{h}.o", base))
+        units.append(Unit(src, out / "obj" / f"host-{src.stem}-{h}.o", base, chip))
     for src in harness_srcs:  # the same for every package: kept in opkit's shared cache
         h = digest([src, *source_folder_headers(src)], src.parent, [*extra, *common])
-        units.append(Unit(src, shared_dir() / "sim-obj" / f"harness-{src.stem}-{h}.o", common))
+        units.append(Unit(src, shared_dir() / "sim-obj" / f"harness-{src.stem}-{h}.o", common, chip))
     return _HostPlan(units, base, pkg_files, extra)
 
 
@@ -141,7 +142,7 @@ def plan(spec: Spec, chip: str, column: int, compiler: Compiler | None = None) -
     h = digest(pkg_files, spec.dir, [*extra, *kflags, kernel_entry.shim_source(spec, kernel_types=ktypes), _GENERATOR,
                                      _TILING_GENERATOR, str(templated)])
     shim = spec.dir / BUILD_DIR / "gen" / f"entry-{h}.cpp"
-    units = [*host.units, Unit(shim, spec.dir / BUILD_DIR / "obj" / f"kernel-{h}.o", kflags, shim=True)]
+    units = [*host.units, Unit(shim, spec.dir / BUILD_DIR / "obj" / f"kernel-{h}.o", kflags, chip, shim=True)]
     link = digest([], spec.dir, [*extra, *[u.obj.name for u in units]])
     exe = spec.dir / BUILD_DIR / chip / spec.column_label(column) / f"harness-{link}"
     return Artifact(spec, chip, column, exe, units, template_kernel=templated, tiling_classes=tiling_classes,
@@ -158,8 +159,7 @@ def _host_harness(cc: Compiler, host: _HostPlan, pkg_dir: Path, chip: str, owner
                   jobs: int | None, progress: Callable[[str], None] | None = None) -> Path:
     """The host-only harness: the host sources and the harness main compiled and linked without a kernel (it
     runs ``describe`` and ``tiling``, and refuses ``run``)."""
-    _compile_all(cc, [(_with_pch(cc, u, chip), owner) for u in host.units if not u.done()], jobs or usable_cpus(),
-                 progress)
+    _compile_all(cc, [(u, owner) for u in host.units if not u.done()], jobs or usable_cpus(), progress)
     objs = [u.obj for u in host.units]
     exe = _host_exe(pkg_dir, chip, objs)
     if not exe.is_file():
@@ -201,7 +201,11 @@ def host_compile_flags(spec: Spec, chip: str) -> tuple[str, list[str], list[Path
 
 def _compile_all(cc: Compiler, units: list[tuple[Unit, Spec | Owner]], workers: int,
                  progress: Callable[[str], None] | None) -> None:
-    compile_units(cc, [(u.source, u.obj, u.flags, owner) for u, owner in units], workers, progress)
+    """Compile the units, each with the simulator's precompiled headers for its chip first on its include path
+    (:mod:`opkit.build.pch`, looked up once per chip); its object, and so its cache key, are the same."""
+    pch_dirs = {chip: pch.include_flags(cc, sim_flags(chip, OPT, cc)) for chip in {u.chip for u, _ in units}}
+    compile_units(cc, [(u.source, u.obj, [*pch_dirs[u.chip], *u.flags], owner) for u, owner in units], workers,
+                  progress)
 
 
 def _write_template_shim(cc: Compiler, a: Artifact, shim: Unit, described: dict[Path, dict]) -> None:
@@ -228,8 +232,7 @@ def kernel_unit(a: Artifact, jobs: int | None = None) -> Unit:
     cc = find_compiler()
     shim = next(u for u in a.units if u.shim)
     if a.template_kernel or a.tiling_classes:
-        host = [(_with_pch(cc, u, a.chip), a.spec) for u in a.units if not u.shim and not u.done()]
-        _compile_all(cc, host, jobs or 1, None)
+        _compile_all(cc, [(u, a.spec) for u in a.units if not u.shim and not u.done()], jobs or 1, None)
         _write_template_shim(cc, a, shim, {})
     else:
         shim.source.parent.mkdir(parents=True, exist_ok=True)
@@ -262,12 +265,6 @@ def _tiling_header(spec: Spec, described: dict) -> Path | None:
     return path
 
 
-def _with_pch(cc: Compiler, u: Unit, chip: str) -> Unit:
-    """A unit as it is compiled: the simulator's precompiled headers for the chip first on its include path
-    (:mod:`opkit.build.pch`); its object, and so its cache key, are the same."""
-    return Unit(u.source, u.obj, [*pch.include_flags(cc, sim_flags(chip, OPT, cc)), *u.flags], shim=u.shim)
-
-
 def build(artifacts: list[Artifact], jobs: int | None = None,
           progress: Callable[[str], None] | None = None) -> list[Artifact]:
     """Compile and link what is missing, in parallel; returns the artifacts (``built`` tells which changed).
@@ -289,14 +286,14 @@ def build(artifacts: list[Artifact], jobs: int | None = None,
             if u.shim:
                 u.source.parent.mkdir(parents=True, exist_ok=True)
                 u.source.write_text(kernel_entry.shim_source(a.spec, kernel_types=a.kernel_types), encoding="utf-8")
-            units[u.obj] = (_with_pch(cc, u, a.chip), a.spec)
+            units[u.obj] = (u, a.spec)
     workers = jobs or usable_cpus()
     # kernel units first: the longest (10-15 s against 1-3 s of a host unit), so the workers end together
     _compile_all(cc, sorted(units.values(), key=lambda uo: not uo[0].shim), workers, progress)
     described: dict[Path, dict] = {}
     for u, a in later.values():
         _write_template_shim(cc, a, u, described)
-    _compile_all(cc, [(_with_pch(cc, u, a.chip), a.spec) for u, a in later.values()], workers, progress)
+    _compile_all(cc, [(u, a.spec) for u, a in later.values()], workers, progress)
     for a in todo:
         link(cc, [u.obj for u in a.units], a.exe, a.label, a.spec)
         a.built = True

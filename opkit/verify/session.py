@@ -55,13 +55,17 @@ class VerifyOutcome:
         return self.verified > 0 and not any(r.status in (FAIL, ERROR) for r in self.results)
 
 
+def _harnesses(spec: Spec, jobs: list) -> list[tuple[Spec, str, int]]:
+    """The (package, chip, dtype column) harnesses the jobs of a package run in, each once."""
+    return [(spec, chip, column) for chip, column in sorted({(j.chip, j.column) for j in jobs})]
+
+
 def _prepare(spec: Spec, runner: SimRunner, jobs: list, notice: Callable[[str], None] | None) -> CaseResult | None:
     """Build the package's harnesses (in parallel) and check its OpDef once; a failure becomes one error
     result for the package instead of a run per case."""
     first = jobs[0]
     try:
-        runner.prebuild([(spec, chip, column) for chip, column in sorted({(j.chip, j.column) for j in jobs})],
-                        notice)
+        runner.prebuild(_harnesses(spec, jobs), notice)
         opdef_check.check(spec, runner.artifact(spec, first.chip, first.column).exe)
     except OpkitError as exc:
         return CaseResult(spec.name, "(build)", spec.column_label(first.column), first.chip, {}, "", ERROR,
@@ -76,10 +80,8 @@ def _prebuild_all(runner: SimRunner, packages: list[tuple[Spec, list]], notice: 
     one error record."""
     if len(packages) < 2:
         return
-    wanted = [(spec, chip, column) for spec, jobs in packages
-              for chip, column in sorted({(j.chip, j.column) for j in jobs})]
     try:
-        runner.prebuild(wanted, notice)
+        runner.prebuild([h for spec, jobs in packages for h in _harnesses(spec, jobs)], notice)
     except OpkitError:
         pass
 
